@@ -1,0 +1,972 @@
+//! The grid's flat data: entries sorted by (level, row, min x), the rows
+//! that index them, and the levels that group rows. Built by counting sort.
+//!
+//! A *level* holds the objects whose height is at most its row height
+//! `2^exp` (and more than the next finer level's). A *row* of a level holds
+//! the objects whose minimum y lies in `[key·2^exp, (key+1)·2^exp)`. Rows are
+//! stored only when occupied, keyed by an `i64`, so the world's extent never
+//! sizes an array. Within a row, entries are sorted by minimum x.
+//!
+//! Rows may contain *gaps*: dead entries that keep the sort order (their
+//! `min_x` sits between their neighbours') and never intersect anything
+//! (`max < min`). Gaps let an object that changes rows be re-filed by
+//! shifting a few neighbours instead of the whole array.
+
+use crate::error::{try_fill, try_reserve};
+use crate::math::{ceil_log2, extent_up, pow2};
+use crate::{Aabb, CollideError, Real, Vec2};
+
+/// One object as the sweeps see it: its box and its handle index.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub(crate) struct Entry {
+    pub min_x: Real,
+    pub min_y: Real,
+    pub max_x: Real,
+    pub max_y: Real,
+    /// Handle index, or [`GAP`].
+    pub id: u32,
+}
+
+// Hot data, sized on purpose: 4 coordinates + 1 index.
+const _: () = assert!(std::mem::size_of::<Entry>() == 20);
+
+/// The `id` of a gap entry.
+pub(crate) const GAP: u32 = u32::MAX;
+
+impl Entry {
+    pub(crate) fn new(b: &Aabb, id: u32) -> Self {
+        Self {
+            min_x: b.min().x,
+            min_y: b.min().y,
+            max_x: b.max().x,
+            max_y: b.max().y,
+            id,
+        }
+    }
+
+    /// A dead entry that sorts at `min_x` and intersects nothing.
+    pub(crate) fn gap(min_x: Real) -> Self {
+        Self {
+            min_x,
+            min_y: Real::INFINITY,
+            max_x: Real::NEG_INFINITY,
+            max_y: Real::NEG_INFINITY,
+            id: GAP,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_gap(&self) -> bool {
+        self.id == GAP
+    }
+
+    /// Closed-box intersection (gaps never intersect).
+    #[inline]
+    pub(crate) fn overlaps(&self, o: &Entry) -> bool {
+        self.min_x <= o.max_x
+            && o.min_x <= self.max_x
+            && self.min_y <= o.max_y
+            && o.min_y <= self.max_y
+    }
+
+    pub(crate) fn aabb(&self) -> Option<Aabb> {
+        Aabb::new(
+            Vec2::new(self.min_x, self.min_y),
+            Vec2::new(self.max_x, self.max_y),
+        )
+        .ok()
+    }
+
+    /// Height, rounded up.
+    #[inline]
+    pub(crate) fn height_up(&self) -> f64 {
+        extent_up(self.min_y, self.max_y)
+    }
+
+    /// Width, rounded up to an `f32` (may be infinite).
+    #[inline]
+    pub(crate) fn width_up(&self) -> Real {
+        let w = extent_up(self.min_x, self.max_x);
+        let w32 = w as Real;
+        if f64::from(w32) < w {
+            w32.next_up()
+        } else {
+            w32
+        }
+    }
+}
+
+/// An occupied row: a run of `entries`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Row {
+    /// `floor(min_y / 2^exp)` of its objects (saturated to `i64`).
+    pub key: i64,
+    pub start: u32,
+    pub end: u32,
+    /// No live entry of the row is wider than this (an upper bound).
+    pub max_w: Real,
+    /// How many of its entries are gaps.
+    pub gaps: u32,
+}
+
+/// A level: rows of height `2^exp`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Level {
+    pub exp: i32,
+    /// Its rows: `rows[row_start..row_end]`, ascending keys.
+    pub row_start: u32,
+    pub row_end: u32,
+}
+
+/// Exponents of row heights are kept in `EXP_MIN..=EXP_MAX`: every `f32`
+/// height fits (from 2^-149 up to 2^129 for a box spanning ±`f32::MAX`).
+pub(crate) const EXP_MIN: i32 = -150;
+pub(crate) const EXP_MAX: i32 = 130;
+const EXP_SLOTS: usize = (EXP_MAX - EXP_MIN + 1) as usize;
+
+/// Adjacent levels differ by a factor `2^LEVEL_STEP` in row height.
+/// Measured on the mixed-size workloads: see the crate README.
+pub(crate) const LEVEL_STEP: i32 = 2;
+
+/// Row of `y` in a level of row height `2^exp`. Exact (a power-of-two scale
+/// of an `f32` is exact in `f64`) and monotone; saturates at `i64`'s ends,
+/// which only merges far-away rows (more tests, never a miss).
+#[inline]
+pub(crate) fn row_key(y: Real, exp: i32) -> i64 {
+    (f64::from(y) * pow2(-exp)).floor() as i64
+}
+
+/// The exponent slot of an object of height `h` (0 for zero height).
+#[inline]
+fn exp_slot(h: f64) -> usize {
+    if h > 0.0 {
+        (ceil_log2(h).clamp(EXP_MIN + 1, EXP_MAX) - EXP_MIN) as usize
+    } else {
+        0
+    }
+}
+
+/// The sorted, indexed objects.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    pub entries: Vec<Entry>,
+    pub rows: Vec<Row>,
+    pub levels: Vec<Level>,
+    /// Level index of each exponent slot; `u8::MAX` where no level fits
+    /// (taller than the tallest level).
+    level_of_slot: Vec<u8>,
+    /// Live (non-gap) entries.
+    pub live: usize,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            rows: Vec::new(),
+            levels: Vec::new(),
+            level_of_slot: vec![u8::MAX; EXP_SLOTS],
+            live: 0,
+        }
+    }
+}
+
+/// Reused buffers of a build, so a rebuild every frame allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BuildScratch {
+    /// Per source object: its bucket (first its level).
+    bucket: Vec<u32>,
+    /// Per bucket: count, then running position.
+    hist: Vec<u32>,
+    /// Fallback sort keys for worlds too sparse for counting: (level, row, x order, source).
+    sort_keys: Vec<(u32, i64, u32, u32)>,
+}
+
+impl BuildScratch {
+    pub(crate) fn bytes(&self) -> usize {
+        self.bucket.capacity() * 4 + self.hist.capacity() * 4 + self.sort_keys.capacity() * 24
+    }
+}
+
+/// Geometry of one level during a build.
+#[derive(Clone, Copy, Debug)]
+struct LevelPlan {
+    exp: i32,
+    count: u32,
+    row_min: i64,
+    row_max: i64,
+    col_min: i64,
+    col_max: i64,
+    /// Column bins are `2^(exp + col_shift)` wide.
+    col_shift: u32,
+    cols: u64,
+    /// First bucket of the level.
+    base: u64,
+}
+
+impl LevelPlan {
+    fn empty(exp: i32) -> Self {
+        Self {
+            exp,
+            count: 0,
+            row_min: i64::MAX,
+            row_max: i64::MIN,
+            col_min: i64::MAX,
+            col_max: i64::MIN,
+            col_shift: 0,
+            cols: 1,
+            base: 0,
+        }
+    }
+
+    fn include(&mut self, e: &Entry) {
+        let (r, c) = (row_key(e.min_y, self.exp), row_key(e.min_x, self.exp));
+        self.count += 1;
+        self.row_min = self.row_min.min(r);
+        self.row_max = self.row_max.max(r);
+        self.col_min = self.col_min.min(c);
+        self.col_max = self.col_max.max(c);
+    }
+
+    fn merge(&mut self, o: &LevelPlan) {
+        self.count += o.count;
+        self.row_min = self.row_min.min(o.row_min);
+        self.row_max = self.row_max.max(o.row_max);
+        self.col_min = self.col_min.min(o.col_min);
+        self.col_max = self.col_max.max(o.col_max);
+    }
+
+    #[inline]
+    fn bucket_of(&self, e: &Entry) -> usize {
+        let r = (row_key(e.min_y, self.exp) - self.row_min) as u64;
+        let c = ((i128::from(row_key(e.min_x, self.exp)) - i128::from(self.col_min)) as u128
+            >> self.col_shift) as u64;
+        (self.base + r * self.cols + c) as usize
+    }
+}
+
+/// Runs independent pieces of a build or a sweep: serially, or on rayon.
+pub(crate) trait Exec: Sync {
+    /// How many pieces to cut work into (about one per thread).
+    fn width(&self) -> usize;
+    /// `f(0), …, f(k - 1)`, possibly at once; results in order.
+    fn map<T: Send, F: Fn(usize) -> T + Sync>(&self, k: usize, f: F) -> Vec<T>;
+}
+
+/// One thread.
+pub(crate) struct Serial;
+
+impl Exec for Serial {
+    fn width(&self) -> usize {
+        1
+    }
+    fn map<T: Send, F: Fn(usize) -> T + Sync>(&self, k: usize, f: F) -> Vec<T> {
+        (0..k).map(f).collect()
+    }
+}
+
+/// A buffer that several workers write at disjoint indices (the counting
+/// sort's scatter, per-chunk histograms, runs of rows). Bounds are checked;
+/// disjointness is the caller's promise.
+pub(crate) struct Disjoint<T> {
+    ptr: *mut T,
+    len: usize,
+}
+
+impl<T> Clone for Disjoint<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Disjoint<T> {}
+
+// SAFETY: a `Disjoint` is only a pointer; its users promise that no two
+// workers touch the same index in one phase, and the buffer outlives the phase.
+unsafe impl<T: Send> Send for Disjoint<T> {}
+unsafe impl<T: Send> Sync for Disjoint<T> {}
+
+impl<T> Disjoint<T> {
+    pub(crate) fn new(s: &mut [T]) -> Self {
+        Self {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+        }
+    }
+
+    /// # Safety
+    /// No other worker accesses index `i` during this phase.
+    #[inline]
+    pub(crate) unsafe fn write(&self, i: usize, v: T) {
+        assert!(i < self.len, "disjoint write out of bounds");
+        // SAFETY: in bounds; exclusive by the caller's promise.
+        unsafe { self.ptr.add(i).write(v) }
+    }
+
+    /// # Safety
+    /// No other worker writes index `i` during this phase.
+    #[inline]
+    pub(crate) unsafe fn read(&self, i: usize) -> T
+    where
+        T: Copy,
+    {
+        assert!(i < self.len, "disjoint read out of bounds");
+        // SAFETY: in bounds; no concurrent writer by the caller's promise.
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// # Safety
+    /// No other worker accesses any index of `range` during this phase.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn slice_mut(&self, range: std::ops::Range<usize>) -> &mut [T] {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "disjoint slice out of bounds"
+        );
+        // SAFETY: in bounds; exclusive by the caller's promise.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
+        }
+    }
+}
+
+/// Splits `rows` into at most `parts` contiguous runs of about equal entry
+/// counts (sweep and sort work is roughly proportional to entries).
+pub(crate) fn split_rows(rows: &[Row], parts: usize) -> Vec<std::ops::Range<usize>> {
+    let total = rows.last().map_or(0, |r| r.end as usize);
+    let parts = parts.max(1);
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0usize;
+    for k in 1..=parts {
+        let end = if k == parts {
+            rows.len()
+        } else {
+            let target = total * k / parts;
+            rows.partition_point(|r| (r.end as usize) <= target)
+                .max(start)
+        };
+        if end > start {
+            out.push(start..end);
+        }
+        start = end;
+    }
+    out
+}
+
+/// Sorts one row (`es` are its entries) as [`Layout::sort_rows`] describes;
+/// `moved(id, offset)` hears of every entry that changed place.
+fn sort_row(es: &mut [Entry], row: &mut Row, moved: impl Fn(u32, usize)) {
+    let live_end = es.len() - row.gaps as usize;
+    let slice = &mut es[..live_end];
+    let before = |a: &Entry, b: &Entry| a.min_x.total_cmp(&b.min_x).then(a.id.cmp(&b.id)).is_lt();
+    let mut moves = 0usize;
+    let budget = 8 * slice.len() + 16;
+    let mut gave_up = false;
+    for i in 1..slice.len() {
+        let e = slice[i];
+        let mut j = i;
+        while j > 0 && before(&e, &slice[j - 1]) {
+            slice[j] = slice[j - 1];
+            moved(slice[j].id, j);
+            j -= 1;
+        }
+        if j != i {
+            slice[j] = e;
+            moved(e.id, j);
+            moves += i - j;
+            if moves > budget {
+                gave_up = true;
+                break;
+            }
+        }
+    }
+    if gave_up {
+        slice.sort_unstable_by(|a, b| a.min_x.total_cmp(&b.min_x).then(a.id.cmp(&b.id)));
+        for (k, e) in slice.iter().enumerate() {
+            moved(e.id, k);
+        }
+    }
+    let mut w: Real = 0.0;
+    for e in slice.iter() {
+        w = w.max(e.width_up());
+    }
+    row.max_w = w;
+    // Tail gap slots sort after the last live entry.
+    let last_x = slice.last().map_or(0.0, |e| e.min_x);
+    for g in &mut es[live_end..] {
+        *g = Entry::gap(last_x);
+    }
+}
+
+/// Orders `f32`s as integers (total order; -0 before +0).
+#[inline]
+fn order_bits(x: Real) -> u32 {
+    let b = x.to_bits();
+    if b >> 31 == 1 { !b } else { b | 0x8000_0000 }
+}
+
+impl Layout {
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.rows.clear();
+        self.levels.clear();
+        self.level_of_slot.fill(u8::MAX);
+        self.live = 0;
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.rows.capacity() * std::mem::size_of::<Row>()
+            + self.levels.capacity() * std::mem::size_of::<Level>()
+            + self.level_of_slot.capacity()
+    }
+
+    /// The level an object of height `h` belongs to, if the layout has one
+    /// tall enough.
+    #[inline]
+    pub(crate) fn level_for_height(&self, h: f64) -> Option<usize> {
+        let l = self.level_of_slot[exp_slot(h)];
+        (l != u8::MAX).then_some(l as usize)
+    }
+
+    /// Index of the row of `level` with `key`, if occupied.
+    pub(crate) fn find_row(&self, level: usize, key: i64) -> Option<usize> {
+        let lv = self.levels[level];
+        let rows = &self.rows[lv.row_start as usize..lv.row_end as usize];
+        rows.binary_search_by(|r| r.key.cmp(&key))
+            .ok()
+            .map(|k| lv.row_start as usize + k)
+    }
+
+    /// Index of the row holding entry position `pos`.
+    pub(crate) fn row_at(&self, pos: usize) -> usize {
+        self.rows.partition_point(|r| (r.end as usize) <= pos)
+    }
+
+    /// Rebuilds from `n` source objects (`src(i)` gives the i-th, never a
+    /// gap). Entries are placed by a counting sort on (level, row, column
+    /// bin), then each row is insertion-sorted by min x. With `gaps`, every
+    /// row gets about one free slot per eight entries, spread through it.
+    ///
+    /// With `positions`, `positions[id]` receives each object's final
+    /// position (only when ids are source indices `0..n`).
+    ///
+    /// The work is split into input chunks run by `exec`; where an object
+    /// lands does not depend on the number of chunks.
+    pub(crate) fn build<S, E>(
+        &mut self,
+        n: usize,
+        src: S,
+        gaps: bool,
+        scratch: &mut BuildScratch,
+        exec: &E,
+        positions: Option<&mut [u32]>,
+    ) -> Result<(), CollideError>
+    where
+        S: Fn(usize) -> Entry + Sync,
+        E: Exec,
+    {
+        self.clear();
+        if n == 0 {
+            return Ok(());
+        }
+        let chunks = exec.width().clamp(1, n.div_ceil(4096));
+        let chunk = |c: usize| c * n / chunks..(c + 1) * n / chunks;
+
+        // Pass 1: heights → level exponents.
+        let parts = exec.map(chunks, |c| {
+            let mut hist = [0u32; EXP_SLOTS];
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for i in chunk(c) {
+                let e = src(i);
+                hist[exp_slot(e.height_up())] += 1;
+                lo = lo.min(f64::from(e.min_y));
+                hi = hi.max(f64::from(e.min_y));
+            }
+            (hist, lo, hi)
+        });
+        let mut hist_exp = [0u32; EXP_SLOTS];
+        let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (h, lo, hi) in &parts {
+            for (t, x) in hist_exp.iter_mut().zip(h) {
+                *t += x;
+            }
+            y_lo = y_lo.min(*lo);
+            y_hi = y_hi.max(*hi);
+        }
+        self.choose_levels(&hist_exp, n, y_hi - y_lo);
+
+        // Pass 2: level of each object, and each level's row and column ranges.
+        try_fill(&mut scratch.bucket, n, 0, "grid build buckets")?;
+        let levels = &self.levels;
+        let level_of_slot = &self.level_of_slot;
+        let bucket = Disjoint::new(&mut scratch.bucket);
+        let parts = exec.map(chunks, |c| {
+            let mut plans: Vec<LevelPlan> =
+                levels.iter().map(|l| LevelPlan::empty(l.exp)).collect();
+            for i in chunk(c) {
+                let e = src(i);
+                let l = level_of_slot[exp_slot(e.height_up())] as usize;
+                // SAFETY: chunks are disjoint ranges of indices.
+                unsafe { bucket.write(i, l as u32) };
+                plans[l].include(&e);
+            }
+            plans
+        });
+        let mut plans: Vec<LevelPlan> = Vec::new();
+        try_reserve(&mut plans, self.levels.len(), "grid level plans")?;
+        plans.extend(self.levels.iter().map(|l| LevelPlan::empty(l.exp)));
+        for part in &parts {
+            for (p, q) in plans.iter_mut().zip(part) {
+                p.merge(q);
+            }
+        }
+
+        // Bucket budget: about one bucket per object, so the histogram costs
+        // 4 bytes per object (per chunk) and most buckets hold 0–2 objects.
+        let mut total: u64 = 0;
+        let mut counting = true;
+        for p in &mut plans {
+            let budget = u64::from(p.count) + 64;
+            let rows = (i128::from(p.row_max) - i128::from(p.row_min) + 1) as u128;
+            if rows > u128::from(budget) {
+                counting = false;
+                break;
+            }
+            let rows = rows as u64;
+            let cols = (i128::from(p.col_max) - i128::from(p.col_min) + 1) as u128;
+            let mut shift = 0u32;
+            while shift < 127 && rows as u128 * (cols >> shift).max(1) > u128::from(budget) {
+                shift += 1;
+            }
+            p.col_shift = shift;
+            p.cols = ((cols - 1) >> shift) as u64 + 1;
+            p.base = total;
+            total += rows * p.cols;
+        }
+
+        let positions = positions.map(Disjoint::new);
+        if counting {
+            self.place_by_counting(
+                n,
+                &src,
+                &plans,
+                total as usize,
+                gaps,
+                scratch,
+                exec,
+                chunks,
+                positions,
+            )?;
+        } else {
+            self.place_by_sorting(n, &src, &plans, gaps, scratch, positions)?;
+        }
+        self.sort_rows(exec, positions);
+        if gaps {
+            self.spread_gaps();
+        }
+        self.live = n;
+        Ok(())
+    }
+
+    /// Picks the level exponents from the histogram of object heights:
+    /// from the tallest down in steps of [`LEVEL_STEP`], keeping only those
+    /// that receive objects.
+    fn choose_levels(&mut self, hist_exp: &[u32; EXP_SLOTS], n: usize, y_span: f64) {
+        let present = |s: usize| hist_exp[s] > 0;
+        let top = (1..EXP_SLOTS).rev().find(|&s| present(s));
+        let bottom = (1..EXP_SLOTS).find(|&s| present(s));
+        let (top, bottom) = match (top, bottom) {
+            (Some(t), Some(b)) => (t as i32 + EXP_MIN, b as i32 + EXP_MIN),
+            _ => {
+                // Only zero-height objects: rows sized so that about four
+                // objects share a row on average.
+                let guess = if y_span > 0.0 && n > 0 {
+                    ceil_log2((y_span * 4.0 / n as f64).max(f64::MIN_POSITIVE))
+                } else {
+                    0
+                };
+                let e = guess.clamp(EXP_MIN + 1, EXP_MAX);
+                (e, e)
+            }
+        };
+        let mut exps = Vec::new();
+        let mut e = top;
+        loop {
+            exps.push(e);
+            if e <= bottom {
+                break;
+            }
+            e -= LEVEL_STEP;
+        }
+        exps.reverse();
+        // Map each slot to the smallest level exponent at or above it.
+        let mut counts = vec![0u32; exps.len()];
+        for s in 0..EXP_SLOTS {
+            let exp = if s == 0 { exps[0] } else { s as i32 + EXP_MIN };
+            self.level_of_slot[s] = match exps.iter().position(|&x| x >= exp) {
+                Some(l) => {
+                    counts[l] += hist_exp[s];
+                    l as u8
+                }
+                None => u8::MAX,
+            };
+        }
+        // Drop empty levels, renumbering the slots.
+        let mut renumber = vec![u8::MAX; exps.len()];
+        for (l, &exp) in exps.iter().enumerate() {
+            if counts[l] > 0 {
+                renumber[l] = self.levels.len() as u8;
+                self.levels.push(Level {
+                    exp,
+                    row_start: 0,
+                    row_end: 0,
+                });
+            }
+        }
+        for s in 0..EXP_SLOTS {
+            let l = self.level_of_slot[s];
+            if l != u8::MAX {
+                // An empty level's slots move up to the next non-empty one.
+                let mut k = l as usize;
+                while k < exps.len() && renumber[k] == u8::MAX {
+                    k += 1;
+                }
+                self.level_of_slot[s] = if k < exps.len() { renumber[k] } else { u8::MAX };
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn place_by_counting<S, E>(
+        &mut self,
+        n: usize,
+        src: &S,
+        plans: &[LevelPlan],
+        buckets: usize,
+        gaps: bool,
+        scratch: &mut BuildScratch,
+        exec: &E,
+        chunks: usize,
+        positions: Option<Disjoint<u32>>,
+    ) -> Result<(), CollideError>
+    where
+        S: Fn(usize) -> Entry + Sync,
+        E: Exec,
+    {
+        let chunk = |c: usize| c * n / chunks..(c + 1) * n / chunks;
+        let cells = buckets
+            .checked_mul(chunks)
+            .ok_or(CollideError::OutOfMemory {
+                what: "grid build histogram",
+                bytes: usize::MAX,
+            })?;
+        try_fill(&mut scratch.hist, cells, 0, "grid build histogram")?;
+        // Pass 3: each object's bucket, counted per chunk.
+        let bucket = Disjoint::new(&mut scratch.bucket);
+        let hist = Disjoint::new(&mut scratch.hist);
+        exec.map(chunks, |c| {
+            // SAFETY: chunk c owns its input indices and its histogram slice.
+            let counts = unsafe { hist.slice_mut(c * buckets..(c + 1) * buckets) };
+            for i in chunk(c) {
+                let e = src(i);
+                let b = unsafe { bucket.read(i) };
+                let b = plans[b as usize].bucket_of(&e);
+                unsafe { bucket.write(i, b as u32) };
+                counts[b] += 1;
+            }
+        });
+        // Prefix sums, bucket by bucket and chunk by chunk (so that each
+        // bucket keeps the input order), recording rows; each row's gap
+        // slots go at its end.
+        let mut pos: u64 = 0;
+        let mut row_count = 0usize;
+        for p in plans {
+            let rows = (p.row_max - p.row_min) as u64 + 1;
+            for r in 0..rows {
+                let first = (p.base + r * p.cols) as usize;
+                let live: u64 = (first..first + p.cols as usize)
+                    .flat_map(|b| (0..chunks).map(move |c| c * buckets + b))
+                    .map(|k| u64::from(scratch.hist[k]))
+                    .sum();
+                if live > 0 {
+                    row_count += 1;
+                }
+            }
+        }
+        try_reserve(&mut self.rows, row_count, "grid rows")?;
+        for (l, p) in plans.iter().enumerate() {
+            self.levels[l].row_start = self.rows.len() as u32;
+            let rows = (p.row_max - p.row_min) as u64 + 1;
+            for r in 0..rows {
+                let start = pos;
+                let first = (p.base + r * p.cols) as usize;
+                for b in first..first + p.cols as usize {
+                    for c in 0..chunks {
+                        let k = c * buckets + b;
+                        let count = u64::from(scratch.hist[k]);
+                        scratch.hist[k] = pos as u32;
+                        pos += count;
+                    }
+                }
+                if pos == start {
+                    continue;
+                }
+                let g = if gaps { gap_count(pos - start) } else { 0 };
+                pos += g;
+                if pos >= u64::from(super::POS_LIMIT) {
+                    return Err(CollideError::TooManyObjects {
+                        count: n,
+                        limit: super::MAX_OBJECTS as usize,
+                    });
+                }
+                self.rows.push(Row {
+                    key: p.row_min + r as i64,
+                    start: start as u32,
+                    end: pos as u32,
+                    max_w: 0.0,
+                    gaps: g as u32,
+                });
+            }
+            self.levels[l].row_end = self.rows.len() as u32;
+        }
+        let len = pos as usize;
+        try_reserve(&mut self.entries, len, "grid entries")?;
+        self.entries.resize(len, Entry::gap(0.0));
+
+        // Pass 4: scatter.
+        let entries = Disjoint::new(&mut self.entries);
+        let cursor = Disjoint::new(&mut scratch.hist);
+        let bucket = Disjoint::new(&mut scratch.bucket);
+        exec.map(chunks, |c| {
+            // SAFETY: chunk c owns its cursors and input indices; cursors
+            // hand out disjoint positions, and ids are unique.
+            let cursors = unsafe { cursor.slice_mut(c * buckets..(c + 1) * buckets) };
+            for i in chunk(c) {
+                let b = unsafe { bucket.read(i) } as usize;
+                let at = cursors[b] as usize;
+                cursors[b] += 1;
+                let e = src(i);
+                unsafe { entries.write(at, e) };
+                if let Some(positions) = positions {
+                    unsafe { positions.write(e.id as usize, at as u32) };
+                }
+            }
+        });
+        Ok(())
+    }
+
+    fn place_by_sorting<S: Fn(usize) -> Entry>(
+        &mut self,
+        n: usize,
+        src: &S,
+        plans: &[LevelPlan],
+        gaps: bool,
+        scratch: &mut BuildScratch,
+        positions: Option<Disjoint<u32>>,
+    ) -> Result<(), CollideError> {
+        scratch.sort_keys.clear();
+        try_reserve(&mut scratch.sort_keys, n, "grid build sort keys")?;
+        for i in 0..n {
+            let e = src(i);
+            let l = scratch.bucket[i];
+            let exp = plans[l as usize].exp;
+            scratch
+                .sort_keys
+                .push((l, row_key(e.min_y, exp), order_bits(e.min_x), i as u32));
+        }
+        scratch.sort_keys.sort_unstable();
+        // Count rows and their live sizes to place gaps.
+        let mut len = 0usize;
+        let mut row_count = 0usize;
+        let mut k = 0;
+        while k < n {
+            let (l, r, _, _) = scratch.sort_keys[k];
+            let mut m = k;
+            while m < n && scratch.sort_keys[m].0 == l && scratch.sort_keys[m].1 == r {
+                m += 1;
+            }
+            row_count += 1;
+            len += m - k;
+            if gaps {
+                len += gap_count((m - k) as u64) as usize;
+            }
+            k = m;
+        }
+        if len >= super::POS_LIMIT as usize {
+            return Err(CollideError::TooManyObjects {
+                count: n,
+                limit: super::MAX_OBJECTS as usize,
+            });
+        }
+        try_reserve(&mut self.rows, row_count, "grid rows")?;
+        try_reserve(&mut self.entries, len, "grid entries")?;
+        let mut k = 0;
+        let mut level = 0usize;
+        while k < n {
+            let (l, r, _, _) = scratch.sort_keys[k];
+            while level < l as usize {
+                self.levels[level].row_end = self.rows.len() as u32;
+                level += 1;
+                self.levels[level].row_start = self.rows.len() as u32;
+            }
+            let start = self.entries.len() as u32;
+            let mut m = k;
+            while m < n && scratch.sort_keys[m].0 == l && scratch.sort_keys[m].1 == r {
+                let e = src(scratch.sort_keys[m].3 as usize);
+                if let Some(positions) = positions {
+                    // SAFETY: serial, and ids are unique.
+                    unsafe { positions.write(e.id as usize, self.entries.len() as u32) };
+                }
+                self.entries.push(e);
+                m += 1;
+            }
+            let g = if gaps {
+                gap_count((m - k) as u64) as u32
+            } else {
+                0
+            };
+            let last_x = self.entries.last().map_or(0.0, |e| e.min_x);
+            for _ in 0..g {
+                self.entries.push(Entry::gap(last_x));
+            }
+            self.rows.push(Row {
+                key: r,
+                start,
+                end: self.entries.len() as u32,
+                max_w: 0.0,
+                gaps: g,
+            });
+            k = m;
+        }
+        while level < self.levels.len() {
+            self.levels[level].row_end = self.rows.len() as u32;
+            level += 1;
+            if level < self.levels.len() {
+                self.levels[level].row_start = self.rows.len() as u32;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sorts each row's live prefix by (min x, id), sets its `max_w`, and
+    /// marks its tail slots as gaps. Rows come out of the counting sort
+    /// nearly sorted (column bins hold one or two objects), so insertion sort
+    /// does little work; a row that turns out badly shuffled is finished by
+    /// the library sort. Groups of rows run on `exec`.
+    fn sort_rows<E: Exec>(&mut self, exec: &E, positions: Option<Disjoint<u32>>) {
+        let groups = split_rows(&self.rows, exec.width() * 4);
+        let entries = Disjoint::new(&mut self.entries);
+        let rows = Disjoint::new(&mut self.rows);
+        exec.map(groups.len(), |g| {
+            let range = groups[g].clone();
+            // SAFETY: groups are disjoint runs of rows, whose entries are
+            // disjoint runs of positions; ids are unique.
+            let rows = unsafe { rows.slice_mut(range) };
+            for row in rows {
+                let es = unsafe { entries.slice_mut(row.start as usize..row.end as usize) };
+                let start = row.start;
+                let moved = |id: u32, k: usize| {
+                    if let Some(positions) = positions {
+                        unsafe { positions.write(id as usize, start + k as u32) };
+                    }
+                };
+                sort_row(es, row, moved);
+            }
+        });
+    }
+
+    /// Moves each row's tail gaps in among its entries: one after every
+    /// `stride` live entries, so an insertion shifts a handful of neighbours.
+    fn spread_gaps(&mut self) {
+        for row in &self.rows {
+            let g = row.gaps as usize;
+            let start = row.start as usize;
+            let live = (row.end - row.start) as usize - g;
+            if g == 0 || live == 0 {
+                continue;
+            }
+            let stride = live.div_ceil(g);
+            let slot = |j: usize| start + j + j / stride;
+            for j in (0..live).rev() {
+                let to = slot(j);
+                if to != start + j {
+                    self.entries[to] = self.entries[start + j];
+                }
+            }
+            let mut next_live = 0usize;
+            let mut last_x = self.entries[start].min_x;
+            for p in start..row.end as usize {
+                if next_live < live && p == slot(next_live) {
+                    last_x = self.entries[p].min_x;
+                    next_live += 1;
+                } else {
+                    self.entries[p] = Entry::gap(last_x);
+                }
+            }
+        }
+    }
+
+    /// Checks every invariant of the layout; panics with a message naming the
+    /// broken one. For tests and debug builds.
+    pub(crate) fn validate(&self) {
+        let mut live = 0usize;
+        let mut next_start = 0u32;
+        for (li, lv) in self.levels.iter().enumerate() {
+            if li > 0 {
+                assert!(self.levels[li - 1].exp < lv.exp, "levels ascend");
+                assert_eq!(
+                    self.levels[li - 1].row_end,
+                    lv.row_start,
+                    "levels tile rows"
+                );
+            } else {
+                assert_eq!(lv.row_start, 0);
+            }
+            let rows = &self.rows[lv.row_start as usize..lv.row_end as usize];
+            for (k, row) in rows.iter().enumerate() {
+                if k > 0 {
+                    assert!(rows[k - 1].key < row.key, "row keys ascend in a level");
+                }
+                assert_eq!(row.start, next_start, "rows tile entries");
+                assert!(row.start < row.end, "rows are non-empty");
+                next_start = row.end;
+                let es = &self.entries[row.start as usize..row.end as usize];
+                let mut gaps = 0;
+                for (m, e) in es.iter().enumerate() {
+                    if m > 0 {
+                        assert!(es[m - 1].min_x <= e.min_x, "row sorted by min x");
+                    }
+                    if e.is_gap() {
+                        gaps += 1;
+                        continue;
+                    }
+                    live += 1;
+                    assert_eq!(row_key(e.min_y, lv.exp), row.key, "entry in its row");
+                    assert_eq!(
+                        self.level_for_height(e.height_up()),
+                        Some(li),
+                        "entry in its level"
+                    );
+                    assert!(e.height_up() <= pow2(lv.exp), "entry fits its row height");
+                    assert!(
+                        e.width_up() <= row.max_w,
+                        "row max width bounds its entries"
+                    );
+                }
+                assert_eq!(gaps, row.gaps, "row gap count");
+            }
+        }
+        assert_eq!(
+            next_start as usize,
+            self.entries.len(),
+            "rows cover all entries"
+        );
+        assert_eq!(live, self.live, "live count");
+    }
+}
+
+/// Gap slots given to a row of `live` entries by a relayout.
+fn gap_count(live: u64) -> u64 {
+    live / 8 + 1
+}

@@ -1,0 +1,1106 @@
+//! [`Grid`]: the default broad phase. Exact, any sizes, any coordinates,
+//! incremental, filtered, and optionally parallel with identical output.
+//!
+//! The data (see `layout.rs`) is one flat array of entries sorted by
+//! (level, row, min x); the sweeps are in `sweep.rs`. This file holds the
+//! public API: handles, insertion, updates, removal, and the relayout policy.
+
+mod layout;
+#[cfg(feature = "rayon")]
+mod parallel;
+mod sweep;
+
+use layout::{BuildScratch, Entry, Layout, Serial, row_key};
+use sweep::{Ctx, Scratch};
+
+use super::{BroadPhase, check_count};
+use crate::error::{try_fill, try_reserve};
+use crate::pair::PairSink;
+use crate::{Aabb, CollideError, Pair, QueryStats, Vec2};
+
+/// Most objects a grid holds at once.
+pub(crate) const MAX_OBJECTS: u32 = (1 << 30) - 1;
+/// Entry positions (live and gaps) stay below this.
+pub(crate) const POS_LIMIT: u32 = 1 << 31;
+
+/// Slot states, in the top bits of a slot's position code.
+const PENDING: u32 = 1 << 31;
+const FREE: u32 = 0b11 << 30;
+const INDEX_MASK: u32 = (1 << 30) - 1;
+/// End of the free list.
+const NO_SLOT: u32 = INDEX_MASK;
+
+/// A slot's position code says where its object is: a position in the
+/// layout's entries (< `PENDING`), `PENDING | i` for the i-th pending entry,
+/// or `FREE | next free slot`.
+fn is_free(pos: u32) -> bool {
+    pos & FREE == FREE
+}
+
+fn pending_index(pos: u32) -> Option<usize> {
+    (pos & FREE == PENDING).then_some((pos & INDEX_MASK) as usize)
+}
+
+/// Names an object in a [`Grid`]. Stale handles (of removed objects) are
+/// detected: operations on them return [`CollideError::StaleHandle`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Handle {
+    index: u32,
+    generation: u32,
+}
+
+impl Handle {
+    /// The slot index: what [`Pair`]s report. Indices are reused after
+    /// removal; the generation tells old handles from new ones.
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// How many times the slot was reused before this handle.
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// Collision filtering, as Box2D's category and mask bits: two objects can
+/// pair only if each one's category is in the other's mask.
+///
+/// "No enemy against enemy": give enemies category `ENEMY` and a mask
+/// without `ENEMY`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Filter {
+    /// The groups this object belongs to (bits).
+    pub category: u32,
+    /// The groups this object may collide with (bits).
+    pub mask: u32,
+}
+
+impl Filter {
+    /// Category 1, colliding with everything.
+    pub const DEFAULT: Filter = Filter {
+        category: 1,
+        mask: u32::MAX,
+    };
+
+    /// Whether objects with filters `self` and `other` may pair.
+    #[inline]
+    pub fn allows(self, other: Filter) -> bool {
+        self.category & other.mask != 0 && other.category & self.mask != 0
+    }
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// How a [`Grid`] runs its queries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Execution {
+    /// One thread.
+    #[default]
+    Serial,
+    /// On rayon's current thread pool. Pairs, their order and the
+    /// statistics are bit-identical to [`Execution::Serial`], whatever the
+    /// number of threads: each worker fills its own buffer for a fixed run of
+    /// rows, and the buffers are joined in row order.
+    #[cfg(feature = "rayon")]
+    Parallel,
+}
+
+/// Options of a [`Grid`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GridConfig {
+    /// Serial or parallel queries and rebuilds.
+    pub execution: Execution,
+}
+
+/// The default broad phase: a hierarchical grid of sorted rows.
+///
+/// * **Exact:** each intersecting pair is reported once (closed boxes:
+///   touching counts), in an order fixed by the sequence of operations.
+/// * **Any sizes:** objects are grouped into levels by height (row heights
+///   are powers of two chosen from the data); a coarse row sweeps the fine
+///   rows under it, so a few huge objects never slow the small ones down.
+/// * **Any coordinates:** rows exist only where objects are; no array is
+///   sized by the world.
+/// * **Incremental:** objects keep a [`Handle`]; [`update`](Self::update)
+///   re-files only what moved, usually in place;
+///   [`find_moved_pairs`](Self::find_moved_pairs) reports only pairs
+///   touching objects that moved.
+/// * **Filtered:** [`Filter`] category and mask bits, checked before a pair
+///   is reported.
+/// * **Parallel:** [`Execution::Parallel`] (feature `rayon`), bit-identical.
+///
+/// Memory: 20 bytes per entry (plus about one gap slot per eight entries
+/// after incremental changes), 8 per handle, 8 more per handle once any
+/// filter is set, and a few bytes of build scratch and row index: see
+/// [`memory_bytes`](Self::memory_bytes).
+///
+/// ```
+/// use collide::{Aabb, Grid};
+/// let mut grid = Grid::new();
+/// let a = grid.insert(Aabb::new([0.0, 0.0], [10.0, 10.0])?)?;
+/// let b = grid.insert(Aabb::new([10.0, 5.0], [20.0, 6.0])?)?; // touches a
+/// let _c = grid.insert(Aabb::new([50.0, 50.0], [60.0, 60.0])?)?;
+/// let mut pairs = Vec::new();
+/// grid.find_all_pairs(&mut pairs)?;
+/// assert_eq!(pairs.len(), 1);
+/// assert_eq!((pairs[0].a, pairs[0].b), (a.index(), b.index()));
+/// # Ok::<(), collide::CollideError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Grid {
+    config: GridConfig,
+    /// Per handle index: position code (see `is_free`, `pending_index`).
+    slot_pos: Vec<u32>,
+    /// Per handle index: generation, to catch stale handles.
+    slot_gen: Vec<u32>,
+    free_head: u32,
+    live: usize,
+    /// Per handle; empty while every object has the default filter.
+    filters: Vec<Filter>,
+    layout: Layout,
+    /// Objects not yet placed in the layout (new rows, full rows, new levels).
+    pending: Vec<Entry>,
+    /// Per pending entry: moved since the last moved-pairs query.
+    pending_moved: Vec<bool>,
+    /// One bit per entry position: moved since the last moved-pairs query.
+    moved: Vec<u64>,
+    build_scratch: BuildScratch,
+    sweep_scratch: Scratch,
+    stats: QueryStats,
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How a layout entry reports: the moved bits tell which pairs to keep.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    All,
+    EitherMoved,
+}
+
+impl Grid {
+    /// An empty serial grid.
+    pub fn new() -> Self {
+        Self::with_config(GridConfig::default())
+    }
+
+    /// An empty grid with `config`.
+    pub fn with_config(config: GridConfig) -> Self {
+        Self {
+            config,
+            slot_pos: Vec::new(),
+            slot_gen: Vec::new(),
+            free_head: NO_SLOT,
+            live: 0,
+            filters: Vec::new(),
+            layout: Layout::default(),
+            pending: Vec::new(),
+            pending_moved: Vec::new(),
+            moved: Vec::new(),
+            build_scratch: BuildScratch::default(),
+            sweep_scratch: Scratch::default(),
+            stats: QueryStats::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> GridConfig {
+        self.config
+    }
+
+    /// Changes how queries run; takes effect at the next query.
+    pub fn set_execution(&mut self, execution: Execution) {
+        self.config.execution = execution;
+    }
+
+    /// Number of objects.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// True when the grid holds no object.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Counters from the last pair query.
+    pub fn last_stats(&self) -> QueryStats {
+        self.stats
+    }
+
+    /// Bytes held by the grid's buffers (capacities, not lengths).
+    pub fn memory_bytes(&self) -> usize {
+        (self.slot_pos.capacity() + self.slot_gen.capacity()) * 4
+            + self.filters.capacity() * std::mem::size_of::<Filter>()
+            + self.layout.bytes()
+            + self.pending.capacity() * std::mem::size_of::<Entry>()
+            + self.pending_moved.capacity()
+            + self.moved.capacity() * 8
+            + self.build_scratch.bytes()
+            + self.sweep_scratch.bytes()
+    }
+
+    /// The live handle whose index is `index`, if any (pairs report indices).
+    pub fn handle(&self, index: u32) -> Option<Handle> {
+        let pos = *self.slot_pos.get(index as usize)?;
+        (!is_free(pos)).then(|| Handle {
+            index,
+            generation: self.slot_gen[index as usize],
+        })
+    }
+
+    /// The position code of a live handle.
+    fn slot(&self, h: Handle) -> Result<u32, CollideError> {
+        match self.slot_pos.get(h.index as usize) {
+            Some(&pos) if !is_free(pos) && self.slot_gen[h.index as usize] == h.generation => {
+                Ok(pos)
+            }
+            _ => Err(CollideError::StaleHandle {
+                index: h.index,
+                generation: h.generation,
+            }),
+        }
+    }
+
+    /// The box of `h`, or `None` for a stale handle.
+    pub fn get(&self, h: Handle) -> Option<Aabb> {
+        let pos = self.slot(h).ok()?;
+        match pending_index(pos) {
+            Some(i) => self.pending[i].aabb(),
+            None => self.layout.entries[pos as usize].aabb(),
+        }
+    }
+
+    /// The filter of `h`, or `None` for a stale handle.
+    pub fn filter(&self, h: Handle) -> Option<Filter> {
+        self.slot(h).ok()?;
+        Some(
+            self.filters
+                .get(h.index as usize)
+                .copied()
+                .unwrap_or_default(),
+        )
+    }
+
+    /// Adds an object with the default filter.
+    ///
+    /// # Errors
+    /// [`CollideError::TooManyObjects`] beyond 2^30 - 1 objects,
+    /// [`CollideError::OutOfMemory`] if a buffer cannot grow; the grid is
+    /// unchanged either way.
+    pub fn insert(&mut self, aabb: Aabb) -> Result<Handle, CollideError> {
+        self.insert_with_filter(aabb, Filter::DEFAULT)
+    }
+
+    /// Adds an object with `filter`. Errors as [`insert`](Self::insert).
+    pub fn insert_with_filter(
+        &mut self,
+        aabb: Aabb,
+        filter: Filter,
+    ) -> Result<Handle, CollideError> {
+        if self.live >= MAX_OBJECTS as usize {
+            return Err(CollideError::TooManyObjects {
+                count: self.live + 1,
+                limit: MAX_OBJECTS as usize,
+            });
+        }
+        // Reserve everything first, so a failure leaves the grid unchanged.
+        try_reserve(&mut self.slot_pos, 1, "grid handles")?;
+        try_reserve(&mut self.slot_gen, 1, "grid handles")?;
+        try_reserve(&mut self.pending, 1, "grid pending objects")?;
+        try_reserve(&mut self.pending_moved, 1, "grid pending objects")?;
+        if filter != Filter::DEFAULT || !self.filters.is_empty() {
+            let want = (self.slot_pos.len() + 1).saturating_sub(self.filters.len());
+            try_reserve(&mut self.filters, want, "grid filters")?;
+        }
+        let index = if self.free_head != NO_SLOT {
+            let i = self.free_head;
+            self.free_head = self.slot_pos[i as usize] & INDEX_MASK;
+            i
+        } else {
+            self.slot_pos.push(FREE);
+            self.slot_gen.push(0);
+            (self.slot_pos.len() - 1) as u32
+        };
+        if filter != Filter::DEFAULT || !self.filters.is_empty() {
+            if self.filters.len() < self.slot_pos.len() {
+                self.filters.resize(self.slot_pos.len(), Filter::DEFAULT);
+            }
+            self.filters[index as usize] = filter;
+        }
+        self.live += 1;
+        let e = Entry::new(&aabb, index);
+        self.slot_pos[index as usize] = self.file(e);
+        Ok(Handle {
+            index,
+            generation: self.slot_gen[index as usize],
+        })
+    }
+
+    /// Moves `h` to `aabb`. Re-files it only if its row or level changed;
+    /// otherwise the entry is rewritten in place and nudged along its row.
+    /// Marks it moved (unless the box is unchanged).
+    ///
+    /// # Errors
+    /// [`CollideError::StaleHandle`] for a removed object.
+    pub fn update(&mut self, h: Handle, aabb: Aabb) -> Result<(), CollideError> {
+        let slot = self.slot(h)?;
+        let new = Entry::new(&aabb, h.index);
+        if let Some(i) = pending_index(slot) {
+            if self.pending[i] != new {
+                self.pending[i] = new;
+                self.pending_moved[i] = true;
+            }
+            return Ok(());
+        }
+        let p = slot as usize;
+        let old = self.layout.entries[p];
+        if old == new {
+            return Ok(());
+        }
+        let level = self.layout.level_for_height(old.height_up());
+        let stays = level.is_some_and(|l| {
+            let exp = self.layout.levels[l].exp;
+            self.layout.level_for_height(new.height_up()) == Some(l)
+                && row_key(new.min_y, exp) == row_key(old.min_y, exp)
+        });
+        if stays {
+            self.layout.entries[p] = new;
+            self.set_moved(p, true);
+            if new.width_up() > old.width_up() {
+                let r = self.layout.row_at(p);
+                let row = &mut self.layout.rows[r];
+                row.max_w = row.max_w.max(new.width_up());
+            }
+            self.nudge(p);
+        } else {
+            // Room for a pending entry first, so a failure changes nothing.
+            try_reserve(&mut self.pending, 1, "grid pending objects")?;
+            try_reserve(&mut self.pending_moved, 1, "grid pending objects")?;
+            self.bury(p);
+            self.slot_pos[h.index as usize] = self.file(new);
+        }
+        Ok(())
+    }
+
+    /// Removes `h`, returning its box. Pairs are never reported for it again.
+    ///
+    /// # Errors
+    /// [`CollideError::StaleHandle`] for a removed object.
+    pub fn remove(&mut self, h: Handle) -> Result<Aabb, CollideError> {
+        let slot = self.slot(h)?;
+        let old = match pending_index(slot) {
+            Some(i) => {
+                let old = self.pending.swap_remove(i);
+                self.pending_moved.swap_remove(i);
+                if let Some(moved_in) = self.pending.get(i) {
+                    self.slot_pos[moved_in.id as usize] = PENDING | i as u32;
+                }
+                old
+            }
+            None => {
+                let p = slot as usize;
+                let old = self.layout.entries[p];
+                self.bury(p);
+                old
+            }
+        };
+        let i = h.index as usize;
+        self.slot_gen[i] = self.slot_gen[i].wrapping_add(1);
+        self.slot_pos[i] = FREE | self.free_head;
+        self.free_head = h.index;
+        if let Some(f) = self.filters.get_mut(h.index as usize) {
+            *f = Filter::DEFAULT;
+        }
+        self.live -= 1;
+        old.aabb().ok_or(CollideError::StaleHandle {
+            index: h.index,
+            generation: h.generation,
+        })
+    }
+
+    /// Sets the filter of `h`.
+    ///
+    /// # Errors
+    /// [`CollideError::StaleHandle`] for a removed object,
+    /// [`CollideError::OutOfMemory`] if the filter table cannot be allocated.
+    pub fn set_filter(&mut self, h: Handle, filter: Filter) -> Result<(), CollideError> {
+        self.slot(h)?;
+        if self.filters.is_empty() {
+            if filter == Filter::DEFAULT {
+                return Ok(());
+            }
+            try_fill(
+                &mut self.filters,
+                self.slot_pos.len(),
+                Filter::DEFAULT,
+                "grid filters",
+            )?;
+        }
+        self.filters[h.index as usize] = filter;
+        Ok(())
+    }
+
+    /// Removes every object. Old handles become stale.
+    pub fn clear(&mut self) {
+        self.free_head = NO_SLOT;
+        for i in (0..self.slot_pos.len()).rev() {
+            if !is_free(self.slot_pos[i]) {
+                self.slot_gen[i] = self.slot_gen[i].wrapping_add(1);
+            }
+            self.slot_pos[i] = FREE | self.free_head;
+            self.free_head = i as u32;
+        }
+        self.live = 0;
+        self.filters.clear();
+        self.layout.clear();
+        self.pending.clear();
+        self.pending_moved.clear();
+        self.moved.clear();
+    }
+
+    /// Replaces the contents with `boxes`: the object of `boxes[i]` gets
+    /// handle index `i` ([`handle`](Self::handle) gives the handle). All
+    /// objects count as moved. The fast path for rebuilding every frame:
+    /// one counting sort, no allocation once the buffers have grown.
+    ///
+    /// # Errors
+    /// [`CollideError::TooManyObjects`], [`CollideError::OutOfMemory`]; the
+    /// grid is left empty.
+    pub fn rebuild(&mut self, boxes: &[Aabb]) -> Result<(), CollideError> {
+        check_count(boxes.len())?;
+        self.clear();
+        if boxes.len() > MAX_OBJECTS as usize {
+            return Err(CollideError::TooManyObjects {
+                count: boxes.len(),
+                limit: MAX_OBJECTS as usize,
+            });
+        }
+        let n = boxes.len();
+        let result = self.rebuild_inner(boxes);
+        if result.is_err() {
+            self.clear();
+        }
+        debug_assert!(n == self.live || result.is_err());
+        result
+    }
+
+    fn rebuild_inner(&mut self, boxes: &[Aabb]) -> Result<(), CollideError> {
+        let n = boxes.len();
+        if self.slot_pos.len() < n {
+            let more = n - self.slot_pos.len();
+            try_reserve(&mut self.slot_pos, more, "grid handles")?;
+            try_reserve(&mut self.slot_gen, more, "grid handles")?;
+            self.slot_pos.resize(n, FREE);
+            self.slot_gen.resize(n, 0);
+        }
+        let src = |i: usize| Entry::new(&boxes[i], i as u32);
+        let positions = Some(&mut self.slot_pos[..n]);
+        match self.config.execution {
+            Execution::Serial => {
+                self.layout
+                    .build(n, src, false, &mut self.build_scratch, &Serial, positions)?
+            }
+            #[cfg(feature = "rayon")]
+            Execution::Parallel => self.layout.build(
+                n,
+                src,
+                false,
+                &mut self.build_scratch,
+                &parallel::Rayon,
+                positions,
+            )?,
+        }
+        self.finish_rebuild(n)
+    }
+
+    /// After a rebuild placed objects 0..n: the rest of the slots are free,
+    /// and every object counts as moved.
+    fn finish_rebuild(&mut self, n: usize) -> Result<(), CollideError> {
+        self.free_head = NO_SLOT;
+        for i in (n..self.slot_pos.len()).rev() {
+            self.slot_pos[i] = FREE | self.free_head;
+            self.free_head = i as u32;
+        }
+        self.live = n;
+        let words = self.layout.entries.len().div_ceil(64);
+        try_fill(&mut self.moved, words, !0u64, "grid moved bits")?;
+        if let Some(last) = self.moved.last_mut() {
+            let tail = self.layout.entries.len() % 64;
+            if tail != 0 {
+                *last = (1u64 << tail) - 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every pair of intersecting objects (allowed by their filters), each
+    /// once, as `Pair { a, b }` with `a < b` (handle indices), appended to
+    /// `out`.
+    ///
+    /// # Errors
+    /// [`CollideError::OutOfMemory`] if `out` or a buffer cannot grow.
+    pub fn find_all_pairs(&mut self, out: &mut Vec<Pair>) -> Result<(), CollideError> {
+        self.tidy()?;
+        self.find(out, Keep::All)
+    }
+
+    /// The pairs in which at least one object was inserted or updated since
+    /// the last call (or since a [`rebuild`](Self::rebuild)), each once;
+    /// then forgets what moved. Pairs of two objects that both stayed still
+    /// are not reported: keep them from an earlier call.
+    ///
+    /// # Errors
+    /// [`CollideError::OutOfMemory`] if `out` or a buffer cannot grow; the
+    /// moved set is kept, so the call can be repeated.
+    pub fn find_moved_pairs(&mut self, out: &mut Vec<Pair>) -> Result<(), CollideError> {
+        self.tidy()?;
+        self.find(out, Keep::EitherMoved)?;
+        self.moved.fill(0);
+        self.pending_moved.fill(false);
+        Ok(())
+    }
+
+    fn moved_count(&self) -> usize {
+        self.moved
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum::<usize>()
+            + self.pending_moved.iter().filter(|&&m| m).count()
+    }
+
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            entries: &self.layout.entries,
+            rows: &self.layout.rows,
+            levels: &self.layout.levels,
+            moved: &self.moved,
+        }
+    }
+
+    fn find(&mut self, out: &mut Vec<Pair>, keep: Keep) -> Result<(), CollideError> {
+        let before = out.len();
+        // Sparse when few moved: sweeping from the moved entries alone costs
+        // about twice as much per entry as the full sweep, so switch at ~1/3.
+        let sparse = keep == Keep::EitherMoved && self.moved_count() * 3 < self.live;
+        let mut tests = 0u64;
+        #[cfg(feature = "rayon")]
+        let parallel = self.config.execution == Execution::Parallel;
+        #[cfg(not(feature = "rayon"))]
+        let parallel = false;
+        if parallel {
+            #[cfg(feature = "rayon")]
+            {
+                tests += parallel::find_in_layout(self, out, keep == Keep::EitherMoved, sparse)?;
+            }
+        } else {
+            let mut scratch = std::mem::take(&mut self.sweep_scratch);
+            let ctx = self.ctx();
+            let filters = &self.filters;
+            let mut sink = PairSink::new(out);
+            let rows = 0..ctx.rows.len();
+            let result = if sparse {
+                sweep::sweep_moved_rows(&ctx, rows, &mut scratch, &mut tests, &mut |_, a, _, b| {
+                    push_pair(&mut sink, filters, a.id, b.id)
+                })
+            } else if keep == Keep::EitherMoved {
+                sweep::sweep_rows(&ctx, rows, &mut scratch, &mut tests, &mut |pa, a, pb, b| {
+                    if ctx.moved(pa) || ctx.moved(pb) {
+                        push_pair(&mut sink, filters, a.id, b.id)
+                    } else {
+                        Ok(())
+                    }
+                })
+            } else {
+                sweep::sweep_rows(&ctx, rows, &mut scratch, &mut tests, &mut |_, a, _, b| {
+                    push_pair(&mut sink, filters, a.id, b.id)
+                })
+            };
+            self.sweep_scratch = scratch;
+            result?;
+        }
+        tests += self.find_pending(out, keep)?;
+        self.stats = QueryStats {
+            tests,
+            reported: (out.len() - before) as u64,
+        };
+        Ok(())
+    }
+
+    /// Pairs involving pending objects: each queries the layout, and pending
+    /// objects test each other directly (there are few of them).
+    fn find_pending(&self, out: &mut Vec<Pair>, keep: Keep) -> Result<u64, CollideError> {
+        let ctx = self.ctx();
+        let mut sink = PairSink::new(out);
+        let mut tests = 0u64;
+        for (k, p) in self.pending.iter().enumerate() {
+            let p_moved = keep == Keep::All || self.pending_moved[k];
+            for level in &self.layout.levels {
+                sweep::query_level(&ctx, level, p, &mut tests, |pos, b| {
+                    if p_moved || ctx.moved(pos) {
+                        push_pair(&mut sink, &self.filters, p.id, b.id)
+                    } else {
+                        Ok(())
+                    }
+                })?;
+            }
+            for (m, q) in self.pending.iter().enumerate().skip(k + 1) {
+                tests += 1;
+                if p.overlaps(q) && (p_moved || self.pending_moved[m]) {
+                    push_pair(&mut sink, &self.filters, p.id, q.id)?;
+                }
+            }
+        }
+        Ok(tests)
+    }
+
+    /// Every pair (object of `self`, object of `other`) whose boxes
+    /// intersect and whose filters allow it, as `Pair { a: self index, b:
+    /// other index }`. For "player against all enemy bullets": keep the two
+    /// sets in two grids.
+    ///
+    /// # Errors
+    /// [`CollideError::OutOfMemory`] if `out` or a buffer cannot grow.
+    pub fn find_pairs_between(
+        &mut self,
+        other: &mut Grid,
+        out: &mut Vec<Pair>,
+    ) -> Result<(), CollideError> {
+        self.tidy()?;
+        other.tidy()?;
+        let before = out.len();
+        let mut scratch = std::mem::take(&mut self.sweep_scratch);
+        let (a, b) = (self.ctx(), other.ctx());
+        let mut sink = PairSink::new(out);
+        let mut tests = 0u64;
+        let (fa, fb) = (&self.filters, &other.filters);
+        let allowed = |x: u32, y: u32| match (fa.get(x as usize), fb.get(y as usize)) {
+            (None, None) => true,
+            (p, q) => p
+                .copied()
+                .unwrap_or_default()
+                .allows(q.copied().unwrap_or_default()),
+        };
+        let mut run = || -> Result<(), CollideError> {
+            for la in a.levels {
+                for lb in b.levels {
+                    // The taller level's rows sweep the shorter level.
+                    if la.exp >= lb.exp {
+                        for row in &a.rows[la.row_start as usize..la.row_end as usize] {
+                            sweep::cross(
+                                &a,
+                                row,
+                                la.exp,
+                                &b,
+                                lb,
+                                false,
+                                &mut scratch,
+                                &mut tests,
+                                &mut |_, x, _, y| {
+                                    if allowed(x.id, y.id) {
+                                        sink.push(Pair { a: x.id, b: y.id })
+                                    } else {
+                                        Ok(())
+                                    }
+                                },
+                            )?;
+                        }
+                    } else {
+                        for row in &b.rows[lb.row_start as usize..lb.row_end as usize] {
+                            sweep::cross(
+                                &b,
+                                row,
+                                lb.exp,
+                                &a,
+                                la,
+                                false,
+                                &mut scratch,
+                                &mut tests,
+                                &mut |_, y, _, x| {
+                                    if allowed(x.id, y.id) {
+                                        sink.push(Pair { a: x.id, b: y.id })
+                                    } else {
+                                        Ok(())
+                                    }
+                                },
+                            )?;
+                        }
+                    }
+                }
+            }
+            // Pending objects of either side query the other's layout, and
+            // each other.
+            for p in &self.pending {
+                for lb in b.levels {
+                    sweep::query_level(&b, lb, p, &mut tests, |_, y| {
+                        if allowed(p.id, y.id) {
+                            sink.push(Pair { a: p.id, b: y.id })
+                        } else {
+                            Ok(())
+                        }
+                    })?;
+                }
+                for q in &other.pending {
+                    tests += 1;
+                    if p.overlaps(q) && allowed(p.id, q.id) {
+                        sink.push(Pair { a: p.id, b: q.id })?;
+                    }
+                }
+            }
+            for q in &other.pending {
+                for la in a.levels {
+                    sweep::query_level(&a, la, q, &mut tests, |_, x| {
+                        if allowed(x.id, q.id) {
+                            sink.push(Pair { a: x.id, b: q.id })
+                        } else {
+                            Ok(())
+                        }
+                    })?;
+                }
+            }
+            Ok(())
+        };
+        let result = run();
+        self.sweep_scratch = scratch;
+        result?;
+        self.stats = QueryStats {
+            tests,
+            reported: (out.len() - before) as u64,
+        };
+        Ok(())
+    }
+
+    /// Handles of every object intersecting `region`, appended to `out`.
+    ///
+    /// # Errors
+    /// [`CollideError::OutOfMemory`] if `out` cannot grow.
+    pub fn query_region(&self, region: &Aabb, out: &mut Vec<Handle>) -> Result<(), CollideError> {
+        let q = Entry::new(region, layout::GAP);
+        let ctx = self.ctx();
+        let mut tests = 0u64;
+        let mut push = |id: u32| -> Result<(), CollideError> {
+            if out.len() == out.capacity() {
+                try_reserve(out, out.capacity().max(16), "query output")?;
+            }
+            out.push(Handle {
+                index: id,
+                generation: self.slot_gen[id as usize],
+            });
+            Ok(())
+        };
+        for level in &self.layout.levels {
+            sweep::query_level(&ctx, level, &q, &mut tests, |_, e| push(e.id))?;
+        }
+        for p in &self.pending {
+            if p.overlaps(&q) {
+                push(p.id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles of every object containing `point` (edges included).
+    ///
+    /// # Errors
+    /// [`CollideError::NonFinite`] for a NaN or infinite point,
+    /// [`CollideError::OutOfMemory`] if `out` cannot grow.
+    pub fn query_point(&self, point: Vec2, out: &mut Vec<Handle>) -> Result<(), CollideError> {
+        self.query_region(&Aabb::from_point(point)?, out)
+    }
+
+    /// Places `e` in its row if a gap is near, else queues it as pending.
+    /// Returns the slot position code. Marks it moved.
+    fn file(&mut self, e: Entry) -> u32 {
+        if let Some(p) = self.place_in_gap(e) {
+            self.set_moved(p, true);
+            p as u32
+        } else {
+            // Room was reserved by the caller (insert) or freed by `bury`.
+            self.pending.push(e);
+            self.pending_moved.push(true);
+            PENDING | (self.pending.len() - 1) as u32
+        }
+    }
+
+    /// Turns the entry at `p` into a gap.
+    fn bury(&mut self, p: usize) {
+        let e = self.layout.entries[p];
+        self.layout.entries[p] = Entry::gap(e.min_x);
+        self.set_moved(p, false);
+        self.layout.live -= 1;
+        let r = self.layout.row_at(p);
+        self.layout.rows[r].gaps += 1;
+    }
+
+    /// Puts `e` into its row by shifting the entries between its sorted
+    /// position and the nearest gap. `None` if its level or row does not
+    /// exist, or the row has no gap.
+    fn place_in_gap(&mut self, e: Entry) -> Option<usize> {
+        let l = self.layout.level_for_height(e.height_up())?;
+        let exp = self.layout.levels[l].exp;
+        let r = self.layout.find_row(l, row_key(e.min_y, exp))?;
+        let row = self.layout.rows[r];
+        if row.gaps == 0 {
+            return None;
+        }
+        let (s, t) = (row.start as usize, row.end as usize);
+        let at = s + self.layout.entries[s..t].partition_point(|x| x.min_x <= e.min_x);
+        let mut dist = 0usize;
+        let pos = loop {
+            let right = at + dist;
+            if right < t && self.layout.entries[right].is_gap() {
+                for q in (at..right).rev() {
+                    self.shift_entry(q, q + 1);
+                }
+                break at;
+            }
+            if dist < at - s && self.layout.entries[at - 1 - dist].is_gap() {
+                let left = at - 1 - dist;
+                for q in left + 1..at {
+                    self.shift_entry(q, q - 1);
+                }
+                break at - 1;
+            }
+            dist += 1;
+            if at + dist >= t && dist > at - s {
+                return None; // unreachable while row.gaps > 0
+            }
+        };
+        self.layout.entries[pos] = e;
+        self.layout.live += 1;
+        let row = &mut self.layout.rows[r];
+        row.gaps -= 1;
+        row.max_w = row.max_w.max(e.width_up());
+        Some(pos)
+    }
+
+    /// Moves the entry at `from` to `to` (overwriting it), with its slot and
+    /// moved bit.
+    fn shift_entry(&mut self, from: usize, to: usize) {
+        let e = self.layout.entries[from];
+        self.layout.entries[to] = e;
+        let m = self.is_moved(from);
+        self.set_moved(to, m);
+        if !e.is_gap() {
+            self.slot_pos[e.id as usize] = to as u32;
+        }
+    }
+
+    /// Restores the row's order after the entry at `p` changed its min x, by
+    /// swapping it past its neighbours.
+    fn nudge(&mut self, p: usize) {
+        let x = self.layout.entries[p].min_x;
+        let entries = &self.layout.entries;
+        let left = p > 0 && entries[p - 1].min_x > x;
+        let right = p + 1 < entries.len() && entries[p + 1].min_x < x;
+        if !(left || right) {
+            return;
+        }
+        // A neighbour out of order may just be in the next or previous row.
+        let row = self.layout.rows[self.layout.row_at(p)];
+        let mut q = p;
+        while q > row.start as usize && self.layout.entries[q - 1].min_x > x {
+            self.swap_entries(q - 1, q);
+            q -= 1;
+        }
+        if q == p {
+            while q + 1 < row.end as usize && self.layout.entries[q + 1].min_x < x {
+                self.swap_entries(q, q + 1);
+                q += 1;
+            }
+        }
+    }
+
+    fn swap_entries(&mut self, i: usize, j: usize) {
+        self.layout.entries.swap(i, j);
+        let (mi, mj) = (self.is_moved(i), self.is_moved(j));
+        self.set_moved(i, mj);
+        self.set_moved(j, mi);
+        for k in [i, j] {
+            let e = self.layout.entries[k];
+            if !e.is_gap() {
+                self.slot_pos[e.id as usize] = k as u32;
+            }
+        }
+    }
+
+    fn is_moved(&self, p: usize) -> bool {
+        self.moved
+            .get(p / 64)
+            .is_some_and(|w| w >> (p % 64) & 1 == 1)
+    }
+
+    fn set_moved(&mut self, p: usize, on: bool) {
+        if let Some(w) = self.moved.get_mut(p / 64) {
+            if on {
+                *w |= 1 << (p % 64);
+            } else {
+                *w &= !(1 << (p % 64));
+            }
+        }
+    }
+
+    /// Most pending objects before a relayout: pending objects are tested
+    /// against each other directly, so keep them few.
+    fn pending_limit(&self) -> usize {
+        (64 + self.live / 256).min(1024)
+    }
+
+    /// Relayouts if pending objects or gaps have piled up.
+    fn tidy(&mut self) -> Result<(), CollideError> {
+        let gaps = self.layout.entries.len() - self.layout.live;
+        if self.pending.len() > self.pending_limit() || gaps > self.layout.live / 2 + 64 {
+            self.relayout()?;
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the layout from its live entries and the pending ones, with
+    /// gaps in every row, keeping handles and moved marks.
+    fn relayout(&mut self) -> Result<(), CollideError> {
+        // Moved marks by handle index, to carry them across.
+        let mut moved_ids = Vec::new();
+        try_fill(
+            &mut moved_ids,
+            self.slot_pos.len().div_ceil(64),
+            0u64,
+            "grid relayout",
+        )?;
+        let mark = |bits: &mut [u64], id: u32| bits[id as usize / 64] |= 1 << (id % 64);
+        for (p, e) in self.layout.entries.iter().enumerate() {
+            if !e.is_gap() && self.is_moved(p) {
+                mark(&mut moved_ids, e.id);
+            }
+        }
+        for (e, &m) in self.pending.iter().zip(&self.pending_moved) {
+            if m {
+                mark(&mut moved_ids, e.id);
+            }
+        }
+        let mut src = Vec::new();
+        try_reserve(&mut src, self.live, "grid relayout")?;
+        src.extend(self.layout.entries.iter().filter(|e| !e.is_gap()));
+        src.extend_from_slice(&self.pending);
+        let old_entries = std::mem::take(&mut self.layout.entries);
+        let built = self.layout.build(
+            src.len(),
+            |i| src[i],
+            true,
+            &mut self.build_scratch,
+            &Serial,
+            None,
+        );
+        if let Err(e) = built {
+            // Put things back as they were.
+            self.layout.entries = old_entries;
+            return Err(e);
+        }
+        drop(old_entries);
+        self.pending.clear();
+        self.pending_moved.clear();
+        try_fill(
+            &mut self.moved,
+            self.layout.entries.len().div_ceil(64),
+            0u64,
+            "grid moved bits",
+        )?;
+        for p in 0..self.layout.entries.len() {
+            let e = self.layout.entries[p];
+            if e.is_gap() {
+                continue;
+            }
+            self.slot_pos[e.id as usize] = p as u32;
+            if moved_ids[e.id as usize / 64] >> (e.id % 64) & 1 == 1 {
+                self.moved[p / 64] |= 1 << (p % 64);
+            }
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the layout now, with gaps (normally done when pending objects
+    /// or gaps pile up). For tests.
+    #[doc(hidden)]
+    pub fn relayout_now(&mut self) -> Result<(), CollideError> {
+        self.relayout()
+    }
+
+    /// Checks every invariant; panics naming the first broken one. For tests.
+    #[doc(hidden)]
+    pub fn validate(&self) {
+        self.layout.validate();
+        let mut live = 0;
+        for (i, &pos) in self.slot_pos.iter().enumerate() {
+            if is_free(pos) {
+                continue;
+            }
+            live += 1;
+            match pending_index(pos) {
+                Some(k) => assert_eq!(self.pending[k].id as usize, i, "pending slot"),
+                None => assert_eq!(
+                    self.layout.entries[pos as usize].id as usize, i,
+                    "placed slot"
+                ),
+            }
+        }
+        assert_eq!(live, self.live, "live handles");
+        assert_eq!(
+            self.layout.live + self.pending.len(),
+            self.live,
+            "placed + pending"
+        );
+        assert_eq!(self.pending.len(), self.pending_moved.len());
+        for (p, e) in self.layout.entries.iter().enumerate() {
+            assert!(!(e.is_gap() && self.is_moved(p)), "gaps are never moved");
+        }
+        let mut free = self.free_head;
+        let mut n_free = 0;
+        while free != NO_SLOT {
+            let pos = self.slot_pos[free as usize];
+            assert!(is_free(pos), "free list holds free slots");
+            free = pos & INDEX_MASK;
+            n_free += 1;
+            assert!(n_free <= self.slot_pos.len(), "free list is acyclic");
+        }
+        assert_eq!(
+            n_free + self.live,
+            self.slot_pos.len(),
+            "every slot is live or free"
+        );
+    }
+}
+
+#[inline]
+fn push_pair(
+    sink: &mut PairSink<'_>,
+    filters: &[Filter],
+    a: u32,
+    b: u32,
+) -> Result<(), CollideError> {
+    if !filters.is_empty() {
+        let (fa, fb) = (filters[a as usize], filters[b as usize]);
+        if !fa.allows(fb) {
+            return Ok(());
+        }
+    }
+    sink.push(Pair::ordered(a, b))
+}
+
+impl BroadPhase for Grid {
+    fn find_pairs(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<(), CollideError> {
+        self.rebuild(boxes)?;
+        self.find_all_pairs(out)
+    }
+
+    fn last_stats(&self) -> QueryStats {
+        self.stats
+    }
+}

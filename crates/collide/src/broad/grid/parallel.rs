@@ -1,0 +1,97 @@
+//! [`Execution::Parallel`](super::Execution::Parallel): the same build and
+//! sweeps, cut into pieces that rayon runs at once.
+//!
+//! Determinism: a build places each object where the serial build would (per
+//! bucket, input chunks are concatenated in input order). A sweep gives each
+//! worker a fixed run of rows and its own output buffer; the buffers are
+//! joined in row order, which is the serial order. So pairs, their order and
+//! the test counts do not depend on the number of threads.
+
+use rayon::prelude::*;
+
+use super::layout::{Exec, split_rows};
+use super::sweep::{self, Scratch};
+use super::{Grid, push_pair};
+use crate::error::try_reserve;
+use crate::pair::PairSink;
+use crate::{CollideError, Pair};
+
+/// Runs pieces on rayon's current pool.
+pub(crate) struct Rayon;
+
+impl Exec for Rayon {
+    fn width(&self) -> usize {
+        rayon::current_num_threads()
+    }
+
+    fn map<T: Send, F: Fn(usize) -> T + Sync>(&self, k: usize, f: F) -> Vec<T> {
+        // `&F` is `Send` because `F` is `Sync`.
+        let f = &f;
+        (0..k).into_par_iter().map(f).collect()
+    }
+}
+
+/// Pairs of the layout (not of pending objects), as the serial sweep finds
+/// them, appended to `out`. Returns the number of tests.
+pub(crate) fn find_in_layout(
+    grid: &Grid,
+    out: &mut Vec<Pair>,
+    moved_only: bool,
+    sparse: bool,
+) -> Result<u64, CollideError> {
+    let ctx = grid.ctx();
+    let filters = &grid.filters;
+    // Several runs per thread, so one dense run does not hold up the rest.
+    let runs = split_rows(ctx.rows, Rayon.width() * 4);
+    let parts: Vec<Result<(Vec<Pair>, u64), CollideError>> = runs
+        .into_par_iter()
+        .map(|range| {
+            let mut local = Vec::new();
+            let mut sink = PairSink::new(&mut local);
+            let mut scratch = Scratch::default();
+            let mut tests = 0u64;
+            if sparse {
+                sweep::sweep_moved_rows(
+                    &ctx,
+                    range,
+                    &mut scratch,
+                    &mut tests,
+                    &mut |_, a, _, b| push_pair(&mut sink, filters, a.id, b.id),
+                )?;
+            } else if moved_only {
+                sweep::sweep_rows(
+                    &ctx,
+                    range,
+                    &mut scratch,
+                    &mut tests,
+                    &mut |pa, a, pb, b| {
+                        if ctx.moved(pa) || ctx.moved(pb) {
+                            push_pair(&mut sink, filters, a.id, b.id)
+                        } else {
+                            Ok(())
+                        }
+                    },
+                )?;
+            } else {
+                sweep::sweep_rows(&ctx, range, &mut scratch, &mut tests, &mut |_, a, _, b| {
+                    push_pair(&mut sink, filters, a.id, b.id)
+                })?;
+            }
+            Ok((local, tests))
+        })
+        .collect();
+    let mut tests = 0u64;
+    let mut total = 0usize;
+    for part in &parts {
+        if let Ok((v, _)) = part {
+            total += v.len();
+        }
+    }
+    try_reserve(out, total, "pair output")?;
+    for part in parts {
+        let (v, t) = part?;
+        out.extend_from_slice(&v);
+        tests += t;
+    }
+    Ok(tests)
+}

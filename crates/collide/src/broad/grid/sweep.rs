@@ -1,0 +1,406 @@
+//! Finding pairs in a [`Layout`]: the hot loops.
+//!
+//! Three sweeps cover every intersecting pair exactly once:
+//!
+//! 1. **Within a row.** Entries sorted by min x; each tests those after it
+//!    that start before it ends.
+//! 2. **A row against the next row of its level.** Objects of a level are at
+//!    most one row tall, so two that intersect have rows at most one apart.
+//!    A monotone pointer walks the upper row, whose window for `a` is
+//!    `[a.min_x - max_w, a.max_x]`.
+//! 3. **A row against the rows of each finer level.** From the coarse row's
+//!    side only, inside the band of fine rows its objects can reach; each
+//!    coarse object visits only the fine rows under its own y-extent, with
+//!    one monotone pointer per fine row.
+//!
+//! The *moved* variants report only pairs with at least one moved object,
+//! either by filtering the full sweep (many moved) or by sweeping from the
+//! moved objects alone (few moved): forward windows report every partner,
+//! backward windows only partners that did not move (a moved partner
+//! reports the pair from its own forward window).
+
+use super::layout::{Entry, Level, Row, row_key};
+use crate::{CollideError, Real};
+
+/// Read-only view of one grid for a sweep.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    pub entries: &'a [Entry],
+    pub rows: &'a [Row],
+    pub levels: &'a [Level],
+    /// One bit per entry position: moved since the last moved-pairs query.
+    pub moved: &'a [u64],
+}
+
+impl Ctx<'_> {
+    #[inline]
+    pub(crate) fn moved(&self, pos: usize) -> bool {
+        self.moved
+            .get(pos / 64)
+            .is_some_and(|w| w >> (pos % 64) & 1 == 1)
+    }
+
+    fn row_entries(&self, row: &Row) -> &[Entry] {
+        &self.entries[row.start as usize..row.end as usize]
+    }
+}
+
+/// What a pair callback gets: positions and entries of both objects.
+pub(crate) trait Emit:
+    FnMut(usize, &Entry, usize, &Entry) -> Result<(), CollideError>
+{
+}
+impl<F: FnMut(usize, &Entry, usize, &Entry) -> Result<(), CollideError>> Emit for F {}
+
+/// Reused per-sweep buffers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    /// One cursor per fine row of a band.
+    cursors: Vec<u32>,
+}
+
+impl Scratch {
+    pub(crate) fn bytes(&self) -> usize {
+        self.cursors.capacity() * 4
+    }
+}
+
+/// `x - w`, rounded down: the lowest min x an object of width at most `w`
+/// may have and still reach `x`.
+#[inline]
+fn reach_back(x: Real, w: Real) -> Real {
+    (x - w).next_down()
+}
+
+/// First index in `es` whose min x is at least `x`, searching forward from
+/// `from` (galloping, so a cursor that moves a little costs a little).
+#[inline]
+fn seek(es: &[Entry], from: usize, x: Real) -> usize {
+    let n = es.len();
+    if from >= n || es[from].min_x >= x {
+        return from;
+    }
+    let mut lo = from; // es[lo].min_x < x
+    let mut step = 1;
+    let mut hi = from + 1;
+    while hi < n && es[hi].min_x < x {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+    }
+    let hi = hi.min(n);
+    lo + 1 + es[lo + 1..hi].partition_point(|e| e.min_x < x)
+}
+
+/// Sweep 1: pairs inside one row. With `only_moved`, only moved entries
+/// query, and `emit` must drop backward partners itself (see `moved_row`).
+pub(crate) fn self_row(
+    ctx: &Ctx<'_>,
+    row: &Row,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+) -> Result<(), CollideError> {
+    let es = ctx.row_entries(row);
+    let base = row.start as usize;
+    for (i, a) in es.iter().enumerate() {
+        if a.is_gap() {
+            continue;
+        }
+        for (k, b) in es[i + 1..].iter().enumerate() {
+            if b.min_x > a.max_x {
+                break;
+            }
+            *tests += 1;
+            // x overlap is implied by the sort; a gap fails on y.
+            if b.min_y <= a.max_y && a.min_y <= b.max_y {
+                emit(base + i, a, base + i + 1 + k, b)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sweep 2: a row against the next row (key + 1) of the same level.
+pub(crate) fn next_row(
+    ctx: &Ctx<'_>,
+    lower: &Row,
+    upper: &Row,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+) -> Result<(), CollideError> {
+    let (los, ups) = (ctx.row_entries(lower), ctx.row_entries(upper));
+    let (lo_base, up_base) = (lower.start as usize, upper.start as usize);
+    let mut cursor = 0usize;
+    for (i, a) in los.iter().enumerate() {
+        if a.is_gap() {
+            continue;
+        }
+        cursor = seek(ups, cursor, reach_back(a.min_x, upper.max_w));
+        for (k, b) in ups[cursor..].iter().enumerate() {
+            if b.min_x > a.max_x {
+                break;
+            }
+            *tests += 1;
+            if a.min_x <= b.max_x && b.min_y <= a.max_y && a.min_y <= b.max_y {
+                emit(lo_base + i, a, up_base + cursor + k, b)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rows of `level` (in `inner`) whose key lies in `[lo, hi]`.
+fn rows_in<'a>(inner: &Ctx<'a>, level: &Level, lo: i128, hi: i128) -> (&'a [Row], usize) {
+    let rows = &inner.rows[level.row_start as usize..level.row_end as usize];
+    let first = rows.partition_point(|r| i128::from(r.key) < lo);
+    let last = first + rows[first..].partition_point(|r| i128::from(r.key) <= hi);
+    (&rows[first..last], level.row_start as usize + first)
+}
+
+/// `key << d` without overflow, as the band bounds need.
+fn shifted(key: i64, d: u32) -> i128 {
+    if d >= 64 {
+        i128::from(key.signum()) << 100
+    } else {
+        i128::from(key) << d
+    }
+}
+
+/// Sweep 3: an outer row (row height `2^outer_exp`) against the rows of an
+/// inner level no taller (`inner_level.exp <= outer_exp`), possibly of
+/// another grid. `emit` gets (outer pos, outer entry, inner pos, inner
+/// entry). With `only_moved`, only moved outer entries query.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn cross(
+    outer: &Ctx<'_>,
+    outer_row: &Row,
+    outer_exp: i32,
+    inner: &Ctx<'_>,
+    inner_level: &Level,
+    only_moved: bool,
+    scratch: &mut Scratch,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+) -> Result<(), CollideError> {
+    let ek = inner_level.exp;
+    let d = (outer_exp - ek) as u32;
+    // Objects of the outer row have min y in [k·2^e, (k+1)·2^e) and are at
+    // most 2^e tall; inner objects at most 2^ek tall.
+    // Clamped to i64, as the keys themselves saturate: a row key of
+    // i64::MIN holds every object whose true key is lower.
+    let clamp = |k: i128| k.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+    let lo = clamp(shifted(outer_row.key, d) - 1);
+    let hi = clamp(shifted(outer_row.key.saturating_add(2), d) - 1);
+    let (band, _) = rows_in(inner, inner_level, lo, hi);
+    if band.is_empty() {
+        return Ok(());
+    }
+    scratch.cursors.clear();
+    scratch.cursors.extend(band.iter().map(|_| 0u32));
+    let os = outer.row_entries(outer_row);
+    let o_base = outer_row.start as usize;
+    for (i, a) in os.iter().enumerate() {
+        if a.is_gap() || (only_moved && !outer.moved(o_base + i)) {
+            continue;
+        }
+        // The fine rows under this object: [row(min_y) - 1, row(max_y)].
+        let r0 = row_key(a.min_y, ek).saturating_sub(1);
+        let r1 = row_key(a.max_y, ek);
+        let first = band.partition_point(|r| r.key < r0);
+        for (bi, row) in band.iter().enumerate().skip(first) {
+            if row.key > r1 {
+                break;
+            }
+            let es = inner.row_entries(row);
+            let c = seek(
+                es,
+                scratch.cursors[bi] as usize,
+                reach_back(a.min_x, row.max_w),
+            );
+            scratch.cursors[bi] = c as u32;
+            for (k, b) in es[c..].iter().enumerate() {
+                if b.min_x > a.max_x {
+                    break;
+                }
+                *tests += 1;
+                if a.min_x <= b.max_x && b.min_y <= a.max_y && a.min_y <= b.max_y {
+                    emit(o_base + i, a, row.start as usize + c + k, b)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every entry of `level` intersecting `q`, by binary search per row:
+/// `found(pos, entry)`.
+pub(crate) fn query_level(
+    ctx: &Ctx<'_>,
+    level: &Level,
+    q: &Entry,
+    tests: &mut u64,
+    mut found: impl FnMut(usize, &Entry) -> Result<(), CollideError>,
+) -> Result<(), CollideError> {
+    let r0 = row_key(q.min_y, level.exp).saturating_sub(1);
+    let r1 = row_key(q.max_y, level.exp);
+    let (rows, _) = rows_in(ctx, level, i128::from(r0), i128::from(r1));
+    for row in rows {
+        let es = ctx.row_entries(row);
+        let from = reach_back(q.min_x, row.max_w);
+        let mut j = es.partition_point(|e| e.min_x < from);
+        while j < es.len() && es[j].min_x <= q.max_x {
+            *tests += 1;
+            if es[j].overlaps(q) {
+                found(row.start as usize + j, &es[j])?;
+            }
+            j += 1;
+        }
+    }
+    Ok(())
+}
+
+/// All three sweeps for the rows `row_range` (global row indices), in row
+/// order: the unit of work, serial or parallel. `emit` decides what to keep.
+pub(crate) fn sweep_rows(
+    ctx: &Ctx<'_>,
+    row_range: std::ops::Range<usize>,
+    scratch: &mut Scratch,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+) -> Result<(), CollideError> {
+    let mut li = ctx
+        .levels
+        .partition_point(|l| (l.row_end as usize) <= row_range.start);
+    for ri in row_range {
+        while ctx.levels[li].row_end as usize <= ri {
+            li += 1;
+        }
+        let level = ctx.levels[li];
+        let row = &ctx.rows[ri];
+        self_row(ctx, row, tests, emit)?;
+        if ri + 1 < level.row_end as usize && ctx.rows[ri + 1].key == row.key.wrapping_add(1) {
+            next_row(ctx, row, &ctx.rows[ri + 1], tests, emit)?;
+        }
+        for fine in &ctx.levels[..li] {
+            cross(ctx, row, level.exp, ctx, fine, false, scratch, tests, emit)?;
+        }
+    }
+    Ok(())
+}
+
+/// The sparse moved sweep for rows `row_range`: every pair with a moved
+/// entry of these rows, where a pair of two moved entries is reported once.
+/// `emit` is called as (moved pos, moved entry, partner pos, partner entry)
+/// and must keep every pair; this function drops the duplicates.
+pub(crate) fn sweep_moved_rows(
+    ctx: &Ctx<'_>,
+    row_range: std::ops::Range<usize>,
+    scratch: &mut Scratch,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+) -> Result<(), CollideError> {
+    let mut li = ctx
+        .levels
+        .partition_point(|l| (l.row_end as usize) <= row_range.start);
+    for ri in row_range {
+        while ctx.levels[li].row_end as usize <= ri {
+            li += 1;
+        }
+        let level = ctx.levels[li];
+        let row = &ctx.rows[ri];
+        let (start, end) = (row.start as usize, row.end as usize);
+        if !any_moved(ctx, start, end) {
+            continue;
+        }
+        let next = (ri + 1 < level.row_end as usize
+            && ctx.rows[ri + 1].key == row.key.wrapping_add(1))
+        .then(|| &ctx.rows[ri + 1]);
+        let prev = (ri > level.row_start as usize
+            && ctx.rows[ri - 1].key == row.key.wrapping_sub(1))
+        .then(|| &ctx.rows[ri - 1]);
+        for p in start..end {
+            if !ctx.moved(p) {
+                continue;
+            }
+            let a = ctx.entries[p];
+            // Own row, forward: everyone.
+            for (k, b) in ctx.entries[p + 1..end].iter().enumerate() {
+                if b.min_x > a.max_x {
+                    break;
+                }
+                *tests += 1;
+                if b.min_y <= a.max_y && a.min_y <= b.max_y {
+                    emit(p, &a, p + 1 + k, b)?;
+                }
+            }
+            // Own row, backward: only partners that did not move.
+            let from = reach_back(a.min_x, row.max_w);
+            for q in (start..p).rev() {
+                let b = &ctx.entries[q];
+                if b.min_x < from {
+                    break;
+                }
+                *tests += 1;
+                if b.overlaps(&a) && !ctx.moved(q) {
+                    emit(p, &a, q, b)?;
+                }
+            }
+            // Next row: everyone; previous row: only still partners.
+            for (other, keep_moved) in [(next, true), (prev, false)] {
+                let Some(other) = other else { continue };
+                let es = ctx.row_entries(other);
+                let mut j = es.partition_point(|e| e.min_x < reach_back(a.min_x, other.max_w));
+                while j < es.len() && es[j].min_x <= a.max_x {
+                    *tests += 1;
+                    let q = other.start as usize + j;
+                    if es[j].overlaps(&a) && (keep_moved || !ctx.moved(q)) {
+                        emit(p, &a, q, &es[j])?;
+                    }
+                    j += 1;
+                }
+            }
+            // Coarser levels: only still partners (a moved coarse partner
+            // finds this one from its side).
+            for coarse in &ctx.levels[li + 1..] {
+                query_level(ctx, coarse, &a, tests, |q, b| {
+                    if ctx.moved(q) {
+                        Ok(())
+                    } else {
+                        emit(p, &a, q, b)
+                    }
+                })?;
+            }
+        }
+        // Finer levels: every partner, from the moved entries of this row.
+        for fine in &ctx.levels[..li] {
+            cross(ctx, row, level.exp, ctx, fine, true, scratch, tests, emit)?;
+        }
+    }
+    Ok(())
+}
+
+fn any_moved(ctx: &Ctx<'_>, start: usize, end: usize) -> bool {
+    if start >= end {
+        return false;
+    }
+    let (w0, w1) = (start / 64, (end - 1) / 64);
+    for w in w0..=w1 {
+        let Some(&word) = ctx.moved.get(w) else {
+            return false;
+        };
+        let mut m = word;
+        if w == w0 {
+            m &= !0u64 << (start % 64);
+        }
+        if w == w1 {
+            let top = (end - 1) % 64;
+            if top < 63 {
+                m &= (1u64 << (top + 1)) - 1;
+            }
+        }
+        if m != 0 {
+            return true;
+        }
+    }
+    false
+}

@@ -1,0 +1,47 @@
+//! 2-D collision detection.
+//!
+//! * [`Aabb`]: axis-aligned boxes, closed (touching edges intersect),
+//!   checked finite when made.
+//! * The broad phase, one type per method, all exact against the same rule:
+//!   - [`Grid`], the default: a hierarchical grid of sorted rows; any sizes,
+//!     any coordinates, incremental, filtered, optionally parallel.
+//!   - [`Sectors`]: Tom Moertel's 1994 four-shift sector grid, as he wrote it
+//!     ([`SectorMode::Raw`], with his duplicate reports) or exact.
+//!   - [`AdjacentSectors`]: the 9-sector method he compared it with.
+//!   - [`SweepAndPrune`] and [`BruteForce`] (the tests' oracle).
+//!
+//! ```
+//! use collide::{Aabb, BroadPhase, Grid, Pair};
+//! let boxes = [
+//!     Aabb::new([0.0, 0.0], [30.0, 30.0])?,
+//!     Aabb::new([20.0, 25.0], [50.0, 55.0])?,
+//!     Aabb::new([100.0, 0.0], [130.0, 30.0])?,
+//! ];
+//! let mut pairs = Vec::new();
+//! Grid::new().find_pairs(&boxes, &mut pairs)?;
+//! assert_eq!(pairs, [Pair { a: 0, b: 1 }]);
+//! # Ok::<(), collide::CollideError>(())
+//! ```
+//!
+//! [`moertel`] holds the setup of Moertel's 1994 experiment, for the demo
+//! (`cargo run --release -p collide --example sectors`) and the benchmark.
+//!
+//! Features: `rayon` (parallel [`Grid`] queries and rebuilds, bit-identical
+//! to serial), `glam` and `mint` (conversions to and from [`Vec2`]). With no
+//! feature the crate depends on nothing but `std`.
+
+mod aabb;
+mod broad;
+mod error;
+mod math;
+pub mod moertel;
+mod pair;
+
+pub use aabb::Aabb;
+pub use broad::{
+    AdjacentSectors, BroadPhase, BruteForce, Execution, Filter, Grid, GridConfig, Handle,
+    SectorMode, Sectors, SweepAndPrune,
+};
+pub use error::CollideError;
+pub use math::{Real, Vec2};
+pub use pair::{Pair, QueryStats};
