@@ -101,6 +101,19 @@ pub(crate) fn extent_up(lo: Real, hi: Real) -> f64 {
     if err > 0.0 { s.next_up() } else { s }
 }
 
+/// `floor(x)` as an `i64`, saturating at the ends (±∞ included; never NaN
+/// here). Inline integer code: the x86-64 baseline has no SSE4.1 `roundsd`,
+/// so `f64::floor` would be a libm call in the hottest loops.
+#[inline]
+pub(crate) fn floor_i64(x: f64) -> i64 {
+    let t = x as i64; // truncates toward zero, saturates
+    if (t as f64) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
+}
+
 /// 2^e as an `f64`, for `e` in `-1022..=1023`.
 pub(crate) fn pow2(e: i32) -> f64 {
     debug_assert!((-1022..=1023).contains(&e));
@@ -135,6 +148,18 @@ mod tests {
         assert_eq!(extent_up(1.0, 31.0), 30.0);
         assert_eq!(extent_up(-3.0, 29.0), 32.0);
         assert_eq!(extent_up(5.0, 5.0), 0.0);
+    }
+
+    #[test]
+    fn floor_i64_matches_floor() {
+        for x in [
+            0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.75, -2.75, 1e18, -1e18, 1e300, -1e300,
+        ] {
+            assert_eq!(floor_i64(x), x.floor() as i64, "{x}");
+        }
+        assert_eq!(floor_i64(f64::INFINITY), i64::MAX);
+        assert_eq!(floor_i64(f64::NEG_INFINITY), i64::MIN);
+        assert_eq!(floor_i64(-9.3e18), i64::MIN);
     }
 
     #[test]

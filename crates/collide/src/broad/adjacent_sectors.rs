@@ -12,7 +12,7 @@
 use super::sectors::checked_pow2_inverse;
 use super::{BroadPhase, check_count};
 use crate::error::try_reserve;
-use crate::math::extent_up;
+use crate::math::{extent_up, floor_i64};
 use crate::pair::PairSink;
 use crate::{Aabb, CollideError, Pair, QueryStats, Real};
 
@@ -88,8 +88,8 @@ impl BroadPhase for AdjacentSectors {
                 });
             }
             let sector = [
-                (f64::from(b.min().x) * self.inv_size).floor() as i64,
-                (f64::from(b.min().y) * self.inv_size).floor() as i64,
+                floor_i64(f64::from(b.min().x) * self.inv_size),
+                floor_i64(f64::from(b.min().y) * self.inv_size),
             ];
             self.filed.push((sector, index as u32));
         }
@@ -152,8 +152,8 @@ impl BroadPhase for AdjacentSectors {
                     }
                     let home = boxes[i.min(j) as usize].min();
                     let home = [
-                        (f64::from(home.x) * self.inv_size).floor() as i64,
-                        (f64::from(home.y) * self.inv_size).floor() as i64,
+                        floor_i64(f64::from(home.x) * self.inv_size),
+                        floor_i64(f64::from(home.y) * self.inv_size),
                     ];
                     if home == centre {
                         sink.push(Pair::ordered(i, j))?;

@@ -12,7 +12,7 @@
 
 use super::{BroadPhase, check_count};
 use crate::error::{try_fill, try_reserve};
-use crate::math::extent_up;
+use crate::math::{extent_up, floor_i64};
 use crate::pair::PairSink;
 use crate::{Aabb, CollideError, Pair, QueryStats, Real};
 
@@ -145,8 +145,8 @@ fn sector_of(corner: [f64; 2], shift: [f64; 2]) -> [i64; 2] {
     // `as` saturates: far-away corners share an extreme sector and are then
     // tested, never missed.
     [
-        (corner[0] + shift[0]).floor() as i64,
-        (corner[1] + shift[1]).floor() as i64,
+        floor_i64(corner[0] + shift[0]),
+        floor_i64(corner[1] + shift[1]),
     ]
 }
 

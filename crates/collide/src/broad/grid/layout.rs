@@ -13,7 +13,7 @@
 //! shifting a few neighbours instead of the whole array.
 
 use crate::error::{try_fill, try_reserve};
-use crate::math::{ceil_log2, extent_up, pow2};
+use crate::math::{ceil_log2, extent_up, floor_i64, pow2};
 use crate::{Aabb, CollideError, Real, Vec2};
 
 /// One object as the sweeps see it: its box and its handle index.
@@ -134,7 +134,7 @@ pub(crate) const LEVEL_STEP: i32 = 2;
 /// which only merges far-away rows (more tests, never a miss).
 #[inline]
 pub(crate) fn row_key(y: Real, exp: i32) -> i64 {
-    (f64::from(y) * pow2(-exp)).floor() as i64
+    floor_i64(f64::from(y) * pow2(-exp))
 }
 
 /// The exponent slot of an object of height `h` (0 for zero height).
@@ -206,42 +206,17 @@ struct LevelPlan {
 }
 
 impl LevelPlan {
-    fn empty(exp: i32) -> Self {
-        Self {
-            exp,
-            count: 0,
-            row_min: i64::MAX,
-            row_max: i64::MIN,
-            col_min: i64::MAX,
-            col_max: i64::MIN,
-            col_shift: 0,
-            cols: 1,
-            base: 0,
-        }
-    }
-
-    fn include(&mut self, e: &Entry) {
-        let (r, c) = (row_key(e.min_y, self.exp), row_key(e.min_x, self.exp));
-        self.count += 1;
-        self.row_min = self.row_min.min(r);
-        self.row_max = self.row_max.max(r);
-        self.col_min = self.col_min.min(c);
-        self.col_max = self.col_max.max(c);
-    }
-
-    fn merge(&mut self, o: &LevelPlan) {
-        self.count += o.count;
-        self.row_min = self.row_min.min(o.row_min);
-        self.row_max = self.row_max.max(o.row_max);
-        self.col_min = self.col_min.min(o.col_min);
-        self.col_max = self.col_max.max(o.col_max);
-    }
-
     #[inline]
     fn bucket_of(&self, e: &Entry) -> usize {
-        let r = (row_key(e.min_y, self.exp) - self.row_min) as u64;
-        let c = ((i128::from(row_key(e.min_x, self.exp)) - i128::from(self.col_min)) as u128
-            >> self.col_shift) as u64;
+        // In counting mode both ranges are small, so the wrapping
+        // differences are the true (non-negative) offsets.
+        let r = row_key(e.min_y, self.exp).wrapping_sub(self.row_min) as u64;
+        let c = row_key(e.min_x, self.exp).wrapping_sub(self.col_min) as u64;
+        let c = if self.col_shift >= 64 {
+            0
+        } else {
+            c >> self.col_shift
+        };
         (self.base + r * self.cols + c) as usize
     }
 }
@@ -358,26 +333,28 @@ pub(crate) fn split_rows(rows: &[Row], parts: usize) -> Vec<std::ops::Range<usiz
 fn sort_row(es: &mut [Entry], row: &mut Row, moved: impl Fn(u32, usize)) {
     let live_end = es.len() - row.gaps as usize;
     let slice = &mut es[..live_end];
-    let before = |a: &Entry, b: &Entry| a.min_x.total_cmp(&b.min_x).then(a.id.cmp(&b.id)).is_lt();
+    // Stable on min x: within a bin the counting sort kept input order,
+    // and equal min x means equal bin, so ties stay in input order.
     let mut moves = 0usize;
     let budget = 8 * slice.len() + 16;
     let mut gave_up = false;
     for i in 1..slice.len() {
         let e = slice[i];
+        if slice[i - 1].min_x <= e.min_x {
+            continue;
+        }
         let mut j = i;
-        while j > 0 && before(&e, &slice[j - 1]) {
+        while j > 0 && e.min_x < slice[j - 1].min_x {
             slice[j] = slice[j - 1];
             moved(slice[j].id, j);
             j -= 1;
         }
-        if j != i {
-            slice[j] = e;
-            moved(e.id, j);
-            moves += i - j;
-            if moves > budget {
-                gave_up = true;
-                break;
-            }
+        slice[j] = e;
+        moved(e.id, j);
+        moves += i - j;
+        if moves > budget {
+            gave_up = true;
+            break;
         }
     }
     if gave_up {
@@ -473,76 +450,101 @@ impl Layout {
         let chunks = exec.width().clamp(1, n.div_ceil(4096));
         let chunk = |c: usize| c * n / chunks..(c + 1) * n / chunks;
 
-        // Pass 1: heights → level exponents.
+        // Pass 1: each object's height class (kept in `bucket`), the
+        // histogram of classes, and the bounding box of the minimum corners.
+        try_fill(&mut scratch.bucket, n, 0, "grid build buckets")?;
+        let bucket = Disjoint::new(&mut scratch.bucket);
         let parts = exec.map(chunks, |c| {
             let mut hist = [0u32; EXP_SLOTS];
-            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            let mut b = [
+                f32::INFINITY,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NEG_INFINITY,
+            ];
             for i in chunk(c) {
                 let e = src(i);
-                hist[exp_slot(e.height_up())] += 1;
-                lo = lo.min(f64::from(e.min_y));
-                hi = hi.max(f64::from(e.min_y));
+                let slot = exp_slot(e.height_up());
+                hist[slot] += 1;
+                // SAFETY: chunks are disjoint ranges of indices.
+                unsafe { bucket.write(i, slot as u32) };
+                b = [
+                    b[0].min(e.min_x),
+                    b[1].min(e.min_y),
+                    b[2].max(e.min_x),
+                    b[3].max(e.min_y),
+                ];
             }
-            (hist, lo, hi)
+            (hist, b)
         });
         let mut hist_exp = [0u32; EXP_SLOTS];
-        let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for (h, lo, hi) in &parts {
+        let mut corners = [
+            f32::INFINITY,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        for (h, b) in &parts {
             for (t, x) in hist_exp.iter_mut().zip(h) {
                 *t += x;
             }
-            y_lo = y_lo.min(*lo);
-            y_hi = y_hi.max(*hi);
+            corners = [
+                corners[0].min(b[0]),
+                corners[1].min(b[1]),
+                corners[2].max(b[2]),
+                corners[3].max(b[3]),
+            ];
         }
-        self.choose_levels(&hist_exp, n, y_hi - y_lo);
+        self.choose_levels(&hist_exp, n, f64::from(corners[3]) - f64::from(corners[1]));
 
-        // Pass 2: level of each object, and each level's row and column ranges.
-        try_fill(&mut scratch.bucket, n, 0, "grid build buckets")?;
-        let levels = &self.levels;
-        let level_of_slot = &self.level_of_slot;
-        let bucket = Disjoint::new(&mut scratch.bucket);
-        let parts = exec.map(chunks, |c| {
-            let mut plans: Vec<LevelPlan> =
-                levels.iter().map(|l| LevelPlan::empty(l.exp)).collect();
-            for i in chunk(c) {
-                let e = src(i);
-                let l = level_of_slot[exp_slot(e.height_up())] as usize;
-                // SAFETY: chunks are disjoint ranges of indices.
-                unsafe { bucket.write(i, l as u32) };
-                plans[l].include(&e);
-            }
-            plans
-        });
+        // Level geometry from the counts and the corner box: row and column
+        // ranges are those of the box (a superset of the level's own).
         let mut plans: Vec<LevelPlan> = Vec::new();
         try_reserve(&mut plans, self.levels.len(), "grid level plans")?;
-        plans.extend(self.levels.iter().map(|l| LevelPlan::empty(l.exp)));
-        for part in &parts {
-            for (p, q) in plans.iter_mut().zip(part) {
-                p.merge(q);
+        for l in &self.levels {
+            plans.push(LevelPlan {
+                exp: l.exp,
+                count: 0,
+                row_min: row_key(corners[1], l.exp),
+                row_max: row_key(corners[3], l.exp),
+                col_min: row_key(corners[0], l.exp),
+                col_max: row_key(corners[2], l.exp),
+                col_shift: 0,
+                cols: 1,
+                base: 0,
+            });
+        }
+        for (slot, &count) in hist_exp.iter().enumerate() {
+            let l = self.level_of_slot[slot];
+            if l != u8::MAX {
+                plans[l as usize].count += count;
             }
         }
 
-        // Bucket budget: about one bucket per object, so the histogram costs
-        // 4 bytes per object (per chunk) and most buckets hold 0–2 objects.
+        // Bucket budget: every row of every level, plus about one column bin
+        // per object, so the histogram costs a few bytes per object and most
+        // buckets hold 0–2 objects. Worlds whose rows alone exceed it (a few
+        // objects spread over a huge extent) are sorted instead.
+        let all_rows: u128 = plans
+            .iter()
+            .map(|p| (i128::from(p.row_max) - i128::from(p.row_min) + 1) as u128)
+            .sum();
+        let counting = all_rows <= 2 * n as u128 + 1024;
         let mut total: u64 = 0;
-        let mut counting = true;
-        for p in &mut plans {
-            let budget = u64::from(p.count) + 64;
-            let rows = (i128::from(p.row_max) - i128::from(p.row_min) + 1) as u128;
-            if rows > u128::from(budget) {
-                counting = false;
-                break;
+        if counting {
+            for p in &mut plans {
+                let rows = (i128::from(p.row_max) - i128::from(p.row_min) + 1) as u128;
+                let cols = (i128::from(p.col_max) - i128::from(p.col_min) + 1) as u128;
+                let budget = (u128::from(p.count) + 64).max(rows);
+                let mut shift = 0u32;
+                while shift < 127 && rows * (cols >> shift).max(1) > budget {
+                    shift += 1;
+                }
+                p.col_shift = shift;
+                p.cols = ((cols - 1) >> shift) as u64 + 1;
+                p.base = total;
+                total += rows as u64 * p.cols;
             }
-            let rows = rows as u64;
-            let cols = (i128::from(p.col_max) - i128::from(p.col_min) + 1) as u128;
-            let mut shift = 0u32;
-            while shift < 127 && rows as u128 * (cols >> shift).max(1) > u128::from(budget) {
-                shift += 1;
-            }
-            p.col_shift = shift;
-            p.cols = ((cols - 1) >> shift) as u64 + 1;
-            p.base = total;
-            total += rows * p.cols;
         }
 
         let positions = positions.map(Disjoint::new);
@@ -655,6 +657,7 @@ impl Layout {
         E: Exec,
     {
         let chunk = |c: usize| c * n / chunks..(c + 1) * n / chunks;
+        let level_of_slot = &self.level_of_slot;
         let cells = buckets
             .checked_mul(chunks)
             .ok_or(CollideError::OutOfMemory {
@@ -670,8 +673,8 @@ impl Layout {
             let counts = unsafe { hist.slice_mut(c * buckets..(c + 1) * buckets) };
             for i in chunk(c) {
                 let e = src(i);
-                let b = unsafe { bucket.read(i) };
-                let b = plans[b as usize].bucket_of(&e);
+                let slot = unsafe { bucket.read(i) } as usize;
+                let b = plans[level_of_slot[slot] as usize].bucket_of(&e);
                 unsafe { bucket.write(i, b as u32) };
                 counts[b] += 1;
             }
@@ -769,7 +772,7 @@ impl Layout {
         try_reserve(&mut scratch.sort_keys, n, "grid build sort keys")?;
         for i in 0..n {
             let e = src(i);
-            let l = scratch.bucket[i];
+            let l = u32::from(self.level_of_slot[scratch.bucket[i] as usize]);
             let exp = plans[l as usize].exp;
             scratch
                 .sort_keys

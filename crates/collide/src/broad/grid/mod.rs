@@ -606,13 +606,19 @@ impl Grid {
             let mut scratch = std::mem::take(&mut self.sweep_scratch);
             let ctx = self.ctx();
             let filters = &self.filters;
-            let mut sink = PairSink::new(out);
             let rows = 0..ctx.rows.len();
-            let result = if sparse {
+            let result = if keep == Keep::All && filters.is_empty() {
+                let mut fast = sweep::FastOut::new(out);
+                let r = sweep::sweep_rows_all(&ctx, rows, &mut scratch, &mut tests, &mut fast);
+                fast.finish();
+                r
+            } else if sparse {
+                let mut sink = PairSink::new(out);
                 sweep::sweep_moved_rows(&ctx, rows, &mut scratch, &mut tests, &mut |_, a, _, b| {
                     push_pair(&mut sink, filters, a.id, b.id)
                 })
             } else if keep == Keep::EitherMoved {
+                let mut sink = PairSink::new(out);
                 sweep::sweep_rows(&ctx, rows, &mut scratch, &mut tests, &mut |pa, a, pb, b| {
                     if ctx.moved(pa) || ctx.moved(pb) {
                         push_pair(&mut sink, filters, a.id, b.id)
@@ -621,6 +627,7 @@ impl Grid {
                     }
                 })
             } else {
+                let mut sink = PairSink::new(out);
                 sweep::sweep_rows(&ctx, rows, &mut scratch, &mut tests, &mut |_, a, _, b| {
                     push_pair(&mut sink, filters, a.id, b.id)
                 })
@@ -693,8 +700,14 @@ impl Grid {
         let mut run = || -> Result<(), CollideError> {
             for la in a.levels {
                 for lb in b.levels {
-                    // The taller level's rows sweep the shorter level.
-                    if la.exp >= lb.exp {
+                    // The cheaper side's rows sweep the other level.
+                    let a_outer = sweep::prefer_outer(
+                        sweep::level_count(la, a.rows),
+                        la.exp,
+                        sweep::level_count(lb, b.rows),
+                        lb.exp,
+                    );
+                    if a_outer {
                         for row in &a.rows[la.row_start as usize..la.row_end as usize] {
                             sweep::cross(
                                 &a,

@@ -47,9 +47,16 @@ pub(crate) fn find_in_layout(
         .into_par_iter()
         .map(|range| {
             let mut local = Vec::new();
-            let mut sink = PairSink::new(&mut local);
             let mut scratch = Scratch::default();
             let mut tests = 0u64;
+            if !moved_only && filters.is_empty() {
+                let mut fast = sweep::FastOut::new(&mut local);
+                let r = sweep::sweep_rows_all(&ctx, range, &mut scratch, &mut tests, &mut fast);
+                fast.finish();
+                r?;
+                return Ok((local, tests));
+            }
+            let mut sink = PairSink::new(&mut local);
             if sparse {
                 sweep::sweep_moved_rows(
                     &ctx,

@@ -157,19 +157,60 @@ fn rows_in<'a>(inner: &Ctx<'a>, level: &Level, lo: i128, hi: i128) -> (&'a [Row]
     (&rows[first..last], level.row_start as usize + first)
 }
 
-/// `key << d` without overflow, as the band bounds need.
-fn shifted(key: i64, d: u32) -> i128 {
+/// `key · 2^d` rounded down, for either sign of `d`, without overflow (far
+/// beyond `i64` when `d` is large: the band bounds are clamped afterwards).
+fn scaled(key: i64, d: i32) -> i128 {
     if d >= 64 {
         i128::from(key.signum()) << 100
-    } else {
+    } else if d >= 0 {
         i128::from(key) << d
+    } else {
+        i128::from(key >> (-d).min(63))
     }
 }
 
+/// Whether, for levels `a` and `b` (indices into `levels`), the rows of `a`
+/// sweep the rows of `b` (else `b`'s sweep `a`'s). Each object of the outer
+/// level visits the inner rows under its own height, about
+/// `2^(e_outer - e_inner) + 2` of them, so the cheaper side is the one with
+/// fewer objects times rows; a tie goes to the taller level.
+pub(crate) fn is_outer(levels: &[Level], rows: &[Row], a: usize, b: usize) -> bool {
+    let (la, lb) = (levels[a], levels[b]);
+    prefer_outer(
+        level_count(&la, rows),
+        la.exp,
+        level_count(&lb, rows),
+        lb.exp,
+    )
+}
+
+/// Entries (gaps included) of a level.
+pub(crate) fn level_count(l: &Level, rows: &[Row]) -> u128 {
+    if l.row_start == l.row_end {
+        0
+    } else {
+        u128::from(rows[l.row_end as usize - 1].end - rows[l.row_start as usize].start)
+    }
+}
+
+/// [`is_outer`] from counts and row exponents (also across two grids).
+pub(crate) fn prefer_outer(count_a: u128, exp_a: i32, count_b: u128, exp_b: i32) -> bool {
+    let span = |from: i32, to: i32| {
+        if from > to {
+            1u128 << (from - to).min(100)
+        } else {
+            1
+        }
+    };
+    let cost_a = count_a * (span(exp_a, exp_b) + 2);
+    let cost_b = count_b * (span(exp_b, exp_a) + 2);
+    cost_a < cost_b || (cost_a == cost_b && exp_a > exp_b)
+}
+
 /// Sweep 3: an outer row (row height `2^outer_exp`) against the rows of an
-/// inner level no taller (`inner_level.exp <= outer_exp`), possibly of
-/// another grid. `emit` gets (outer pos, outer entry, inner pos, inner
-/// entry). With `only_moved`, only moved outer entries query.
+/// inner level of any height, possibly of another grid. `emit` gets (outer
+/// pos, outer entry, inner pos, inner entry). With `only_moved`, only moved
+/// outer entries query.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cross(
     outer: &Ctx<'_>,
@@ -183,14 +224,23 @@ pub(crate) fn cross(
     emit: &mut impl Emit,
 ) -> Result<(), CollideError> {
     let ek = inner_level.exp;
-    let d = (outer_exp - ek) as u32;
-    // Objects of the outer row have min y in [k·2^e, (k+1)·2^e) and are at
-    // most 2^e tall; inner objects at most 2^ek tall.
-    // Clamped to i64, as the keys themselves saturate: a row key of
-    // i64::MIN holds every object whose true key is lower.
+    let d = outer_exp - ek;
+    // Objects of the outer row have min y in [k·Co, (k+1)·Co) and max y
+    // below (k+2)·Co; inner objects are at most Ci tall, so their rows lie
+    // in [floor(k·Co/Ci) - 1, floor((k+2)·Co/Ci)]. Clamped to i64, as the
+    // keys themselves saturate: a key of i64::MIN holds every object whose
+    // true key is lower.
     let clamp = |k: i128| k.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
-    let lo = clamp(shifted(outer_row.key, d) - 1);
-    let hi = clamp(shifted(outer_row.key.saturating_add(2), d) - 1);
+    // A saturated outer key stands for every key beyond it, so its band is
+    // open on that side.
+    let lo = match outer_row.key {
+        i64::MIN => i128::from(i64::MIN),
+        k => clamp(scaled(k, d) - 1),
+    };
+    let hi = match outer_row.key {
+        i64::MAX => i128::from(i64::MAX),
+        k => clamp(scaled(k.saturating_add(2), d)),
+    };
     let (band, _) = rows_in(inner, inner_level, lo, hi);
     if band.is_empty() {
         return Ok(());
@@ -226,6 +276,153 @@ pub(crate) fn cross(
                 if a.min_x <= b.max_x && b.min_y <= a.max_y && a.min_y <= b.max_y {
                     emit(o_base + i, a, row.start as usize + c + k, b)?;
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends pairs without a branch per candidate: each candidate's pair is
+/// written to the spare capacity, and the length advances by the hit bit.
+pub(crate) struct FastOut<'a> {
+    out: &'a mut Vec<crate::Pair>,
+    len: usize,
+}
+
+/// Writes made per `room` check.
+const BLOCK: usize = 1;
+
+impl<'a> FastOut<'a> {
+    pub(crate) fn new(out: &'a mut Vec<crate::Pair>) -> Self {
+        let len = out.len();
+        Self { out, len }
+    }
+
+    /// Makes room for one more block of writes.
+    #[inline]
+    fn room(&mut self) -> Result<(), CollideError> {
+        if self.out.capacity() - self.len < BLOCK {
+            // SAFETY: positions below `len` were all written (see `put`).
+            unsafe { self.out.set_len(self.len) };
+            let extra = self.out.capacity().max(1024);
+            crate::error::try_reserve(self.out, extra, "pair output")?;
+        }
+        Ok(())
+    }
+
+    /// Writes `p` at the end; keeps it if `keep`. Needs `room` first (at
+    /// most `BLOCK` writes per `room`).
+    #[inline(always)]
+    fn put(&mut self, p: crate::Pair, keep: bool) {
+        debug_assert!(self.len < self.out.capacity());
+        // SAFETY: `room` guaranteed capacity beyond `len`; the slot is
+        // inside the allocation and a plain `Copy` value is written.
+        unsafe { self.out.as_mut_ptr().add(self.len).write(p) };
+        self.len += usize::from(keep);
+    }
+
+    /// A checked push, for the generic paths that share this output.
+    pub(crate) fn push(&mut self, p: crate::Pair) -> Result<(), CollideError> {
+        self.room()?;
+        self.put(p, true);
+        Ok(())
+    }
+
+    pub(crate) fn finish(self) {
+        // SAFETY: positions below `len` were all written.
+        unsafe { self.out.set_len(self.len) };
+    }
+}
+
+/// Sweeps 1 and 2 for every pair; the only branch per candidate is the
+/// window's end, the hit itself is branch-free (see [`FastOut`]).
+fn rows_all_fast(
+    es: &[Entry],
+    ups: Option<(&[Entry], Real)>,
+    tests: &mut u64,
+    out: &mut FastOut<'_>,
+) -> Result<(), CollideError> {
+    let n = es.len();
+    let mut cursor = 0usize;
+    let mut count = 0u64;
+    for i in 0..n {
+        let a = es[i];
+        if a.is_gap() {
+            continue;
+        }
+        // Own row, forward: candidates start before `a` ends.
+        let mut j = i + 1;
+        while j < n {
+            let b = es[j];
+            if b.min_x > a.max_x {
+                break;
+            }
+            out.room()?;
+            let hit = (b.min_y <= a.max_y) & (a.min_y <= b.max_y);
+            out.put(crate::Pair::ordered(a.id, b.id), hit);
+            j += 1;
+        }
+        count += (j - i - 1) as u64;
+        // Next row: candidates in [a.min_x - max_w, a.max_x].
+        let Some((ups, max_w)) = ups else { continue };
+        let from = reach_back(a.min_x, max_w);
+        while cursor < ups.len() && ups[cursor].min_x < from {
+            cursor += 1;
+        }
+        let mut j = cursor;
+        while j < ups.len() {
+            let b = ups[j];
+            if b.min_x > a.max_x {
+                break;
+            }
+            out.room()?;
+            let hit = (a.min_x <= b.max_x) & (b.min_y <= a.max_y) & (a.min_y <= b.max_y);
+            out.put(crate::Pair::ordered(a.id, b.id), hit);
+            j += 1;
+        }
+        count += (j - cursor) as u64;
+    }
+    *tests += count;
+    Ok(())
+}
+
+/// All three sweeps for `row_range` with every pair kept and no filter:
+/// the fast path of a plain `find_all_pairs`. Same pairs as [`sweep_rows`]
+/// with an emit that keeps everything (in another fixed order: each entry's
+/// own-row and next-row windows together).
+pub(crate) fn sweep_rows_all(
+    ctx: &Ctx<'_>,
+    row_range: std::ops::Range<usize>,
+    scratch: &mut Scratch,
+    tests: &mut u64,
+    out: &mut FastOut<'_>,
+) -> Result<(), CollideError> {
+    let mut li = ctx
+        .levels
+        .partition_point(|l| (l.row_end as usize) <= row_range.start);
+    for ri in row_range {
+        while ctx.levels[li].row_end as usize <= ri {
+            li += 1;
+        }
+        let level = ctx.levels[li];
+        let row = &ctx.rows[ri];
+        let next = (ri + 1 < level.row_end as usize
+            && ctx.rows[ri + 1].key == row.key.wrapping_add(1))
+        .then(|| (ctx.row_entries(&ctx.rows[ri + 1]), ctx.rows[ri + 1].max_w));
+        rows_all_fast(ctx.row_entries(row), next, tests, out)?;
+        for (lo, other) in ctx.levels.iter().enumerate() {
+            if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
+                cross(
+                    ctx,
+                    row,
+                    level.exp,
+                    ctx,
+                    other,
+                    false,
+                    scratch,
+                    tests,
+                    &mut |_, a, _, b| out.push(crate::Pair::ordered(a.id, b.id)),
+                )?;
             }
         }
     }
@@ -281,8 +478,10 @@ pub(crate) fn sweep_rows(
         if ri + 1 < level.row_end as usize && ctx.rows[ri + 1].key == row.key.wrapping_add(1) {
             next_row(ctx, row, &ctx.rows[ri + 1], tests, emit)?;
         }
-        for fine in &ctx.levels[..li] {
-            cross(ctx, row, level.exp, ctx, fine, false, scratch, tests, emit)?;
+        for (lo, other) in ctx.levels.iter().enumerate() {
+            if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
+                cross(ctx, row, level.exp, ctx, other, false, scratch, tests, emit)?;
+            }
         }
     }
     Ok(())
@@ -359,21 +558,26 @@ pub(crate) fn sweep_moved_rows(
                     j += 1;
                 }
             }
-            // Coarser levels: only still partners (a moved coarse partner
-            // finds this one from its side).
-            for coarse in &ctx.levels[li + 1..] {
-                query_level(ctx, coarse, &a, tests, |q, b| {
-                    if ctx.moved(q) {
-                        Ok(())
-                    } else {
-                        emit(p, &a, q, b)
-                    }
-                })?;
+            // Levels whose rows sweep this one's: only still partners (a
+            // moved partner there finds this one from its side).
+            for (lo, other) in ctx.levels.iter().enumerate() {
+                if lo != li && !is_outer(ctx.levels, ctx.rows, li, lo) {
+                    query_level(ctx, other, &a, tests, |q, b| {
+                        if ctx.moved(q) {
+                            Ok(())
+                        } else {
+                            emit(p, &a, q, b)
+                        }
+                    })?;
+                }
             }
         }
-        // Finer levels: every partner, from the moved entries of this row.
-        for fine in &ctx.levels[..li] {
-            cross(ctx, row, level.exp, ctx, fine, true, scratch, tests, emit)?;
+        // Levels this one's rows sweep: every partner, from the moved
+        // entries of this row.
+        for (lo, other) in ctx.levels.iter().enumerate() {
+            if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
+                cross(ctx, row, level.exp, ctx, other, true, scratch, tests, emit)?;
+            }
         }
     }
     Ok(())

@@ -1,0 +1,99 @@
+//! broccoli 6.3: a KD-tree / sweep-and-prune hybrid, rebuilt every frame
+//! (as it is meant to be).
+
+use broccoli::aabb::Rect;
+use broccoli::rect;
+use collide::{Aabb, Pair};
+
+use super::{Engine, FrameStats};
+use crate::workloads::World;
+
+fn to_rect(b: &Aabb) -> Rect<f32> {
+    rect(b.min().x, b.max().x, b.min().y, b.max().y)
+}
+
+struct Rebuild {
+    bots: Vec<(Rect<f32>, u32)>,
+}
+
+impl Engine for Rebuild {
+    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn frame(
+        &mut self,
+        boxes: &[Aabb],
+        _: &[Aabb],
+        _: &[u32],
+        out: &mut Vec<Pair>,
+    ) -> anyhow::Result<FrameStats> {
+        self.bots.clear();
+        self.bots.extend(
+            boxes
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (to_rect(b), i as u32)),
+        );
+        let mut tree = broccoli::Tree::new(&mut self.bots);
+        tree.find_colliding_pairs(|a, b| {
+            out.push(Pair::ordered(*a.unpack_inner(), *b.unpack_inner()));
+        });
+        Ok(FrameStats::default())
+    }
+}
+
+pub fn rebuild() -> Box<dyn Engine> {
+    Box::new(Rebuild { bots: Vec::new() })
+}
+
+struct Between {
+    a: Vec<(Rect<f32>, u32)>,
+    b: Vec<(Rect<f32>, u32)>,
+}
+
+impl Engine for Between {
+    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn frame(
+        &mut self,
+        boxes: &[Aabb],
+        others: &[Aabb],
+        _: &[u32],
+        out: &mut Vec<Pair>,
+    ) -> anyhow::Result<FrameStats> {
+        self.a.clear();
+        self.a.extend(
+            boxes
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (to_rect(b), i as u32)),
+        );
+        self.b.clear();
+        self.b.extend(
+            others
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (to_rect(b), i as u32)),
+        );
+        // The tree around the bigger set, as broccoli's docs advise.
+        let mut big = broccoli::Tree::new(&mut self.b);
+        let mut small = broccoli::Tree::new(&mut self.a);
+        big.find_colliding_pairs_with(&mut small, |y, x| {
+            out.push(Pair {
+                a: *x.unpack_inner(),
+                b: *y.unpack_inner(),
+            });
+        });
+        Ok(FrameStats::default())
+    }
+}
+
+pub fn between() -> Box<dyn Engine> {
+    Box::new(Between {
+        a: Vec::new(),
+        b: Vec::new(),
+    })
+}
