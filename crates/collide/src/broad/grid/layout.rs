@@ -125,9 +125,9 @@ pub(crate) const EXP_MIN: i32 = -150;
 pub(crate) const EXP_MAX: i32 = 130;
 const EXP_SLOTS: usize = (EXP_MAX - EXP_MIN + 1) as usize;
 
-/// Adjacent levels differ by a factor `2^LEVEL_STEP` in row height.
+/// A level holds objects down to `2^-LEVEL_SPAN` of its row height.
 /// Measured on the mixed-size workloads: see the crate README.
-pub(crate) const LEVEL_STEP: i32 = 2;
+pub(crate) const LEVEL_SPAN: i32 = 3;
 
 /// Row of `y` in a level of row height `2^exp`. Exact (a power-of-two scale
 /// of an `f32` is exact in `f64`) and monotone; saturates at `i64`'s ends,
@@ -185,7 +185,7 @@ pub(crate) struct BuildScratch {
 
 impl BuildScratch {
     pub(crate) fn bytes(&self) -> usize {
-        self.bucket.capacity() * 4 + self.hist.capacity() * 4 + self.sort_keys.capacity() * 24
+        (self.bucket.capacity() + self.hist.capacity()) * 4 + self.sort_keys.capacity() * 24
     }
 }
 
@@ -328,9 +328,9 @@ pub(crate) fn split_rows(rows: &[Row], parts: usize) -> Vec<std::ops::Range<usiz
     out
 }
 
-/// Sorts one row (`es` are its entries) as [`Layout::sort_rows`] describes;
+/// Sorts one row (`es` are its entries) as [`Layout::finish_rows`] describes;
 /// `moved(id, offset)` hears of every entry that changed place.
-fn sort_row(es: &mut [Entry], row: &mut Row, moved: impl Fn(u32, usize)) {
+fn sort_row(es: &mut [Entry], row: &Row, moved: impl Fn(u32, usize)) {
     let live_end = es.len() - row.gaps as usize;
     let slice = &mut es[..live_end];
     // Stable on min x: within a bin the counting sort kept input order,
@@ -363,13 +363,19 @@ fn sort_row(es: &mut [Entry], row: &mut Row, moved: impl Fn(u32, usize)) {
             moved(e.id, k);
         }
     }
+}
+
+/// Sets the row's `max_w` from its live prefix and turns its tail slots into
+/// gaps that sort after the last live entry.
+fn finish_row(es: &mut [Entry], row: &mut Row) {
+    let live_end = es.len() - row.gaps as usize;
+    // The largest rounded width, then one ulp up, bounds every true width.
     let mut w: Real = 0.0;
-    for e in slice.iter() {
-        w = w.max(e.width_up());
+    for e in &es[..live_end] {
+        w = w.max(e.max_x - e.min_x);
     }
-    row.max_w = w;
-    // Tail gap slots sort after the last live entry.
-    let last_x = slice.last().map_or(0.0, |e| e.min_x);
+    row.max_w = w.next_up();
+    let last_x = es[..live_end].last().map_or(0.0, |e| e.min_x);
     for g in &mut es[live_end..] {
         *g = Entry::gap(last_x);
     }
@@ -548,7 +554,7 @@ impl Layout {
         }
 
         let positions = positions.map(Disjoint::new);
-        if counting {
+        let sorted = if counting {
             self.place_by_counting(
                 n,
                 &src,
@@ -560,10 +566,12 @@ impl Layout {
                 chunks,
                 positions,
             )?;
+            false
         } else {
             self.place_by_sorting(n, &src, &plans, gaps, scratch, positions)?;
-        }
-        self.sort_rows(exec, positions);
+            true
+        };
+        self.finish_rows(exec, positions, sorted);
         if gaps {
             self.spread_gaps();
         }
@@ -571,37 +579,64 @@ impl Layout {
         Ok(())
     }
 
-    /// Picks the level exponents from the histogram of object heights:
-    /// from the tallest down in steps of [`LEVEL_STEP`], keeping only those
-    /// that receive objects.
+    /// Picks the level exponents from the histogram of object heights.
+    ///
+    /// A level costs every object of another level a few row seeks, while
+    /// an object in a row up to `2^LEVEL_SPAN` times its height costs only a
+    /// few more candidate tests; so levels are few. The most populous height
+    /// class anchors one level (its rows just fit it); classes up to
+    /// `LEVEL_SPAN` steps below it join it; the rest are grouped in spans of
+    /// `LEVEL_SPAN` below and above, each level as tall as its tallest class.
     fn choose_levels(&mut self, hist_exp: &[u32; EXP_SLOTS], n: usize, y_span: f64) {
-        let present = |s: usize| hist_exp[s] > 0;
-        let top = (1..EXP_SLOTS).rev().find(|&s| present(s));
-        let bottom = (1..EXP_SLOTS).find(|&s| present(s));
-        let (top, bottom) = match (top, bottom) {
-            (Some(t), Some(b)) => (t as i32 + EXP_MIN, b as i32 + EXP_MIN),
-            _ => {
-                // Only zero-height objects: rows sized so that about four
-                // objects share a row on average.
-                let guess = if y_span > 0.0 && n > 0 {
-                    ceil_log2((y_span * 4.0 / n as f64).max(f64::MIN_POSITIVE))
-                } else {
-                    0
-                };
-                let e = guess.clamp(EXP_MIN + 1, EXP_MAX);
-                (e, e)
-            }
-        };
+        let present: Vec<i32> = (1..EXP_SLOTS)
+            .filter(|&s| hist_exp[s] > 0)
+            .map(|s| s as i32 + EXP_MIN)
+            .collect();
         let mut exps = Vec::new();
-        let mut e = top;
-        loop {
-            exps.push(e);
-            if e <= bottom {
-                break;
+        if present.is_empty() {
+            // Only zero-height objects: rows sized so that about four
+            // objects share a row on average.
+            let guess = if y_span > 0.0 && n > 0 {
+                ceil_log2((y_span * 4.0 / n as f64).max(f64::MIN_POSITIVE))
+            } else {
+                0
+            };
+            exps.push(guess.clamp(EXP_MIN + 1, EXP_MAX));
+        } else {
+            let count = |e: i32| hist_exp[(e - EXP_MIN) as usize];
+            let anchor = present
+                .iter()
+                .copied()
+                .max_by_key(|&e| (count(e), e))
+                .unwrap_or(present[0]);
+            // Below the anchor: from the top down, each level spans
+            // LEVEL_SPAN classes under its exponent.
+            let mut top = anchor;
+            for &e in present.iter().rev().filter(|&&e| e <= anchor) {
+                if top - e > LEVEL_SPAN {
+                    exps.push(top);
+                    top = e;
+                }
             }
-            e -= LEVEL_STEP;
+            exps.push(top);
+            // Above: from the bottom up, each group of LEVEL_SPAN + 1
+            // classes becomes a level as tall as its tallest member.
+            let mut group: Option<(i32, i32)> = None; // (first class, tallest)
+            for &e in present.iter().filter(|&&e| e > anchor) {
+                group = match group {
+                    Some((first, _)) if e - first <= LEVEL_SPAN => Some((first, e)),
+                    Some((_, tallest)) => {
+                        exps.push(tallest);
+                        Some((e, e))
+                    }
+                    None => Some((e, e)),
+                };
+            }
+            if let Some((_, tallest)) = group {
+                exps.push(tallest);
+            }
+            exps.sort_unstable();
         }
-        exps.reverse();
         // Map each slot to the smallest level exponent at or above it.
         let mut counts = vec![0u32; exps.len()];
         for s in 0..EXP_SLOTS {
@@ -852,12 +887,11 @@ impl Layout {
         Ok(())
     }
 
-    /// Sorts each row's live prefix by (min x, id), sets its `max_w`, and
-    /// marks its tail slots as gaps. Rows come out of the counting sort
-    /// nearly sorted (column bins hold one or two objects), so insertion sort
-    /// does little work; a row that turns out badly shuffled is finished by
-    /// the library sort. Groups of rows run on `exec`.
-    fn sort_rows<E: Exec>(&mut self, exec: &E, positions: Option<Disjoint<u32>>) {
+    /// Sets each row's `max_w` and marks its tail slots as gaps; unless the
+    /// rows are `sorted` already, first sorts each row's live prefix by min
+    /// x (insertion sort: the counting sort leaves them nearly sorted).
+    /// Groups of rows run on `exec`.
+    fn finish_rows<E: Exec>(&mut self, exec: &E, positions: Option<Disjoint<u32>>, sorted: bool) {
         let groups = split_rows(&self.rows, exec.width() * 4);
         let entries = Disjoint::new(&mut self.entries);
         let rows = Disjoint::new(&mut self.rows);
@@ -874,7 +908,10 @@ impl Layout {
                         unsafe { positions.write(id as usize, start + k as u32) };
                     }
                 };
-                sort_row(es, row, moved);
+                if !sorted {
+                    sort_row(es, row, moved);
+                }
+                finish_row(es, row);
             }
         });
     }

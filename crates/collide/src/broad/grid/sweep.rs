@@ -284,40 +284,53 @@ pub(crate) fn cross(
 
 /// Appends pairs without a branch per candidate: each candidate's pair is
 /// written to the spare capacity, and the length advances by the hit bit.
+/// Buffer pointer and capacity are cached here, so the room check is a
+/// register compare.
 pub(crate) struct FastOut<'a> {
     out: &'a mut Vec<crate::Pair>,
+    ptr: *mut crate::Pair,
+    cap: usize,
     len: usize,
 }
 
-/// Writes made per `room` check.
-const BLOCK: usize = 1;
-
 impl<'a> FastOut<'a> {
     pub(crate) fn new(out: &'a mut Vec<crate::Pair>) -> Self {
-        let len = out.len();
-        Self { out, len }
+        Self {
+            ptr: out.as_mut_ptr(),
+            cap: out.capacity(),
+            len: out.len(),
+            out,
+        }
     }
 
-    /// Makes room for one more block of writes.
-    #[inline]
+    /// Makes room for one more write.
+    #[inline(always)]
     fn room(&mut self) -> Result<(), CollideError> {
-        if self.out.capacity() - self.len < BLOCK {
-            // SAFETY: positions below `len` were all written (see `put`).
-            unsafe { self.out.set_len(self.len) };
-            let extra = self.out.capacity().max(1024);
-            crate::error::try_reserve(self.out, extra, "pair output")?;
+        if self.len == self.cap {
+            self.grow()
+        } else {
+            Ok(())
         }
+    }
+
+    #[cold]
+    fn grow(&mut self) -> Result<(), CollideError> {
+        // SAFETY: positions below `len` were all written (see `put`).
+        unsafe { self.out.set_len(self.len) };
+        let extra = self.out.capacity().max(1024);
+        crate::error::try_reserve(self.out, extra, "pair output")?;
+        self.ptr = self.out.as_mut_ptr();
+        self.cap = self.out.capacity();
         Ok(())
     }
 
-    /// Writes `p` at the end; keeps it if `keep`. Needs `room` first (at
-    /// most `BLOCK` writes per `room`).
+    /// Writes `p` at the end; keeps it if `keep`. Needs `room` first.
     #[inline(always)]
     fn put(&mut self, p: crate::Pair, keep: bool) {
-        debug_assert!(self.len < self.out.capacity());
-        // SAFETY: `room` guaranteed capacity beyond `len`; the slot is
-        // inside the allocation and a plain `Copy` value is written.
-        unsafe { self.out.as_mut_ptr().add(self.len).write(p) };
+        debug_assert!(self.len < self.cap);
+        // SAFETY: `room` guaranteed `len < cap`; the slot is inside the
+        // allocation and a plain `Copy` value is written.
+        unsafe { self.ptr.add(self.len).write(p) };
         self.len += usize::from(keep);
     }
 
