@@ -2,45 +2,10 @@
 //! figures beside his 1994 ones, his duplicate reports, and his 20× analysis
 //! of four shifts against the 9-sector method, measured.
 
-use std::time::{Duration, Instant};
-
-use collide::moertel::{self, CRand, CYCLE_LENGTH, RESULTS_1994};
-use collide::{AdjacentSectors, BroadPhase, Grid, Pair, SectorMode, Sectors};
+use collide::moertel::{self, CRand, RESULTS_1994, run_experiment};
+use collide::{AdjacentSectors, BroadPhase, Grid, SectorMode, Sectors};
 
 use crate::workloads::Rng;
-
-/// His `_RunExperiment(n)` for one method: complete checks per second,
-/// re-randomising every `CYCLE_LENGTH` checks outside the timed time.
-/// Each check marks the colliding objects, as his `gCollisionArray`.
-fn checks_per_second(
-    bp: &mut dyn BroadPhase,
-    n: usize,
-    seconds: f64,
-    seed: u32,
-) -> anyhow::Result<f64> {
-    let mut rng = CRand::new(seed);
-    let mut pairs: Vec<Pair> = Vec::with_capacity(4 * n);
-    let mut collided = vec![false; n];
-    let budget = Duration::from_secs_f64(seconds);
-    let mut spent = Duration::ZERO;
-    let mut iterations = 0u64;
-    while spent < budget {
-        let boxes = moertel::random_sprites(&mut rng, n);
-        let t0 = Instant::now();
-        for _ in 0..CYCLE_LENGTH {
-            collided.fill(false);
-            pairs.clear();
-            bp.find_pairs(&boxes, &mut pairs)?;
-            for p in &pairs {
-                collided[p.a as usize] = true;
-                collided[p.b as usize] = true;
-            }
-            iterations += 1;
-        }
-        spent += t0.elapsed();
-    }
-    Ok(iterations as f64 / spent.as_secs_f64())
-}
 
 pub struct TableRow {
     pub objects: usize,
@@ -55,20 +20,21 @@ pub fn table(seconds: f64) -> anyhow::Result<Vec<TableRow>> {
     let mut rows = Vec::new();
     for &(n, m68k, ppc) in &RESULTS_1994 {
         let mut today = Vec::new();
-        let mut raw = Sectors::new(moertel::SECTOR_SIZE, SectorMode::Raw)?;
-        today.push((
-            "sectors-raw",
-            checks_per_second(&mut raw, n, seconds, 1994)?,
-        ));
-        let mut exact = Sectors::new(moertel::SECTOR_SIZE, SectorMode::Exact)?;
-        today.push((
-            "sectors-exact",
-            checks_per_second(&mut exact, n, seconds, 1994)?,
-        ));
-        today.push((
-            "grid",
-            checks_per_second(&mut Grid::new(), n, seconds, 1994)?,
-        ));
+        let mut methods: [(&'static str, Box<dyn BroadPhase>); 3] = [
+            (
+                "sectors-raw",
+                Box::new(Sectors::new(moertel::SECTOR_SIZE, SectorMode::Raw)?),
+            ),
+            (
+                "sectors-exact",
+                Box::new(Sectors::new(moertel::SECTOR_SIZE, SectorMode::Exact)?),
+            ),
+            ("grid", Box::new(Grid::new())),
+        ];
+        for (name, bp) in &mut methods {
+            let e = run_experiment(bp.as_mut(), n, seconds, &mut CRand::new(1994))?;
+            today.push((*name, e.checks_per_second()));
+        }
         rows.push(TableRow {
             objects: n,
             his_68040: m68k,

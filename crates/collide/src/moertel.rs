@@ -6,7 +6,9 @@
 //! are `[x, x+29]` (the last pixel), which makes [`Aabb::intersects`] his
 //! `|dx| < 30 && |dy| < 30` exactly.
 
-use crate::Aabb;
+use std::time::{Duration, Instant};
+
+use crate::{Aabb, BroadPhase, CollideError, Pair};
 
 /// Screen width in pixels (`kScreenWidth`).
 pub const SCREEN_WIDTH: i32 = 640;
@@ -77,6 +79,68 @@ pub fn sprite(x: i32, y: i32) -> Aabb {
         // Integer pixel coordinates are finite and ordered.
         Err(_) => unreachable!("sprite corners are finite and ordered"),
     }
+}
+
+/// What [`run_experiment`] measured.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    /// Complete checks of all objects performed.
+    pub checks: u64,
+    /// Time spent in them (re-randomising not counted).
+    pub seconds: f64,
+    /// The boxes of the last check.
+    pub last: Vec<Aabb>,
+    /// Per box of the last check: whether it collided (his `gCollisionArray`).
+    pub collided: Vec<bool>,
+}
+
+impl Experiment {
+    /// His figure of merit: complete checks per second.
+    pub fn checks_per_second(&self) -> f64 {
+        self.checks as f64 / self.seconds.max(f64::MIN_POSITIVE)
+    }
+}
+
+/// His `_RunExperiment(n)` for one broad phase: checks `n` random sprites
+/// over and over for about `seconds`, re-randomising every
+/// [`CYCLE_LENGTH`] checks outside the timed time; each check clears and
+/// fills the collision array from the reported pairs.
+///
+/// # Errors
+/// Whatever the broad phase returns.
+pub fn run_experiment(
+    bp: &mut dyn BroadPhase,
+    n: usize,
+    seconds: f64,
+    rng: &mut CRand,
+) -> Result<Experiment, CollideError> {
+    let mut pairs: Vec<Pair> = Vec::with_capacity(4 * n);
+    let mut collided = vec![false; n];
+    let budget = Duration::from_secs_f64(seconds.max(0.0));
+    let mut spent = Duration::ZERO;
+    let mut checks = 0u64;
+    let mut boxes = Vec::new();
+    while spent < budget || checks == 0 {
+        boxes = random_sprites(rng, n);
+        let t0 = Instant::now();
+        for _ in 0..CYCLE_LENGTH {
+            collided.fill(false);
+            pairs.clear();
+            bp.find_pairs(&boxes, &mut pairs)?;
+            for p in &pairs {
+                collided[p.a as usize] = true;
+                collided[p.b as usize] = true;
+            }
+            checks += 1;
+        }
+        spent += t0.elapsed();
+    }
+    Ok(Experiment {
+        checks,
+        seconds: spent.as_secs_f64(),
+        last: boxes,
+        collided,
+    })
 }
 
 #[cfg(test)]
