@@ -534,3 +534,48 @@ fn print_goals(all: &[Measurement]) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every engine, on a small world of every family, reports the
+    /// reference's pair count in every frame (a correctness check of the
+    /// harness and the peers' use, not a timing).
+    #[test]
+    fn every_engine_agrees_with_the_reference() {
+        let families = [
+            Family::Dense,
+            Family::Sparse,
+            Family::Mixed,
+            Family::HeavyTailed,
+            Family::Clustered,
+            Family::Thin,
+            Family::Bipartite,
+            Family::Motion10,
+            Family::Motion100,
+        ];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for family in families {
+            let world = workloads::generate(family, 1500, 7);
+            let frames = 3;
+            let (refs, _) = references(&world, frames).unwrap();
+            assert!(refs[0].0 > 0, "{family:?}: the world has collisions");
+            for spec in engines::for_world(&world).into_iter().flatten() {
+                let m = pool
+                    .install(|| measure(&spec, &world, &refs, frames, 1))
+                    .unwrap();
+                assert!(
+                    m.ok,
+                    "{} on {family:?}: {} pairs, reference {:?}",
+                    spec.name,
+                    m.pairs,
+                    refs.last()
+                );
+            }
+        }
+    }
+}

@@ -55,6 +55,7 @@ pub enum Family {
     /// Lasers and walls: half 10–300 × 1–3 px, half 1–3 × 10–300 px; 6,144 px² per object.
     Thin,
     /// 1,500 players (30×30) against 50,000 bullets (4×4); pairs between the sets only.
+    /// (At other sizes, the same proportions.)
     Bipartite,
     /// Dense, with 10% of objects moving up to 2 px per frame.
     Motion10,
@@ -207,7 +208,9 @@ pub fn generate(family: Family, n: usize, seed: u64) -> World {
                 .collect()
         }
         Family::Bipartite => {
-            let (players, bullets) = (1500, 50_000);
+            // 1,500 against 50,000 at n = 51,500; the same proportions below.
+            let players = (n * 1500 / 51_500).max(1);
+            let bullets = n.saturating_sub(players);
             let side = side(players + bullets, 1536.0);
             others = (0..bullets)
                 .map(|_| bx(rng.range(0.0, side), rng.range(0.0, side), 4.0, 4.0))

@@ -3,6 +3,8 @@
 //!
 //! Case count: proptest's default (256) or `PROPTEST_CASES`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on failure
+
 mod common;
 
 use collide::{

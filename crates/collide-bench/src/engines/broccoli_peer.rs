@@ -2,6 +2,7 @@
 //! (as it is meant to be).
 
 use broccoli::aabb::Rect;
+use broccoli::aabb::pin::AabbPin;
 use broccoli::rect;
 use collide::{Aabb, Pair};
 
@@ -78,15 +79,19 @@ impl Engine for Between {
                 .enumerate()
                 .map(|(i, b)| (to_rect(b), i as u32)),
         );
-        // The tree around the bigger set, as broccoli's docs advise.
+        // The tree around the bigger set, as broccoli's docs advise; one
+        // intersection query per element of the smaller set. (Its
+        // `find_colliding_pairs_with` is not used: in 6.3 it goes through
+        // `find_all_in_rect`, which tests containment, and misses pairs.)
         let mut big = broccoli::Tree::new(&mut self.b);
-        let mut small = broccoli::Tree::new(&mut self.a);
-        big.find_colliding_pairs_with(&mut small, |y, x| {
-            out.push(Pair {
-                a: *x.unpack_inner(),
-                b: *y.unpack_inner(),
+        for a in self.a.iter_mut() {
+            big.find_all_intersect_rect(AabbPin::from_mut(a), |x, y| {
+                out.push(Pair {
+                    a: *x.unpack_inner(),
+                    b: *y.unpack_inner(),
+                });
             });
-        });
+        }
         Ok(FrameStats::default())
     }
 }

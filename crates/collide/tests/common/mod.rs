@@ -1,7 +1,7 @@
 //! Random worlds for the property tests: one strategy per workload family of
 //! the benchmark, plus the edge families (cell borders, touching edges,
 //! identical objects, huge and tiny coordinates).
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use collide::{Aabb, BroadPhase, BruteForce, Pair};
 use proptest::collection::vec;

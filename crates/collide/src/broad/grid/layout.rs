@@ -639,11 +639,11 @@ impl Layout {
         }
         // Map each slot to the smallest level exponent at or above it.
         let mut counts = vec![0u32; exps.len()];
-        for s in 0..EXP_SLOTS {
+        for (s, (level, &count)) in self.level_of_slot.iter_mut().zip(hist_exp).enumerate() {
             let exp = if s == 0 { exps[0] } else { s as i32 + EXP_MIN };
-            self.level_of_slot[s] = match exps.iter().position(|&x| x >= exp) {
+            *level = match exps.iter().position(|&x| x >= exp) {
                 Some(l) => {
-                    counts[l] += hist_exp[s];
+                    counts[l] += count;
                     l as u8
                 }
                 None => u8::MAX,

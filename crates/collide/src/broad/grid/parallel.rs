@@ -89,10 +89,8 @@ pub(crate) fn find_in_layout(
         .collect();
     let mut tests = 0u64;
     let mut total = 0usize;
-    for part in &parts {
-        if let Ok((v, _)) = part {
-            total += v.len();
-        }
+    for (v, _) in parts.iter().flatten() {
+        total += v.len();
     }
     try_reserve(out, total, "pair output")?;
     for part in parts {
