@@ -179,13 +179,16 @@ pub(crate) struct BuildScratch {
     bucket: Vec<u32>,
     /// Per bucket: count, then running position.
     hist: Vec<u32>,
+    /// Per row of the bucket space: live count, then first position.
+    row_start: Vec<u32>,
     /// Fallback sort keys for worlds too sparse for counting: (level, row, x order, source).
     sort_keys: Vec<(u32, i64, u32, u32)>,
 }
 
 impl BuildScratch {
     pub(crate) fn bytes(&self) -> usize {
-        (self.bucket.capacity() + self.hist.capacity()) * 4 + self.sort_keys.capacity() * 24
+        (self.bucket.capacity() + self.hist.capacity() + self.row_start.capacity()) * 4
+            + self.sort_keys.capacity() * 24
     }
 }
 
@@ -303,6 +306,15 @@ impl<T> Disjoint<T> {
             std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.end - range.start)
         }
     }
+}
+
+/// Splits `0..n` into at most `parts` contiguous ranges of equal size.
+fn split_even(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let parts = parts.clamp(1, n.max(1));
+    (0..parts)
+        .map(|k| k * n / parts..(k + 1) * n / parts)
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// Splits `rows` into at most `parts` contiguous runs of about equal entry
@@ -715,51 +727,60 @@ impl Layout {
             }
         });
         // Prefix sums, bucket by bucket and chunk by chunk (so that each
-        // bucket keeps the input order), recording rows; each row's gap
-        // slots go at its end.
-        let mut pos: u64 = 0;
-        let mut row_count = 0usize;
+        // bucket keeps the input order); each row's gap slots go at its
+        // end. Rows are independent but for their start, so: live count per
+        // row (in parallel), row starts (serial, one step per row), then the
+        // bucket starts inside each row (in parallel).
+        // Dense row d of the bucket space: level `l` and row offset `r`.
+        let mut level_first_row: Vec<usize> = Vec::new();
+        try_reserve(&mut level_first_row, plans.len() + 1, "grid level plans")?;
+        let mut dense = 0usize;
         for p in plans {
-            let rows = (p.row_max - p.row_min) as u64 + 1;
-            for r in 0..rows {
-                let first = (p.base + r * p.cols) as usize;
-                let live: u64 = (first..first + p.cols as usize)
-                    .flat_map(|b| (0..chunks).map(move |c| c * buckets + b))
-                    .map(|k| u64::from(scratch.hist[k]))
-                    .sum();
-                if live > 0 {
-                    row_count += 1;
-                }
-            }
+            level_first_row.push(dense);
+            dense += (p.row_max - p.row_min) as usize + 1;
         }
-        try_reserve(&mut self.rows, row_count, "grid rows")?;
+        level_first_row.push(dense);
+        let locate = |d: usize| {
+            let l = level_first_row.partition_point(|&f| f <= d) - 1;
+            (l, (d - level_first_row[l]) as u64)
+        };
+        let groups = split_even(dense, exec.width() * 4);
+        try_fill(&mut scratch.row_start, dense, 0, "grid rows")?;
+        let row_start = Disjoint::new(&mut scratch.row_start);
+        let hist = &scratch.hist;
+        exec.map(groups.len(), |g| {
+            for d in groups[g].clone() {
+                let (l, r) = locate(d);
+                let p = &plans[l];
+                let first = (p.base + r * p.cols) as usize;
+                let live: u32 = (first..first + p.cols as usize)
+                    .map(|b| (0..chunks).map(|c| hist[c * buckets + b]).sum::<u32>())
+                    .sum();
+                // SAFETY: groups are disjoint ranges of rows.
+                unsafe { row_start.write(d, live) };
+            }
+        });
+        let mut pos: u64 = 0;
         for (l, p) in plans.iter().enumerate() {
             self.levels[l].row_start = self.rows.len() as u32;
-            let rows = (p.row_max - p.row_min) as u64 + 1;
-            for r in 0..rows {
-                let start = pos;
-                let first = (p.base + r * p.cols) as usize;
-                for b in first..first + p.cols as usize {
-                    for c in 0..chunks {
-                        let k = c * buckets + b;
-                        let count = u64::from(scratch.hist[k]);
-                        scratch.hist[k] = pos as u32;
-                        pos += count;
-                    }
-                }
-                if pos == start {
+            for d in level_first_row[l]..level_first_row[l + 1] {
+                let live = u64::from(scratch.row_start[d]);
+                scratch.row_start[d] = pos as u32;
+                if live == 0 {
                     continue;
                 }
-                let g = if gaps { gap_count(pos - start) } else { 0 };
-                pos += g;
+                let g = if gaps { gap_count(live) } else { 0 };
+                let start = pos;
+                pos += live + g;
                 if pos >= u64::from(super::POS_LIMIT) {
                     return Err(CollideError::TooManyObjects {
                         count: n,
                         limit: super::MAX_OBJECTS as usize,
                     });
                 }
+                try_reserve(&mut self.rows, 1, "grid rows")?;
                 self.rows.push(Row {
-                    key: p.row_min + r as i64,
+                    key: p.row_min + (d - level_first_row[l]) as i64,
                     start: start as u32,
                     end: pos as u32,
                     max_w: 0.0,
@@ -768,12 +789,32 @@ impl Layout {
             }
             self.levels[l].row_end = self.rows.len() as u32;
         }
+        let hist = Disjoint::new(&mut scratch.hist);
+        let row_start = &scratch.row_start;
+        exec.map(groups.len(), |g| {
+            for d in groups[g].clone() {
+                let (l, r) = locate(d);
+                let p = &plans[l];
+                let first = (p.base + r * p.cols) as usize;
+                let mut at = row_start[d];
+                for b in first..first + p.cols as usize {
+                    for c in 0..chunks {
+                        // SAFETY: each row owns its buckets in every chunk.
+                        let k = c * buckets + b;
+                        let count = unsafe { hist.read(k) };
+                        unsafe { hist.write(k, at) };
+                        at += count;
+                    }
+                }
+            }
+        });
+
+        // Pass 4: scatter into the spare capacity: every live slot is written
+        // once, and the gap slots at the rows' ends below.
         let len = pos as usize;
         try_reserve(&mut self.entries, len, "grid entries")?;
-        self.entries.resize(len, Entry::gap(0.0));
-
-        // Pass 4: scatter.
-        let entries = Disjoint::new(&mut self.entries);
+        let spare = &mut self.entries.spare_capacity_mut()[..len];
+        let entries = Disjoint::new(spare);
         let cursor = Disjoint::new(&mut scratch.hist);
         let bucket = Disjoint::new(&mut scratch.bucket);
         exec.map(chunks, |c| {
@@ -785,12 +826,22 @@ impl Layout {
                 let at = cursors[b] as usize;
                 cursors[b] += 1;
                 let e = src(i);
-                unsafe { entries.write(at, e) };
+                unsafe { entries.write(at, std::mem::MaybeUninit::new(e)) };
                 if let Some(positions) = positions {
                     unsafe { positions.write(e.id as usize, at as u32) };
                 }
             }
         });
+        for row in &self.rows {
+            for at in (row.end - row.gaps) as usize..row.end as usize {
+                // SAFETY: gap slots are not written by the scatter.
+                unsafe { entries.write(at, std::mem::MaybeUninit::new(Entry::gap(0.0))) };
+            }
+        }
+        // SAFETY: every position below `len` was initialised above: the
+        // counting sort gives the `n` objects distinct positions filling
+        // each row's live part, and the loop above filled the gap parts.
+        unsafe { self.entries.set_len(len) };
         Ok(())
     }
 

@@ -370,7 +370,8 @@ impl Grid {
         let level = self.layout.level_for_height(old.height_up());
         let stays = level.is_some_and(|l| {
             let exp = self.layout.levels[l].exp;
-            self.layout.level_for_height(new.height_up()) == Some(l)
+            (same_height_class(&old, &new)
+                || self.layout.level_for_height(new.height_up()) == Some(l))
                 && row_key(new.min_y, exp) == row_key(old.min_y, exp)
         });
         if stays {
@@ -589,9 +590,16 @@ impl Grid {
 
     fn find(&mut self, out: &mut Vec<Pair>, keep: Keep) -> Result<(), CollideError> {
         let before = out.len();
+        let moved = if keep == Keep::EitherMoved {
+            self.moved_count()
+        } else {
+            self.live
+        };
+        // Everything moved: every pair touches a moved object.
+        let keep = if moved == self.live { Keep::All } else { keep };
         // Sparse when few moved: sweeping from the moved entries alone costs
         // about twice as much per entry as the full sweep, so switch at ~1/3.
-        let sparse = keep == Keep::EitherMoved && self.moved_count() * 3 < self.live;
+        let sparse = keep == Keep::EitherMoved && moved * 3 < self.live;
         let mut tests = 0u64;
         #[cfg(feature = "rayon")]
         let parallel = self.config.execution == Execution::Parallel;
@@ -1089,6 +1097,16 @@ impl Grid {
             "every slot is live or free"
         );
     }
+}
+
+/// Whether `a` and `b` surely have heights of the same class, cheaply: the
+/// rounded heights are equal and not a power of two (rounding can move a
+/// true height across a power of two only onto it). Moving objects of
+/// constant size take this path.
+#[inline]
+fn same_height_class(a: &Entry, b: &Entry) -> bool {
+    let (ha, hb) = (a.max_y - a.min_y, b.max_y - b.min_y);
+    ha == hb && ha.to_bits() & 0x007f_ffff != 0
 }
 
 #[inline]

@@ -521,7 +521,7 @@ pub(crate) fn sweep_moved_rows(
         let level = ctx.levels[li];
         let row = &ctx.rows[ri];
         let (start, end) = (row.start as usize, row.end as usize);
-        if !any_moved(ctx, start, end) {
+        if MovedIn::new(ctx.moved, start, end).next().is_none() {
             continue;
         }
         let next = (ri + 1 < level.row_end as usize
@@ -530,10 +530,11 @@ pub(crate) fn sweep_moved_rows(
         let prev = (ri > level.row_start as usize
             && ctx.rows[ri - 1].key == row.key.wrapping_sub(1))
         .then(|| &ctx.rows[ri - 1]);
-        for p in start..end {
-            if !ctx.moved(p) {
-                continue;
-            }
+        // Moved entries are visited in row order, so each neighbour row's
+        // window start only moves forward: one galloping cursor per row.
+        let mut cursor_next = next.map_or(0, |r| r.start as usize);
+        let mut cursor_prev = prev.map_or(0, |r| r.start as usize);
+        for p in MovedIn::new(ctx.moved, start, end) {
             let a = ctx.entries[p];
             // Own row, forward: everyone.
             for (k, b) in ctx.entries[p + 1..end].iter().enumerate() {
@@ -558,17 +559,23 @@ pub(crate) fn sweep_moved_rows(
                 }
             }
             // Next row: everyone; previous row: only still partners.
-            for (other, keep_moved) in [(next, true), (prev, false)] {
+            for (other, cursor, keep_moved) in [
+                (next, &mut cursor_next, true),
+                (prev, &mut cursor_prev, false),
+            ] {
                 let Some(other) = other else { continue };
-                let es = ctx.row_entries(other);
-                let mut j = es.partition_point(|e| e.min_x < reach_back(a.min_x, other.max_w));
-                while j < es.len() && es[j].min_x <= a.max_x {
+                let (o_start, o_end) = (other.start as usize, other.end as usize);
+                let es = &ctx.entries[o_start..o_end];
+                let from = reach_back(a.min_x, other.max_w);
+                *cursor = o_start + seek(es, *cursor - o_start, from);
+                let mut q = *cursor;
+                while q < o_end && ctx.entries[q].min_x <= a.max_x {
                     *tests += 1;
-                    let q = other.start as usize + j;
-                    if es[j].overlaps(&a) && (keep_moved || !ctx.moved(q)) {
-                        emit(p, &a, q, &es[j])?;
+                    let b = &ctx.entries[q];
+                    if b.overlaps(&a) && (keep_moved || !ctx.moved(q)) {
+                        emit(p, &a, q, b)?;
                     }
-                    j += 1;
+                    q += 1;
                 }
             }
             // Levels whose rows sweep this one's: only still partners (a
@@ -596,28 +603,43 @@ pub(crate) fn sweep_moved_rows(
     Ok(())
 }
 
-fn any_moved(ctx: &Ctx<'_>, start: usize, end: usize) -> bool {
-    if start >= end {
-        return false;
-    }
-    let (w0, w1) = (start / 64, (end - 1) / 64);
-    for w in w0..=w1 {
-        let Some(&word) = ctx.moved.get(w) else {
-            return false;
-        };
-        let mut m = word;
-        if w == w0 {
-            m &= !0u64 << (start % 64);
+/// The set bits of `bits` in `start..end`, in order, a word at a time.
+struct MovedIn<'a> {
+    bits: &'a [u64],
+    end: usize,
+    /// Index of the current word, and its bits not yet returned.
+    word: usize,
+    rest: u64,
+}
+
+impl<'a> MovedIn<'a> {
+    fn new(bits: &'a [u64], start: usize, end: usize) -> Self {
+        let word = start / 64;
+        let rest = bits.get(word).map_or(0, |w| w & (!0u64 << (start % 64)));
+        Self {
+            bits,
+            end,
+            word,
+            rest,
         }
-        if w == w1 {
-            let top = (end - 1) % 64;
-            if top < 63 {
-                m &= (1u64 << (top + 1)) - 1;
+    }
+}
+
+impl Iterator for MovedIn<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            if self.rest != 0 {
+                let p = self.word * 64 + self.rest.trailing_zeros() as usize;
+                self.rest &= self.rest - 1;
+                return (p < self.end).then_some(p);
             }
-        }
-        if m != 0 {
-            return true;
+            self.word += 1;
+            if self.word * 64 >= self.end {
+                return None;
+            }
+            self.rest = *self.bits.get(self.word)?;
         }
     }
-    false
 }
