@@ -41,6 +41,9 @@ struct Args {
     /// Print one JSON object per measurement on stdout instead of tables.
     #[arg(long)]
     json: bool,
+    /// Also write one JSON object per measurement to this file.
+    #[arg(long)]
+    json_out: Option<std::path::PathBuf>,
     /// Workloads to run (default: all).
     #[arg(long, value_enum)]
     workload: Vec<Family>,
@@ -137,6 +140,12 @@ fn main() -> anyhow::Result<()> {
     let mut all = Vec::new();
     let mut failures = 0usize;
     let stdout = std::io::stdout();
+    let mut json_file = match &args.json_out {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => None,
+    };
     for (family, n) in worlds {
         progress.set_message(format!("{} n={n}", family.name()));
         let world = workloads::generate(family, n, args.seed);
@@ -178,6 +187,10 @@ fn main() -> anyhow::Result<()> {
                 serde_json::to_writer(&mut lock, &m)?;
                 writeln!(lock)?;
             }
+            if let Some(f) = json_file.as_mut() {
+                serde_json::to_writer(&mut *f, &m)?;
+                writeln!(f)?;
+            }
             rows.push(m);
         }
         if !args.json {
@@ -187,6 +200,9 @@ fn main() -> anyhow::Result<()> {
         progress.inc(1);
     }
     progress.finish_and_clear();
+    if let Some(mut f) = json_file {
+        f.flush()?;
+    }
 
     if !args.no_moertel && !args.quick {
         run_moertel(&args)?;

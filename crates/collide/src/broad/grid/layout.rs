@@ -16,7 +16,8 @@ use crate::error::{try_fill, try_reserve};
 use crate::math::{ceil_log2, extent_up, floor_i64, pow2};
 use crate::{Aabb, CollideError, Real, Vec2};
 
-/// One object as the sweeps see it: its box and its handle index.
+/// One object as the sweeps see it: its box, its handle index, and how far
+/// right its row reaches up to it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub(crate) struct Entry {
@@ -26,10 +27,16 @@ pub(crate) struct Entry {
     pub max_y: Real,
     /// Handle index, or [`GAP`].
     pub id: u32,
+    /// At least the largest `max_x` of the live entries of its row up to and
+    /// including it; never decreasing along a row. A window into the row
+    /// for an object starting at `x` begins at the first entry whose reach
+    /// is at least `x`: nothing before it can touch the object, whatever
+    /// the widths.
+    pub reach: Real,
 }
 
-// Hot data, sized on purpose: 4 coordinates + 1 index.
-const _: () = assert!(std::mem::size_of::<Entry>() == 20);
+// Hot data, sized on purpose: 4 coordinates, 1 index, 1 reach.
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
 
 /// The `id` of a gap entry.
 pub(crate) const GAP: u32 = u32::MAX;
@@ -42,18 +49,30 @@ impl Entry {
             max_x: b.max().x,
             max_y: b.max().y,
             id,
+            reach: b.max().x,
         }
     }
 
-    /// A dead entry that sorts at `min_x` and intersects nothing.
-    pub(crate) fn gap(min_x: Real) -> Self {
+    /// A dead entry that sorts at `min_x`, keeps the row's `reach`, and
+    /// intersects nothing.
+    pub(crate) fn gap(min_x: Real, reach: Real) -> Self {
         Self {
             min_x,
             min_y: Real::INFINITY,
             max_x: Real::NEG_INFINITY,
             max_y: Real::NEG_INFINITY,
             id: GAP,
+            reach,
         }
+    }
+
+    /// The same box (the reach aside).
+    #[inline]
+    pub(crate) fn same_box(&self, o: &Entry) -> bool {
+        self.min_x == o.min_x
+            && self.min_y == o.min_y
+            && self.max_x == o.max_x
+            && self.max_y == o.max_y
     }
 
     #[inline]
@@ -83,18 +102,6 @@ impl Entry {
     pub(crate) fn height_up(&self) -> f64 {
         extent_up(self.min_y, self.max_y)
     }
-
-    /// Width, rounded up to an `f32` (may be infinite).
-    #[inline]
-    pub(crate) fn width_up(&self) -> Real {
-        let w = extent_up(self.min_x, self.max_x);
-        let w32 = w as Real;
-        if f64::from(w32) < w {
-            w32.next_up()
-        } else {
-            w32
-        }
-    }
 }
 
 /// An occupied row: a run of `entries`.
@@ -104,8 +111,6 @@ pub(crate) struct Row {
     pub key: i64,
     pub start: u32,
     pub end: u32,
-    /// No live entry of the row is wider than this (an upper bound).
-    pub max_w: Real,
     /// How many of its entries are gaps.
     pub gaps: u32,
 }
@@ -125,10 +130,6 @@ pub(crate) const EXP_MIN: i32 = -150;
 pub(crate) const EXP_MAX: i32 = 130;
 const EXP_SLOTS: usize = (EXP_MAX - EXP_MIN + 1) as usize;
 
-/// A level holds objects down to `2^-LEVEL_SPAN` of its row height.
-/// Measured on the mixed-size workloads: see the crate README.
-pub(crate) const LEVEL_SPAN: i32 = 3;
-
 /// Row of `y` in a level of row height `2^exp`. Exact (a power-of-two scale
 /// of an `f32` is exact in `f64`) and monotone; saturates at `i64`'s ends,
 /// which only merges far-away rows (more tests, never a miss).
@@ -144,6 +145,79 @@ fn exp_slot(h: f64) -> usize {
         (ceil_log2(h).clamp(EXP_MIN + 1, EXP_MAX) - EXP_MIN) as usize
     } else {
         0
+    }
+}
+
+/// A candidate level while levels are chosen: its row exponent (that of its
+/// tallest class) and its objects' count and summed width.
+#[derive(Clone, Copy, Debug)]
+struct LevelGroup {
+    exp: i32,
+    count: f64,
+    widths: f64,
+}
+
+/// A row seek (finding a window in a row of another level) costs about this
+/// many candidate tests.
+const SEEK_COST: f64 = 8.0;
+
+/// Estimated candidate tests of a level on its own, over a world of `area`:
+/// each object meets the objects of its level within about three widths in x
+/// and one row height in y.
+fn level_cost(g: &LevelGroup, area: f64) -> f64 {
+    g.count * g.widths * 3.0 * pow2(g.exp.clamp(-1000, 1000)) / area
+}
+
+/// Estimated cost of finding the pairs between two levels, from the cheaper
+/// side: window tests plus row seeks (the outer level's objects each seek
+/// the inner rows under them).
+fn pair_cost(a: &LevelGroup, b: &LevelGroup, area: f64) -> f64 {
+    let mean = |g: &LevelGroup| g.widths / g.count.max(1.0);
+    let h = |e: i32| pow2(e.clamp(-1000, 1000));
+    let windows = a.count * b.count / area * (mean(a) + mean(b)) * (h(a.exp) + h(b.exp));
+    let span = |from: i32, to: i32| {
+        if from > to {
+            h((from - to).min(1000))
+        } else {
+            1.0
+        }
+    };
+    let seeks_a = a.count * (span(a.exp, b.exp) + 2.0);
+    let seeks_b = b.count * (span(b.exp, a.exp) + 2.0);
+    windows + SEEK_COST * seeks_a.min(seeks_b)
+}
+
+/// Merges adjacent groups (sorted by exponent) while that lowers the total
+/// estimated cost, best merge first.
+fn merge_levels(groups: &mut Vec<LevelGroup>, area: f64) {
+    let merged = |a: &LevelGroup, b: &LevelGroup| LevelGroup {
+        exp: a.exp.max(b.exp),
+        count: a.count + b.count,
+        widths: a.widths + b.widths,
+    };
+    while groups.len() > 1 {
+        // Gain of merging groups i and i+1: their own and pair costs, and
+        // their pair costs with every other group, before minus after.
+        let mut best: Option<(f64, usize)> = None;
+        for i in 0..groups.len() - 1 {
+            let (a, b) = (&groups[i], &groups[i + 1]);
+            let m = merged(a, b);
+            let mut before = level_cost(a, area) + level_cost(b, area) + pair_cost(a, b, area);
+            let mut after = level_cost(&m, area);
+            for (j, o) in groups.iter().enumerate() {
+                if j != i && j != i + 1 {
+                    before += pair_cost(a, o, area) + pair_cost(b, o, area);
+                    after += pair_cost(&m, o, area);
+                }
+            }
+            let gain = before - after;
+            if gain > 0.0 && best.is_none_or(|(g, _)| gain > g) {
+                best = Some((gain, i));
+            }
+        }
+        let Some((_, i)) = best else { break };
+        groups[i] = merged(&groups[i], &groups[i + 1]);
+        groups.remove(i + 1);
     }
 }
 
@@ -377,19 +451,18 @@ fn sort_row(es: &mut [Entry], row: &Row, moved: impl Fn(u32, usize)) {
     }
 }
 
-/// Sets the row's `max_w` from its live prefix and turns its tail slots into
-/// gaps that sort after the last live entry.
-fn finish_row(es: &mut [Entry], row: &mut Row) {
+/// Sets the reach of the row's entries and turns its tail slots into gaps
+/// that sort after the last live entry.
+fn finish_row(es: &mut [Entry], row: &Row) {
     let live_end = es.len() - row.gaps as usize;
-    // The largest rounded width, then one ulp up, bounds every true width.
-    let mut w: Real = 0.0;
-    for e in &es[..live_end] {
-        w = w.max(e.max_x - e.min_x);
+    let mut reach = Real::NEG_INFINITY;
+    for e in &mut es[..live_end] {
+        reach = reach.max(e.max_x);
+        e.reach = reach;
     }
-    row.max_w = w.next_up();
     let last_x = es[..live_end].last().map_or(0.0, |e| e.min_x);
     for g in &mut es[live_end..] {
-        *g = Entry::gap(last_x);
+        *g = Entry::gap(last_x, reach);
     }
 }
 
@@ -474,6 +547,7 @@ impl Layout {
         let bucket = Disjoint::new(&mut scratch.bucket);
         let parts = exec.map(chunks, |c| {
             let mut hist = [0u32; EXP_SLOTS];
+            let mut widths = [0f64; EXP_SLOTS];
             let mut b = [
                 f32::INFINITY,
                 f32::INFINITY,
@@ -484,6 +558,7 @@ impl Layout {
                 let e = src(i);
                 let slot = exp_slot(e.height_up());
                 hist[slot] += 1;
+                widths[slot] += f64::from(e.max_x) - f64::from(e.min_x);
                 // SAFETY: chunks are disjoint ranges of indices.
                 unsafe { bucket.write(i, slot as u32) };
                 b = [
@@ -493,17 +568,21 @@ impl Layout {
                     b[3].max(e.min_y),
                 ];
             }
-            (hist, b)
+            (hist, widths, b)
         });
         let mut hist_exp = [0u32; EXP_SLOTS];
+        let mut widths = [0f64; EXP_SLOTS];
         let mut corners = [
             f32::INFINITY,
             f32::INFINITY,
             f32::NEG_INFINITY,
             f32::NEG_INFINITY,
         ];
-        for (h, b) in &parts {
+        for (h, w, b) in &parts {
             for (t, x) in hist_exp.iter_mut().zip(h) {
+                *t += x;
+            }
+            for (t, x) in widths.iter_mut().zip(w) {
                 *t += x;
             }
             corners = [
@@ -513,7 +592,15 @@ impl Layout {
                 corners[3].max(b[3]),
             ];
         }
-        self.choose_levels(&hist_exp, n, f64::from(corners[3]) - f64::from(corners[1]));
+        let area = (f64::from(corners[2]) - f64::from(corners[0]))
+            * (f64::from(corners[3]) - f64::from(corners[1]));
+        self.choose_levels(
+            &hist_exp,
+            &widths,
+            n,
+            area,
+            f64::from(corners[3]) - f64::from(corners[1]),
+        );
 
         // Level geometry from the counts and the corner box: row and column
         // ranges are those of the box (a superset of the level's own).
@@ -591,21 +678,32 @@ impl Layout {
         Ok(())
     }
 
-    /// Picks the level exponents from the histogram of object heights.
+    /// Picks the level exponents from the heights (classes of powers of two)
+    /// and widths of the objects.
     ///
-    /// A level costs every object of another level a few row seeks, while
-    /// an object in a row up to `2^LEVEL_SPAN` times its height costs only a
-    /// few more candidate tests; so levels are few. The most populous height
-    /// class anchors one level (its rows just fit it); classes up to
-    /// `LEVEL_SPAN` steps below it join it; the rest are grouped in spans of
-    /// `LEVEL_SPAN` below and above, each level as tall as its tallest class.
-    fn choose_levels(&mut self, hist_exp: &[u32; EXP_SLOTS], n: usize, y_span: f64) {
-        let present: Vec<i32> = (1..EXP_SLOTS)
-            .filter(|&s| hist_exp[s] > 0)
-            .map(|s| s as i32 + EXP_MIN)
+    /// Levels trade two costs. Objects much shorter than their row height
+    /// meet more candidates that miss in y; objects of another level cost
+    /// row seeks, each worth about [`SEEK_COST`] candidate tests. Starting
+    /// from one level per height class, adjacent levels are merged while the
+    /// estimate (see [`level_cost`]) drops, cheapest merge first.
+    fn choose_levels(
+        &mut self,
+        hist: &[u32; EXP_SLOTS],
+        widths: &[f64; EXP_SLOTS],
+        n: usize,
+        area: f64,
+        y_span: f64,
+    ) {
+        let mut groups: Vec<LevelGroup> = (1..EXP_SLOTS)
+            .filter(|&s| hist[s] > 0)
+            .map(|s| LevelGroup {
+                exp: s as i32 + EXP_MIN,
+                count: f64::from(hist[s]),
+                widths: widths[s].min(1e300),
+            })
             .collect();
         let mut exps = Vec::new();
-        if present.is_empty() {
+        if groups.is_empty() {
             // Only zero-height objects: rows sized so that about four
             // objects share a row on average.
             let guess = if y_span > 0.0 && n > 0 {
@@ -615,41 +713,15 @@ impl Layout {
             };
             exps.push(guess.clamp(EXP_MIN + 1, EXP_MAX));
         } else {
-            let count = |e: i32| hist_exp[(e - EXP_MIN) as usize];
-            let anchor = present
-                .iter()
-                .copied()
-                .max_by_key(|&e| (count(e), e))
-                .unwrap_or(present[0]);
-            // Below the anchor: from the top down, each level spans
-            // LEVEL_SPAN classes under its exponent.
-            let mut top = anchor;
-            for &e in present.iter().rev().filter(|&&e| e <= anchor) {
-                if top - e > LEVEL_SPAN {
-                    exps.push(top);
-                    top = e;
-                }
-            }
-            exps.push(top);
-            // Above: from the bottom up, each group of LEVEL_SPAN + 1
-            // classes becomes a level as tall as its tallest member.
-            let mut group: Option<(i32, i32)> = None; // (first class, tallest)
-            for &e in present.iter().filter(|&&e| e > anchor) {
-                group = match group {
-                    Some((first, _)) if e - first <= LEVEL_SPAN => Some((first, e)),
-                    Some((_, tallest)) => {
-                        exps.push(tallest);
-                        Some((e, e))
-                    }
-                    None => Some((e, e)),
-                };
-            }
-            if let Some((_, tallest)) = group {
-                exps.push(tallest);
-            }
-            exps.sort_unstable();
+            // Zero-height objects join the lowest level.
+            groups[0].count += f64::from(hist[0]);
+            groups[0].widths += widths[0].min(1e300);
+            let area = area.max(f64::MIN_POSITIVE);
+            merge_levels(&mut groups, area);
+            exps.extend(groups.iter().map(|g| g.exp));
         }
         // Map each slot to the smallest level exponent at or above it.
+        let hist_exp = hist;
         let mut counts = vec![0u32; exps.len()];
         for (s, (level, &count)) in self.level_of_slot.iter_mut().zip(hist_exp).enumerate() {
             let exp = if s == 0 { exps[0] } else { s as i32 + EXP_MIN };
@@ -783,7 +855,6 @@ impl Layout {
                     key: p.row_min + (d - level_first_row[l]) as i64,
                     start: start as u32,
                     end: pos as u32,
-                    max_w: 0.0,
                     gaps: g as u32,
                 });
             }
@@ -835,7 +906,12 @@ impl Layout {
         for row in &self.rows {
             for at in (row.end - row.gaps) as usize..row.end as usize {
                 // SAFETY: gap slots are not written by the scatter.
-                unsafe { entries.write(at, std::mem::MaybeUninit::new(Entry::gap(0.0))) };
+                unsafe {
+                    entries.write(
+                        at,
+                        std::mem::MaybeUninit::new(Entry::gap(0.0, Real::NEG_INFINITY)),
+                    )
+                };
             }
         }
         // SAFETY: every position below `len` was initialised above: the
@@ -915,15 +991,13 @@ impl Layout {
             } else {
                 0
             };
-            let last_x = self.entries.last().map_or(0.0, |e| e.min_x);
             for _ in 0..g {
-                self.entries.push(Entry::gap(last_x));
+                self.entries.push(Entry::gap(0.0, Real::NEG_INFINITY));
             }
             self.rows.push(Row {
                 key: r,
                 start,
                 end: self.entries.len() as u32,
-                max_w: 0.0,
                 gaps: g,
             });
             k = m;
@@ -938,7 +1012,7 @@ impl Layout {
         Ok(())
     }
 
-    /// Sets each row's `max_w` and marks its tail slots as gaps; unless the
+    /// Sets the reach of each row's entries and marks its tail slots as gaps; unless the
     /// rows are `sorted` already, first sorts each row's live prefix by min
     /// x (insertion sort: the counting sort leaves them nearly sorted).
     /// Groups of rows run on `exec`.
@@ -986,13 +1060,15 @@ impl Layout {
                 }
             }
             let mut next_live = 0usize;
-            let mut last_x = self.entries[start].min_x;
+            let (mut last_x, mut last_reach) =
+                (self.entries[start].min_x, self.entries[start].reach);
             for p in start..row.end as usize {
                 if next_live < live && p == slot(next_live) {
                     last_x = self.entries[p].min_x;
+                    last_reach = self.entries[p].reach;
                     next_live += 1;
                 } else {
-                    self.entries[p] = Entry::gap(last_x);
+                    self.entries[p] = Entry::gap(last_x, last_reach);
                 }
             }
         }
@@ -1024,10 +1100,19 @@ impl Layout {
                 next_start = row.end;
                 let es = &self.entries[row.start as usize..row.end as usize];
                 let mut gaps = 0;
+                let mut reach = Real::NEG_INFINITY;
                 for (m, e) in es.iter().enumerate() {
                     if m > 0 {
                         assert!(es[m - 1].min_x <= e.min_x, "row sorted by min x");
+                        assert!(
+                            es[m - 1].reach <= e.reach,
+                            "reach never decreases along a row"
+                        );
                     }
+                    if !e.is_gap() {
+                        reach = reach.max(e.max_x);
+                    }
+                    assert!(e.reach >= reach, "reach covers every live entry before it");
                     if e.is_gap() {
                         gaps += 1;
                         continue;
@@ -1040,10 +1125,6 @@ impl Layout {
                         "entry in its level"
                     );
                     assert!(e.height_up() <= pow2(lv.exp), "entry fits its row height");
-                    assert!(
-                        e.width_up() <= row.max_w,
-                        "row max width bounds its entries"
-                    );
                 }
                 assert_eq!(gaps, row.gaps, "row gap count");
             }

@@ -16,7 +16,7 @@ use sweep::{Ctx, Scratch};
 use super::{BroadPhase, check_count};
 use crate::error::{try_fill, try_reserve};
 use crate::pair::PairSink;
-use crate::{Aabb, CollideError, Pair, QueryStats, Vec2};
+use crate::{Aabb, CollideError, Pair, QueryStats, Real, Vec2};
 
 /// Most objects a grid holds at once.
 pub(crate) const MAX_OBJECTS: u32 = (1 << 30) - 1;
@@ -356,7 +356,7 @@ impl Grid {
         let slot = self.slot(h)?;
         let new = Entry::new(&aabb, h.index);
         if let Some(i) = pending_index(slot) {
-            if self.pending[i] != new {
+            if !self.pending[i].same_box(&new) {
                 self.pending[i] = new;
                 self.pending_moved[i] = true;
             }
@@ -364,7 +364,7 @@ impl Grid {
         }
         let p = slot as usize;
         let old = self.layout.entries[p];
-        if old == new {
+        if old.same_box(&new) {
             return Ok(());
         }
         let level = self.layout.level_for_height(old.height_up());
@@ -375,12 +375,16 @@ impl Grid {
                 && row_key(new.min_y, exp) == row_key(old.min_y, exp)
         });
         if stays {
-            self.layout.entries[p] = new;
+            // The old reach still covers everything before; raise it (and
+            // the row's after it) only if the object now reaches further.
+            self.layout.entries[p] = Entry {
+                reach: old.reach,
+                ..new
+            };
             self.set_moved(p, true);
-            if new.width_up() > old.width_up() {
-                let r = self.layout.row_at(p);
-                let row = &mut self.layout.rows[r];
-                row.max_w = row.max_w.max(new.width_up());
+            if new.max_x > old.reach {
+                let end = self.layout.rows[self.layout.row_at(p)].end as usize;
+                self.raise_reach(p, end, new.max_x);
             }
             self.nudge(p);
         } else {
@@ -855,7 +859,8 @@ impl Grid {
     /// Turns the entry at `p` into a gap.
     fn bury(&mut self, p: usize) {
         let e = self.layout.entries[p];
-        self.layout.entries[p] = Entry::gap(e.min_x);
+        // The gap keeps the reach: it still bounds the entries before it.
+        self.layout.entries[p] = Entry::gap(e.min_x, e.reach);
         self.set_moved(p, false);
         self.layout.live -= 1;
         let r = self.layout.row_at(p);
@@ -896,12 +901,32 @@ impl Grid {
                 return None; // unreachable while row.gaps > 0
             }
         };
-        self.layout.entries[pos] = e;
+        // Its reach is the row's before it, raised by its own max x; the
+        // entries after it must reach at least as far.
+        let before = if pos > s {
+            self.layout.entries[pos - 1].reach
+        } else {
+            Real::NEG_INFINITY
+        };
+        self.layout.entries[pos] = Entry {
+            reach: before.max(e.max_x),
+            ..e
+        };
+        self.raise_reach(pos + 1, t, before.max(e.max_x));
         self.layout.live += 1;
-        let row = &mut self.layout.rows[r];
-        row.gaps -= 1;
-        row.max_w = row.max_w.max(e.width_up());
+        self.layout.rows[r].gaps -= 1;
         Some(pos)
+    }
+
+    /// Raises the reach of entries `from..end` (one row) to at least `value`,
+    /// stopping where it already is: reach never decreases along a row.
+    fn raise_reach(&mut self, from: usize, end: usize, value: Real) {
+        for e in &mut self.layout.entries[from..end] {
+            if e.reach >= value {
+                break;
+            }
+            e.reach = value;
+        }
     }
 
     /// Moves the entry at `from` to `to` (overwriting it), with its slot and
@@ -941,8 +966,14 @@ impl Grid {
         }
     }
 
+    /// Swaps two neighbours `i < j` of one row. The later position takes
+    /// the larger reach: both values bound everything up to `j`.
     fn swap_entries(&mut self, i: usize, j: usize) {
         self.layout.entries.swap(i, j);
+        let reach = self.layout.entries[i]
+            .reach
+            .max(self.layout.entries[j].reach);
+        self.layout.entries[j].reach = reach;
         let (mi, mj) = (self.is_moved(i), self.is_moved(j));
         self.set_moved(i, mj);
         self.set_moved(j, mi);

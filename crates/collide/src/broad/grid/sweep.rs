@@ -6,8 +6,9 @@
 //!    that start before it ends.
 //! 2. **A row against the next row of its level.** Objects of a level are at
 //!    most one row tall, so two that intersect have rows at most one apart.
-//!    A monotone pointer walks the upper row, whose window for `a` is
-//!    `[a.min_x - max_w, a.max_x]`.
+//!    A monotone pointer walks the upper row; the window for `a` starts at
+//!    the first entry whose reach (the row's running maximum of max x) is at
+//!    least `a.min_x`, and ends where entries start after `a` ends.
 //! 3. **A row against the rows of each finer level.** From the coarse row's
 //!    side only, inside the band of fine rows its objects can reach; each
 //!    coarse object visits only the fine rows under its own y-extent, with
@@ -65,31 +66,25 @@ impl Scratch {
     }
 }
 
-/// `x - w`, rounded down: the lowest min x an object of width at most `w`
-/// may have and still reach `x`.
+/// First index in `es` at or after `from` whose reach is at least `x`
+/// (galloping, so a cursor that moves a little costs a little). Reach never
+/// decreases along a row, and no entry before that index touches `x`.
 #[inline]
-fn reach_back(x: Real, w: Real) -> Real {
-    (x - w).next_down()
-}
-
-/// First index in `es` whose min x is at least `x`, searching forward from
-/// `from` (galloping, so a cursor that moves a little costs a little).
-#[inline]
-fn seek(es: &[Entry], from: usize, x: Real) -> usize {
+fn seek_reach(es: &[Entry], from: usize, x: Real) -> usize {
     let n = es.len();
-    if from >= n || es[from].min_x >= x {
+    if from >= n || es[from].reach >= x {
         return from;
     }
-    let mut lo = from; // es[lo].min_x < x
+    let mut lo = from; // es[lo].reach < x
     let mut step = 1;
     let mut hi = from + 1;
-    while hi < n && es[hi].min_x < x {
+    while hi < n && es[hi].reach < x {
         lo = hi;
         step *= 2;
         hi = lo + step;
     }
     let hi = hi.min(n);
-    lo + 1 + es[lo + 1..hi].partition_point(|e| e.min_x < x)
+    lo + 1 + es[lo + 1..hi].partition_point(|e| e.reach < x)
 }
 
 /// Sweep 1: pairs inside one row. With `only_moved`, only moved entries
@@ -135,7 +130,7 @@ pub(crate) fn next_row(
         if a.is_gap() {
             continue;
         }
-        cursor = seek(ups, cursor, reach_back(a.min_x, upper.max_w));
+        cursor = seek_reach(ups, cursor, a.min_x);
         for (k, b) in ups[cursor..].iter().enumerate() {
             if b.min_x > a.max_x {
                 break;
@@ -262,11 +257,7 @@ pub(crate) fn cross(
                 break;
             }
             let es = inner.row_entries(row);
-            let c = seek(
-                es,
-                scratch.cursors[bi] as usize,
-                reach_back(a.min_x, row.max_w),
-            );
+            let c = seek_reach(es, scratch.cursors[bi] as usize, a.min_x);
             scratch.cursors[bi] = c as u32;
             for (k, b) in es[c..].iter().enumerate() {
                 if b.min_x > a.max_x {
@@ -351,7 +342,7 @@ impl<'a> FastOut<'a> {
 /// window's end, the hit itself is branch-free (see [`FastOut`]).
 fn rows_all_fast(
     es: &[Entry],
-    ups: Option<(&[Entry], Real)>,
+    ups: Option<&[Entry]>,
     tests: &mut u64,
     out: &mut FastOut<'_>,
 ) -> Result<(), CollideError> {
@@ -376,10 +367,10 @@ fn rows_all_fast(
             j += 1;
         }
         count += (j - i - 1) as u64;
-        // Next row: candidates in [a.min_x - max_w, a.max_x].
-        let Some((ups, max_w)) = ups else { continue };
-        let from = reach_back(a.min_x, max_w);
-        while cursor < ups.len() && ups[cursor].min_x < from {
+        // Next row: from the first entry reaching `a` to the last starting
+        // before `a` ends.
+        let Some(ups) = ups else { continue };
+        while cursor < ups.len() && ups[cursor].reach < a.min_x {
             cursor += 1;
         }
         let mut j = cursor;
@@ -421,7 +412,7 @@ pub(crate) fn sweep_rows_all(
         let row = &ctx.rows[ri];
         let next = (ri + 1 < level.row_end as usize
             && ctx.rows[ri + 1].key == row.key.wrapping_add(1))
-        .then(|| (ctx.row_entries(&ctx.rows[ri + 1]), ctx.rows[ri + 1].max_w));
+        .then(|| ctx.row_entries(&ctx.rows[ri + 1]));
         rows_all_fast(ctx.row_entries(row), next, tests, out)?;
         for (lo, other) in ctx.levels.iter().enumerate() {
             if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
@@ -456,8 +447,7 @@ pub(crate) fn query_level(
     let (rows, _) = rows_in(ctx, level, i128::from(r0), i128::from(r1));
     for row in rows {
         let es = ctx.row_entries(row);
-        let from = reach_back(q.min_x, row.max_w);
-        let mut j = es.partition_point(|e| e.min_x < from);
+        let mut j = es.partition_point(|e| e.reach < q.min_x);
         while j < es.len() && es[j].min_x <= q.max_x {
             *tests += 1;
             if es[j].overlaps(q) {
@@ -546,11 +536,11 @@ pub(crate) fn sweep_moved_rows(
                     emit(p, &a, p + 1 + k, b)?;
                 }
             }
-            // Own row, backward: only partners that did not move.
-            let from = reach_back(a.min_x, row.max_w);
+            // Own row, backward: only partners that did not move. Once the
+            // reach falls short of `a`, nothing earlier touches it.
             for q in (start..p).rev() {
                 let b = &ctx.entries[q];
-                if b.min_x < from {
+                if b.reach < a.min_x {
                     break;
                 }
                 *tests += 1;
@@ -566,8 +556,7 @@ pub(crate) fn sweep_moved_rows(
                 let Some(other) = other else { continue };
                 let (o_start, o_end) = (other.start as usize, other.end as usize);
                 let es = &ctx.entries[o_start..o_end];
-                let from = reach_back(a.min_x, other.max_w);
-                *cursor = o_start + seek(es, *cursor - o_start, from);
+                *cursor = o_start + seek_reach(es, *cursor - o_start, a.min_x);
                 let mut q = *cursor;
                 while q < o_end && ctx.entries[q].min_x <= a.max_x {
                     *tests += 1;
