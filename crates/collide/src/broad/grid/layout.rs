@@ -678,6 +678,176 @@ impl Layout {
         Ok(())
     }
 
+    /// Re-spreads the layout in place: drops the gaps, merges in `extra`
+    /// (objects not yet placed), and gives every row fresh gaps, keeping the
+    /// levels. No second copy of the entries is made: rows are compacted
+    /// forward, then filled backward from the new end, which never
+    /// overwrites an entry not yet moved (every row ends at or after where
+    /// its compacted entries end). Returns `false`, changing nothing, if an
+    /// extra object needs a level the layout lacks.
+    ///
+    /// Positions of the objects change; the caller refreshes its handles.
+    pub(crate) fn respread(&mut self, extra: &[Entry]) -> Result<bool, CollideError> {
+        // Extra objects, sorted into place: (level, row key, entry).
+        let mut keyed: Vec<(usize, i64, Entry)> = Vec::new();
+        try_reserve(&mut keyed, extra.len(), "grid relayout")?;
+        for e in extra {
+            let Some(l) = self.level_for_height(e.height_up()) else {
+                return Ok(false);
+            };
+            keyed.push((l, row_key(e.min_y, self.levels[l].exp), *e));
+        }
+        keyed.sort_unstable_by(|a, b| {
+            (a.0, a.1)
+                .cmp(&(b.0, b.1))
+                .then(a.2.min_x.total_cmp(&b.2.min_x))
+                .then(a.2.id.cmp(&b.2.id))
+        });
+        // The new rows: old rows (compacted later) merged with the extras'
+        // rows, in (level, key) order. (level, key, old start, old live,
+        // extra start, extra count).
+        let mut plan: Vec<(usize, i64, usize, usize, usize, usize)> = Vec::new();
+        try_reserve(&mut plan, self.rows.len() + keyed.len(), "grid relayout")?;
+        let mut compact = 0usize;
+        let mut k = 0usize;
+        for (l, lv) in self.levels.iter().enumerate() {
+            for row in &self.rows[lv.row_start as usize..lv.row_end as usize] {
+                let live = (row.end - row.start - row.gaps) as usize;
+                while k < keyed.len() && (keyed[k].0, keyed[k].1) < (l, row.key) {
+                    let (kl, kk, _) = keyed[k];
+                    let n = keyed[k..]
+                        .iter()
+                        .take_while(|x| (x.0, x.1) == (kl, kk))
+                        .count();
+                    plan.push((kl, kk, compact, 0, k, n));
+                    k += n;
+                }
+                let n = keyed[k..]
+                    .iter()
+                    .take_while(|x| (x.0, x.1) == (l, row.key))
+                    .count();
+                plan.push((l, row.key, compact, live, k, n));
+                k += n;
+                compact += live;
+            }
+        }
+        while k < keyed.len() {
+            let (kl, kk, _) = keyed[k];
+            let n = keyed[k..]
+                .iter()
+                .take_while(|x| (x.0, x.1) == (kl, kk))
+                .count();
+            plan.push((kl, kk, compact, 0, k, n));
+            k += n;
+        }
+        let total: usize = plan
+            .iter()
+            .filter(|r| r.3 + r.5 > 0)
+            .map(|r| (r.3 + r.5) + gap_count((r.3 + r.5) as u64) as usize)
+            .sum();
+        if total >= super::POS_LIMIT as usize {
+            return Err(CollideError::TooManyObjects {
+                count: compact + extra.len(),
+                limit: super::MAX_OBJECTS as usize,
+            });
+        }
+        if total > self.entries.len() {
+            let more = total - self.entries.len();
+            try_reserve(&mut self.entries, more, "grid entries")?;
+        }
+        // Nothing can fail from here on.
+        let mut w = 0usize;
+        for p in 0..self.entries.len() {
+            if !self.entries[p].is_gap() {
+                self.entries[w] = self.entries[p];
+                w += 1;
+            }
+        }
+        debug_assert_eq!(w, compact);
+        if total > self.entries.len() {
+            self.entries
+                .resize(total, Entry::gap(0.0, Real::NEG_INFINITY));
+        }
+        // Backward fill, row by row: live entry k of a row goes to offset
+        // k + k / stride, leaving one gap after every `stride` entries.
+        let mut end = total;
+        for &(_, _, old_start, old_live, ext_start, ext_n) in plan.iter().rev() {
+            let live = old_live + ext_n;
+            if live == 0 {
+                continue;
+            }
+            let g = gap_count(live as u64) as usize;
+            let start = end - live - g;
+            let stride = live.div_ceil(g);
+            let (mut i, mut j) = (old_live, ext_n);
+            for k in (0..live).rev() {
+                // The larger min x goes last; on a tie the extra one.
+                let take_extra = j > 0
+                    && (i == 0
+                        || keyed[ext_start + j - 1].2.min_x
+                            >= self.entries[old_start + i - 1].min_x);
+                let e = if take_extra {
+                    j -= 1;
+                    keyed[ext_start + j].2
+                } else {
+                    i -= 1;
+                    self.entries[old_start + i]
+                };
+                self.entries[start + k + k / stride] = e;
+            }
+            end = start;
+        }
+        debug_assert_eq!(end, 0);
+        self.entries.truncate(total);
+        // Rows, gaps and reach, front to back.
+        self.rows.clear();
+        try_reserve(&mut self.rows, plan.len(), "grid rows")?;
+        let mut at = 0usize;
+        let mut level = usize::MAX;
+        for &(l, key, _, old_live, _, ext_n) in &plan {
+            let live = old_live + ext_n;
+            if live == 0 {
+                continue;
+            }
+            while level != l {
+                level = level.wrapping_add(1);
+                self.levels[level].row_start = self.rows.len() as u32;
+                self.levels[level].row_end = self.rows.len() as u32;
+            }
+            let g = gap_count(live as u64) as usize;
+            let stride = live.div_ceil(g);
+            let (mut reach, mut last_x) = (Real::NEG_INFINITY, 0.0);
+            let mut next = 0usize;
+            for t in 0..live + g {
+                let p = at + t;
+                if next < live && t == next + next / stride {
+                    let e = &mut self.entries[p];
+                    reach = reach.max(e.max_x);
+                    e.reach = reach;
+                    last_x = e.min_x;
+                    next += 1;
+                } else {
+                    self.entries[p] = Entry::gap(last_x, reach);
+                }
+            }
+            self.rows.push(Row {
+                key,
+                start: at as u32,
+                end: (at + live + g) as u32,
+                gaps: g as u32,
+            });
+            at += live + g;
+            self.levels[level].row_end = self.rows.len() as u32;
+        }
+        while level.wrapping_add(1) < self.levels.len() {
+            level = level.wrapping_add(1);
+            self.levels[level].row_start = self.rows.len() as u32;
+            self.levels[level].row_end = self.rows.len() as u32;
+        }
+        self.live = compact + extra.len();
+        Ok(true)
+    }
+
     /// Picks the level exponents from the heights (classes of powers of two)
     /// and widths of the objects.
     ///

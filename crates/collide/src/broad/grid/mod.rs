@@ -1038,25 +1038,24 @@ impl Grid {
                 mark(&mut moved_ids, e.id);
             }
         }
-        let mut src = Vec::new();
-        try_reserve(&mut src, self.live, "grid relayout")?;
-        src.extend(self.layout.entries.iter().filter(|e| !e.is_gap()));
-        src.extend_from_slice(&self.pending);
-        let old_entries = std::mem::take(&mut self.layout.entries);
-        let built = self.layout.build(
-            src.len(),
-            |i| src[i],
-            true,
-            &mut self.build_scratch,
-            &Serial,
-            None,
-        );
-        if let Err(e) = built {
-            // Put things back as they were.
-            self.layout.entries = old_entries;
-            return Err(e);
+        // In place when the levels still fit; otherwise a fresh layout,
+        // swapped in only once it is complete.
+        if !self.layout.respread(&self.pending)? {
+            let mut src = Vec::new();
+            try_reserve(&mut src, self.live, "grid relayout")?;
+            src.extend(self.layout.entries.iter().filter(|e| !e.is_gap()));
+            src.extend_from_slice(&self.pending);
+            let mut fresh = Layout::default();
+            fresh.build(
+                src.len(),
+                |i| src[i],
+                true,
+                &mut self.build_scratch,
+                &Serial,
+                None,
+            )?;
+            self.layout = fresh;
         }
-        drop(old_entries);
         self.pending.clear();
         self.pending_moved.clear();
         try_fill(
