@@ -274,7 +274,8 @@ fn measure(
     let mut engine = (spec.make)();
     let mut boxes = world.boxes.clone();
     let mut motion = world.motion.clone();
-    let mut moved = Vec::new();
+    // The harness's own buffers are allocated before the baseline.
+    let mut moved = Vec::with_capacity(n);
     let expect = refs.iter().map(|r| r.0).max().unwrap_or(0);
     // The output buffer is the caller's: allocated before the baseline.
     let mut out: Vec<Pair> = Vec::with_capacity(expect * 4 + 1024);

@@ -122,6 +122,20 @@ pub(crate) fn try_reserve<T>(
         })
 }
 
+/// As [`try_reserve`], but asks for exactly `additional` more: for the big,
+/// long-lived buffers whose size is known.
+pub(crate) fn try_reserve_exact<T>(
+    v: &mut Vec<T>,
+    additional: usize,
+    what: &'static str,
+) -> Result<(), CollideError> {
+    v.try_reserve_exact(additional)
+        .map_err(|_| CollideError::OutOfMemory {
+            what,
+            bytes: additional.saturating_mul(std::mem::size_of::<T>()),
+        })
+}
+
 /// Clears `v` and resizes it to `len` copies of `value`, reporting a failed
 /// allocation as an error.
 pub(crate) fn try_fill<T: Clone>(

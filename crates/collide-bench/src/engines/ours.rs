@@ -88,18 +88,13 @@ pub fn brute_force() -> Box<dyn Engine> {
 /// asks for the pairs touching them.
 struct Incremental {
     grid: Grid,
-    handles: Vec<collide::Handle>,
 }
 
 impl Engine for Incremental {
     fn prepare(&mut self, world: &World) -> anyhow::Result<()> {
-        self.grid.clear();
-        self.handles.clear();
-        for b in &world.boxes {
-            self.handles.push(self.grid.insert(*b)?);
-        }
-        let mut out = Vec::new();
-        self.grid.find_moved_pairs(&mut out)?;
+        // Bulk load, as the docs advise; the initial pairs are not wanted.
+        self.grid.rebuild(&world.boxes)?;
+        self.grid.forget_moved();
         Ok(())
     }
 
@@ -111,8 +106,12 @@ impl Engine for Incremental {
         out: &mut Vec<Pair>,
     ) -> anyhow::Result<FrameStats> {
         for &i in moved {
-            self.grid
-                .update(self.handles[i as usize], boxes[i as usize])?;
+            // After `rebuild`, object i's handle has index i.
+            let h = self
+                .grid
+                .handle(i)
+                .ok_or_else(|| anyhow::anyhow!("no object {i}"))?;
+            self.grid.update(h, boxes[i as usize])?;
         }
         self.grid.find_moved_pairs(out)?;
         Ok(FrameStats {
@@ -124,14 +123,12 @@ impl Engine for Incremental {
 pub fn grid_incremental() -> Box<dyn Engine> {
     Box::new(Incremental {
         grid: grid_with(Execution::Serial),
-        handles: Vec::new(),
     })
 }
 
 pub fn grid_incremental_par() -> Box<dyn Engine> {
     Box::new(Incremental {
         grid: grid_with(Execution::Parallel),
-        handles: Vec::new(),
     })
 }
 

@@ -12,7 +12,7 @@
 //! (`max < min`). Gaps let an object that changes rows be re-filed by
 //! shifting a few neighbours instead of the whole array.
 
-use crate::error::{try_fill, try_reserve};
+use crate::error::{try_fill, try_reserve, try_reserve_exact};
 use crate::math::{ceil_log2, extent_up, floor_i64, pow2};
 use crate::{Aabb, CollideError, Real, Vec2};
 
@@ -688,21 +688,25 @@ impl Layout {
     ///
     /// Positions of the objects change; the caller refreshes its handles.
     pub(crate) fn respread(&mut self, extra: &[Entry]) -> Result<bool, CollideError> {
-        // Extra objects, sorted into place: (level, row key, entry).
-        let mut keyed: Vec<(usize, i64, Entry)> = Vec::new();
+        // Extra objects, sorted into place: (row key, index in `extra`,
+        // level); 16 bytes each.
+        let mut keyed: Vec<(i64, u32, u8)> = Vec::new();
         try_reserve(&mut keyed, extra.len(), "grid relayout")?;
-        for e in extra {
+        for (i, e) in extra.iter().enumerate() {
             let Some(l) = self.level_for_height(e.height_up()) else {
                 return Ok(false);
             };
-            keyed.push((l, row_key(e.min_y, self.levels[l].exp), *e));
+            keyed.push((row_key(e.min_y, self.levels[l].exp), i as u32, l as u8));
         }
         keyed.sort_unstable_by(|a, b| {
-            (a.0, a.1)
-                .cmp(&(b.0, b.1))
-                .then(a.2.min_x.total_cmp(&b.2.min_x))
-                .then(a.2.id.cmp(&b.2.id))
+            let (ea, eb) = (&extra[a.1 as usize], &extra[b.1 as usize]);
+            (a.2, a.0)
+                .cmp(&(b.2, b.0))
+                .then(ea.min_x.total_cmp(&eb.min_x))
+                .then(ea.id.cmp(&eb.id))
         });
+        let level_key = |k: &(i64, u32, u8)| (k.2 as usize, k.0);
+        let entry = |k: &(i64, u32, u8)| extra[k.1 as usize];
         // The new rows: old rows (compacted later) merged with the extras'
         // rows, in (level, key) order. (level, key, old start, old live,
         // extra start, extra count).
@@ -710,33 +714,33 @@ impl Layout {
         try_reserve(&mut plan, self.rows.len() + keyed.len(), "grid relayout")?;
         let mut compact = 0usize;
         let mut k = 0usize;
+        // The extras of one (level, key), starting at `k`.
+        let run = |k: usize| {
+            let lk = level_key(&keyed[k]);
+            keyed[k..].iter().take_while(|x| level_key(x) == lk).count()
+        };
         for (l, lv) in self.levels.iter().enumerate() {
             for row in &self.rows[lv.row_start as usize..lv.row_end as usize] {
                 let live = (row.end - row.start - row.gaps) as usize;
-                while k < keyed.len() && (keyed[k].0, keyed[k].1) < (l, row.key) {
-                    let (kl, kk, _) = keyed[k];
-                    let n = keyed[k..]
-                        .iter()
-                        .take_while(|x| (x.0, x.1) == (kl, kk))
-                        .count();
+                while k < keyed.len() && level_key(&keyed[k]) < (l, row.key) {
+                    let (kl, kk) = level_key(&keyed[k]);
+                    let n = run(k);
                     plan.push((kl, kk, compact, 0, k, n));
                     k += n;
                 }
-                let n = keyed[k..]
-                    .iter()
-                    .take_while(|x| (x.0, x.1) == (l, row.key))
-                    .count();
+                let n = if k < keyed.len() && level_key(&keyed[k]) == (l, row.key) {
+                    run(k)
+                } else {
+                    0
+                };
                 plan.push((l, row.key, compact, live, k, n));
                 k += n;
                 compact += live;
             }
         }
         while k < keyed.len() {
-            let (kl, kk, _) = keyed[k];
-            let n = keyed[k..]
-                .iter()
-                .take_while(|x| (x.0, x.1) == (kl, kk))
-                .count();
+            let (kl, kk) = level_key(&keyed[k]);
+            let n = run(k);
             plan.push((kl, kk, compact, 0, k, n));
             k += n;
         }
@@ -753,7 +757,7 @@ impl Layout {
         }
         if total > self.entries.len() {
             let more = total - self.entries.len();
-            try_reserve(&mut self.entries, more, "grid entries")?;
+            try_reserve_exact(&mut self.entries, more, "grid entries")?;
         }
         // Nothing can fail from here on.
         let mut w = 0usize;
@@ -784,11 +788,11 @@ impl Layout {
                 // The larger min x goes last; on a tie the extra one.
                 let take_extra = j > 0
                     && (i == 0
-                        || keyed[ext_start + j - 1].2.min_x
+                        || entry(&keyed[ext_start + j - 1]).min_x
                             >= self.entries[old_start + i - 1].min_x);
                 let e = if take_extra {
                     j -= 1;
-                    keyed[ext_start + j].2
+                    entry(&keyed[ext_start + j])
                 } else {
                     i -= 1;
                     self.entries[old_start + i]
@@ -1053,7 +1057,11 @@ impl Layout {
         // Pass 4: scatter into the spare capacity: every live slot is written
         // once, and the gap slots at the rows' ends below.
         let len = pos as usize;
-        try_reserve(&mut self.entries, len, "grid entries")?;
+        // Room for the gaps a later relayout adds, so it stays in place.
+        let room = if gaps { len } else { len + len / 8 + 64 };
+        if self.entries.capacity() < room {
+            try_reserve_exact(&mut self.entries, room, "grid entries")?;
+        }
         let spare = &mut self.entries.spare_capacity_mut()[..len];
         let entries = Disjoint::new(spare);
         let cursor = Disjoint::new(&mut scratch.hist);

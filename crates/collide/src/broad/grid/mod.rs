@@ -570,9 +570,17 @@ impl Grid {
     pub fn find_moved_pairs(&mut self, out: &mut Vec<Pair>) -> Result<(), CollideError> {
         self.tidy()?;
         self.find(out, Keep::EitherMoved)?;
+        self.forget_moved();
+        Ok(())
+    }
+
+    /// Forgets which objects moved, without reporting their pairs: after a
+    /// bulk load whose pairs are not wanted, the next
+    /// [`find_moved_pairs`](Self::find_moved_pairs) reports only what moves
+    /// from now on.
+    pub fn forget_moved(&mut self) {
         self.moved.fill(0);
         self.pending_moved.fill(false);
-        Ok(())
     }
 
     fn moved_count(&self) -> usize {
@@ -1056,8 +1064,11 @@ impl Grid {
             )?;
             self.layout = fresh;
         }
+        // A big batch of insertions leaves a big pending buffer: give it back.
         self.pending.clear();
         self.pending_moved.clear();
+        self.pending.shrink_to(self.pending_limit() + 1);
+        self.pending_moved.shrink_to(self.pending_limit() + 1);
         try_fill(
             &mut self.moved,
             self.layout.entries.len().div_ceil(64),
