@@ -171,6 +171,10 @@ pub struct Grid {
     moved: Vec<u64>,
     build_scratch: BuildScratch,
     sweep_scratch: Scratch,
+    /// Per run of rows of a parallel query: its pairs, before they are
+    /// joined in row order.
+    #[cfg(feature = "rayon")]
+    par_buffers: Vec<Vec<Pair>>,
     stats: QueryStats,
 }
 
@@ -208,6 +212,8 @@ impl Grid {
             moved: Vec::new(),
             build_scratch: BuildScratch::default(),
             sweep_scratch: Scratch::default(),
+            #[cfg(feature = "rayon")]
+            par_buffers: Vec::new(),
             stats: QueryStats::default(),
         }
     }
@@ -247,6 +253,21 @@ impl Grid {
             + self.moved.capacity() * 8
             + self.build_scratch.bytes()
             + self.sweep_scratch.bytes()
+            + self.par_buffer_bytes()
+    }
+
+    fn par_buffer_bytes(&self) -> usize {
+        #[cfg(feature = "rayon")]
+        {
+            self.par_buffers
+                .iter()
+                .map(|b| b.capacity() * std::mem::size_of::<Pair>())
+                .sum()
+        }
+        #[cfg(not(feature = "rayon"))]
+        {
+            0
+        }
     }
 
     /// The live handle whose index is `index`, if any (pairs report indices).
@@ -620,7 +641,16 @@ impl Grid {
         if parallel {
             #[cfg(feature = "rayon")]
             {
-                tests += parallel::find_in_layout(self, out, keep == Keep::EitherMoved, sparse)?;
+                let mut buffers = std::mem::take(&mut self.par_buffers);
+                let r = parallel::find_in_layout(
+                    self,
+                    &mut buffers,
+                    out,
+                    keep == Keep::EitherMoved,
+                    sparse,
+                );
+                self.par_buffers = buffers;
+                tests += r?;
             }
         } else {
             let mut scratch = std::mem::take(&mut self.sweep_scratch);

@@ -32,9 +32,12 @@ impl Exec for Rayon {
 }
 
 /// Pairs of the layout (not of pending objects), as the serial sweep finds
-/// them, appended to `out`. Returns the number of tests.
+/// them, appended to `out`. Returns the number of tests. Each run of rows
+/// fills its own buffer from `buffers` (kept by the grid, so a frame
+/// allocates nothing once they have grown); they are joined in row order.
 pub(crate) fn find_in_layout(
     grid: &Grid,
+    buffers: &mut Vec<Vec<Pair>>,
     out: &mut Vec<Pair>,
     moved_only: bool,
     sparse: bool,
@@ -43,20 +46,25 @@ pub(crate) fn find_in_layout(
     let filters = &grid.filters;
     // Several runs per thread, so one dense run does not hold up the rest.
     let runs = split_rows(ctx.rows, Rayon.width() * 4);
-    let parts: Vec<Result<(Vec<Pair>, u64), CollideError>> = runs
+    if buffers.len() < runs.len() {
+        try_reserve(buffers, runs.len() - buffers.len(), "pair buffers")?;
+        buffers.resize_with(runs.len(), Vec::new);
+    }
+    let results: Vec<Result<u64, CollideError>> = runs
         .into_par_iter()
-        .map(|range| {
-            let mut local = Vec::new();
+        .zip(buffers.par_iter_mut())
+        .map(|(range, local)| {
+            local.clear();
             let mut scratch = Scratch::default();
             let mut tests = 0u64;
             if !moved_only && filters.is_empty() {
-                let mut fast = sweep::FastOut::new(&mut local);
+                let mut fast = sweep::FastOut::new(local);
                 let r = sweep::sweep_rows_all(&ctx, range, &mut scratch, &mut tests, &mut fast);
                 fast.finish();
                 r?;
-                return Ok((local, tests));
+                return Ok(tests);
             }
-            let mut sink = PairSink::new(&mut local);
+            let mut sink = PairSink::new(local);
             if sparse {
                 sweep::sweep_moved_rows(
                     &ctx,
@@ -84,19 +92,17 @@ pub(crate) fn find_in_layout(
                     push_pair(&mut sink, filters, a.id, b.id)
                 })?;
             }
-            Ok((local, tests))
+            Ok(tests)
         })
         .collect();
     let mut tests = 0u64;
-    let mut total = 0usize;
-    for (v, _) in parts.iter().flatten() {
-        total += v.len();
+    for r in results {
+        tests += r?;
     }
+    let total: usize = buffers.iter().map(Vec::len).sum();
     try_reserve(out, total, "pair output")?;
-    for part in parts {
-        let (v, t) = part?;
-        out.extend_from_slice(&v);
-        tests += t;
+    for b in buffers.iter() {
+        out.extend_from_slice(b);
     }
     Ok(tests)
 }
