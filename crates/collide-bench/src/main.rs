@@ -597,7 +597,7 @@ mod tests {
             assert!(refs[0].0 > 0, "{family:?}: the world has collisions");
             for spec in engines::for_world(&world).into_iter().flatten() {
                 let m = pool
-                    .install(|| measure(&spec, &world, &refs, frames, 1))
+                    .install(|| measure(&spec, &world, &refs, warmup, frames, 1))
                     .unwrap();
                 assert!(
                     m.ok,

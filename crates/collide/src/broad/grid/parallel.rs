@@ -46,10 +46,12 @@ pub(crate) fn find_in_layout(
     let filters = &grid.filters;
     // Several runs per thread, so one dense run does not hold up the rest.
     let runs = split_rows(ctx.rows, Rayon.width() * 4);
-    if buffers.len() < runs.len() {
-        try_reserve(buffers, runs.len() - buffers.len(), "pair buffers")?;
-        buffers.resize_with(runs.len(), Vec::new);
+    let used = runs.len();
+    if buffers.len() < used {
+        try_reserve(buffers, used - buffers.len(), "pair buffers")?;
+        buffers.resize_with(used, Vec::new);
     }
+    let buffers = &mut buffers[..used];
     let results: Vec<Result<u64, CollideError>> = runs
         .into_par_iter()
         .zip(buffers.par_iter_mut())
