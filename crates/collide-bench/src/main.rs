@@ -333,7 +333,7 @@ fn measure(
         last = (out.len(), stats.tests, raw_dups);
         f += 1;
     }
-    let peak = alloc::peak().saturating_sub(baseline);
+    let peak = alloc::peak().saturating_sub(baseline) + engine.native_bytes();
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
     let p99 = times[((times.len() as f64 * 0.99).ceil() as usize).clamp(1, times.len()) - 1];

@@ -57,8 +57,8 @@ mod imp {
 
     use boxdd_sys::ffi::{
         b2AABB, b2DynamicTree, b2DynamicTree_Create, b2DynamicTree_CreateProxy,
-        b2DynamicTree_Destroy, b2DynamicTree_MoveProxy, b2DynamicTree_Query, b2DynamicTree_Rebuild,
-        b2Vec2,
+        b2DynamicTree_Destroy, b2DynamicTree_GetByteCount, b2DynamicTree_MoveProxy,
+        b2DynamicTree_Query, b2DynamicTree_Rebuild, b2Vec2,
     };
     use collide::{Aabb, Pair};
 
@@ -78,6 +78,13 @@ mod imp {
         fn new(capacity: usize) -> Self {
             // SAFETY: creating a tree has no precondition.
             Self(unsafe { b2DynamicTree_Create(capacity.min(i32::MAX as usize) as c_int) })
+        }
+    }
+
+    impl Tree {
+        fn bytes(&self) -> usize {
+            // SAFETY: a valid tree.
+            unsafe { b2DynamicTree_GetByteCount(&self.0) }.max(0) as usize
         }
     }
 
@@ -148,7 +155,10 @@ mod imp {
         tree
     }
 
-    struct Rebuild;
+    /// The largest tree seen.
+    struct Rebuild {
+        bytes: usize,
+    }
 
     impl Engine for Rebuild {
         fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
@@ -163,6 +173,7 @@ mod imp {
             out: &mut Vec<Pair>,
         ) -> anyhow::Result<FrameStats> {
             let tree = build(boxes);
+            self.bytes = self.bytes.max(tree.bytes());
             let keep = |i: u32, j: u32| j > i;
             for (i, b) in boxes.iter().enumerate() {
                 let mut q = Query {
@@ -176,10 +187,14 @@ mod imp {
             }
             Ok(FrameStats::default())
         }
+
+        fn native_bytes(&self) -> usize {
+            self.bytes
+        }
     }
 
     pub fn rebuild() -> Box<dyn Engine> {
-        Box::new(Rebuild)
+        Box::new(Rebuild { bytes: 0 })
     }
 
     struct Incremental {
@@ -267,6 +282,10 @@ mod imp {
             }
             Ok(FrameStats::default())
         }
+
+        fn native_bytes(&self) -> usize {
+            self.tree.as_ref().map_or(0, Tree::bytes)
+        }
     }
 
     pub fn incremental() -> Box<dyn Engine> {
@@ -278,11 +297,18 @@ mod imp {
         })
     }
 
-    struct Between;
+    /// The largest tree seen.
+    struct Between {
+        bytes: usize,
+    }
 
     impl Engine for Between {
         fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
             Ok(())
+        }
+
+        fn native_bytes(&self) -> usize {
+            self.bytes
         }
 
         fn frame(
@@ -293,6 +319,7 @@ mod imp {
             out: &mut Vec<Pair>,
         ) -> anyhow::Result<FrameStats> {
             let tree = build(others);
+            self.bytes = self.bytes.max(tree.bytes());
             let keep = |_: u32, _: u32| true;
             for (i, b) in boxes.iter().enumerate() {
                 let mut q = Query {
@@ -309,6 +336,6 @@ mod imp {
     }
 
     pub fn between() -> Box<dyn Engine> {
-        Box::new(Between)
+        Box::new(Between { bytes: 0 })
     }
 }

@@ -48,6 +48,11 @@ pub trait Engine {
         moved: &[u32],
         out: &mut Vec<Pair>,
     ) -> anyhow::Result<FrameStats>;
+
+    /// Bytes the engine holds outside Rust's allocator (C code), at most.
+    fn native_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// A named constructor.
