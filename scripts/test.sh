@@ -40,5 +40,7 @@ if cargo clippy --version >/dev/null 2>&1; then
 else
   echo "skipping clippy: it is not installed (rustup component add clippy)"
 fi
+# Documentation links must resolve.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 # Builds every crate, example and the benchmark binary; runs every test.
 cargo test --workspace --locked

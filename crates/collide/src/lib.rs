@@ -45,3 +45,8 @@ pub use broad::{
 pub use error::CollideError;
 pub use math::{Real, Vec2};
 pub use pair::{Pair, QueryStats};
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -34,7 +34,12 @@ const SHIFTS: [[f64; 2]; 4] = [[0.0, 0.0], [0.0, 0.5], [0.5, 0.0], [0.5, 0.5]];
 
 const NONE: u32 = u32::MAX;
 
-/// Moertel's four-shift sector grid. See the [module docs](self).
+/// Moertel's four-shift sector grid: objects filed into square sectors by
+/// their minimum corner, tested pairwise per sector, four times with the
+/// grid shifted by half a sector in x, in y and in both. Two intersecting
+/// objects whose sides are shorter than half a sector share a sector in at
+/// least one shift, so nothing is missed; a pair can be reported up to four
+/// times ([`SectorMode::Raw`]) or once ([`SectorMode::Exact`]).
 ///
 /// Every side of every object must be shorter than half a sector ("sector >
 /// 2× the largest object"), else [`find_pairs`](BroadPhase::find_pairs)

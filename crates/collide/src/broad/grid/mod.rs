@@ -134,10 +134,12 @@ pub struct GridConfig {
 ///   is reported.
 /// * **Parallel:** [`Execution::Parallel`] (feature `rayon`), bit-identical.
 ///
-/// Memory: 20 bytes per entry (plus about one gap slot per eight entries
+/// Memory: 24 bytes per entry (plus about one gap slot per eight entries
 /// after incremental changes), 8 per handle, 8 more per handle once any
-/// filter is set, and a few bytes of build scratch and row index: see
-/// [`memory_bytes`](Self::memory_bytes).
+/// filter is set, and about 8 of build scratch: see
+/// [`memory_bytes`](Self::memory_bytes). When most objects move every frame,
+/// [`rebuild`](Self::rebuild) is faster than [`update`](Self::update) per
+/// object.
 ///
 /// ```
 /// use collide::{Aabb, Grid};
