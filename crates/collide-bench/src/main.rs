@@ -99,17 +99,7 @@ fn main() -> anyhow::Result<()> {
     } else if args.quick {
         vec![Family::Dense, Family::Mixed]
     } else {
-        vec![
-            Family::Dense,
-            Family::Sparse,
-            Family::Mixed,
-            Family::HeavyTailed,
-            Family::Clustered,
-            Family::Thin,
-            Family::Bipartite,
-            Family::Motion10,
-            Family::Motion100,
-        ]
+        Family::ALL.to_vec()
     };
     let sizes: Vec<usize> = if !args.n.is_empty() {
         args.n.clone()
@@ -575,17 +565,7 @@ mod tests {
     /// harness and the peers' use, not a timing).
     #[test]
     fn every_engine_agrees_with_the_reference() {
-        let families = [
-            Family::Dense,
-            Family::Sparse,
-            Family::Mixed,
-            Family::HeavyTailed,
-            Family::Clustered,
-            Family::Thin,
-            Family::Bipartite,
-            Family::Motion10,
-            Family::Motion100,
-        ];
+        let families = Family::ALL;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()

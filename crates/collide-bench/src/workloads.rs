@@ -64,6 +64,19 @@ pub enum Family {
 }
 
 impl Family {
+    /// Every family, in the order the benchmark runs them.
+    pub const ALL: [Family; 9] = [
+        Family::Dense,
+        Family::Sparse,
+        Family::Mixed,
+        Family::HeavyTailed,
+        Family::Clustered,
+        Family::Thin,
+        Family::Bipartite,
+        Family::Motion10,
+        Family::Motion100,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Self::Dense => "dense",

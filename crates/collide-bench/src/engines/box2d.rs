@@ -161,10 +161,6 @@ mod imp {
     }
 
     impl Engine for Rebuild {
-        fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-            Ok(())
-        }
-
         fn frame(
             &mut self,
             boxes: &[Aabb],
@@ -303,10 +299,6 @@ mod imp {
     }
 
     impl Engine for Between {
-        fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-            Ok(())
-        }
-
         fn native_bytes(&self) -> usize {
             self.bytes
         }

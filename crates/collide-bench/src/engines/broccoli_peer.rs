@@ -7,7 +7,6 @@ use broccoli::rect;
 use collide::{Aabb, Pair};
 
 use super::{Engine, FrameStats};
-use crate::workloads::World;
 
 fn to_rect(b: &Aabb) -> Rect<f32> {
     rect(b.min().x, b.max().x, b.min().y, b.max().y)
@@ -18,10 +17,6 @@ struct Rebuild {
 }
 
 impl Engine for Rebuild {
-    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn frame(
         &mut self,
         boxes: &[Aabb],
@@ -54,10 +49,6 @@ struct Between {
 }
 
 impl Engine for Between {
-    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn frame(
         &mut self,
         boxes: &[Aabb],

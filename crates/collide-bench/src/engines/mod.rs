@@ -33,9 +33,11 @@ pub struct FrameStats {
 
 /// One engine under test.
 pub trait Engine {
-    /// Gets ready for `world` (not timed): builds persistent structures,
-    /// converts boxes to the engine's own format.
-    fn prepare(&mut self, world: &World) -> anyhow::Result<()>;
+    /// Gets ready for `world` (not timed): builds persistent structures.
+    /// Engines that rebuild every frame need nothing.
+    fn prepare(&mut self, _world: &World) -> anyhow::Result<()> {
+        Ok(())
+    }
 
     /// One timed frame: `boxes` are this frame's boxes (for a bipartite world,
     /// the first set; `others` the second), `moved` the indices that moved

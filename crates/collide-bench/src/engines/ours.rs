@@ -139,10 +139,6 @@ struct Between {
 }
 
 impl Engine for Between {
-    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn frame(
         &mut self,
         boxes: &[collide::Aabb],

@@ -28,10 +28,6 @@ struct Rebuild {
 }
 
 impl Engine for Rebuild {
-    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn frame(
         &mut self,
         boxes: &[Aabb],
@@ -111,10 +107,6 @@ struct Between {
 }
 
 impl Engine for Between {
-    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn frame(
         &mut self,
         boxes: &[Aabb],

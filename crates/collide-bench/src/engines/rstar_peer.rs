@@ -6,7 +6,6 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{AABB, RTree};
 
 use super::{Engine, FrameStats};
-use crate::workloads::World;
 
 type Item = GeomWithData<Rectangle<[f32; 2]>, u32>;
 
@@ -24,10 +23,6 @@ fn item(i: usize, b: &Aabb) -> Item {
 struct Rebuild;
 
 impl Engine for Rebuild {
-    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn frame(
         &mut self,
         boxes: &[Aabb],
@@ -57,10 +52,6 @@ pub fn rebuild() -> Box<dyn Engine> {
 struct Between;
 
 impl Engine for Between {
-    fn prepare(&mut self, _: &World) -> anyhow::Result<()> {
-        Ok(())
-    }
-
     fn frame(
         &mut self,
         boxes: &[Aabb],

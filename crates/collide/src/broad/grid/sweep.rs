@@ -390,6 +390,31 @@ fn rows_all_fast(
     Ok(())
 }
 
+/// The rows of `row_range` (global indices), each with its level's index.
+fn rows_with_levels<'a>(
+    ctx: &'a Ctx<'_>,
+    row_range: std::ops::Range<usize>,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let mut li = ctx
+        .levels
+        .partition_point(|l| (l.row_end as usize) <= row_range.start);
+    row_range.map(move |ri| {
+        while ctx.levels[li].row_end as usize <= ri {
+            li += 1;
+        }
+        (ri, li)
+    })
+}
+
+/// The row of the same level whose key is `step` (±1) from row `ri`'s, if
+/// occupied: rows of a level are stored by ascending key, so it can only be
+/// the adjacent one.
+fn neighbour<'a>(ctx: &'a Ctx<'_>, ri: usize, level: Level, step: i64) -> Option<&'a Row> {
+    let other = ri.checked_add_signed(step as isize)?;
+    let inside = other >= level.row_start as usize && other < level.row_end as usize;
+    (inside && ctx.rows[other].key == ctx.rows[ri].key.wrapping_add(step)).then(|| &ctx.rows[other])
+}
+
 /// All three sweeps for `row_range` with every pair kept and no filter:
 /// the fast path of a plain `find_all_pairs`. Same pairs as [`sweep_rows`]
 /// with an emit that keeps everything (in another fixed order: each entry's
@@ -401,18 +426,9 @@ pub(crate) fn sweep_rows_all(
     tests: &mut u64,
     out: &mut FastOut<'_>,
 ) -> Result<(), CollideError> {
-    let mut li = ctx
-        .levels
-        .partition_point(|l| (l.row_end as usize) <= row_range.start);
-    for ri in row_range {
-        while ctx.levels[li].row_end as usize <= ri {
-            li += 1;
-        }
-        let level = ctx.levels[li];
-        let row = &ctx.rows[ri];
-        let next = (ri + 1 < level.row_end as usize
-            && ctx.rows[ri + 1].key == row.key.wrapping_add(1))
-        .then(|| ctx.row_entries(&ctx.rows[ri + 1]));
+    for (ri, li) in rows_with_levels(ctx, row_range) {
+        let (level, row) = (ctx.levels[li], &ctx.rows[ri]);
+        let next = neighbour(ctx, ri, level, 1).map(|r| ctx.row_entries(r));
         rows_all_fast(ctx.row_entries(row), next, tests, out)?;
         for (lo, other) in ctx.levels.iter().enumerate() {
             if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
@@ -468,18 +484,11 @@ pub(crate) fn sweep_rows(
     tests: &mut u64,
     emit: &mut impl Emit,
 ) -> Result<(), CollideError> {
-    let mut li = ctx
-        .levels
-        .partition_point(|l| (l.row_end as usize) <= row_range.start);
-    for ri in row_range {
-        while ctx.levels[li].row_end as usize <= ri {
-            li += 1;
-        }
-        let level = ctx.levels[li];
-        let row = &ctx.rows[ri];
+    for (ri, li) in rows_with_levels(ctx, row_range) {
+        let (level, row) = (ctx.levels[li], &ctx.rows[ri]);
         self_row(ctx, row, tests, emit)?;
-        if ri + 1 < level.row_end as usize && ctx.rows[ri + 1].key == row.key.wrapping_add(1) {
-            next_row(ctx, row, &ctx.rows[ri + 1], tests, emit)?;
+        if let Some(upper) = neighbour(ctx, ri, level, 1) {
+            next_row(ctx, row, upper, tests, emit)?;
         }
         for (lo, other) in ctx.levels.iter().enumerate() {
             if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
@@ -501,25 +510,14 @@ pub(crate) fn sweep_moved_rows(
     tests: &mut u64,
     emit: &mut impl Emit,
 ) -> Result<(), CollideError> {
-    let mut li = ctx
-        .levels
-        .partition_point(|l| (l.row_end as usize) <= row_range.start);
-    for ri in row_range {
-        while ctx.levels[li].row_end as usize <= ri {
-            li += 1;
-        }
-        let level = ctx.levels[li];
-        let row = &ctx.rows[ri];
+    for (ri, li) in rows_with_levels(ctx, row_range) {
+        let (level, row) = (ctx.levels[li], &ctx.rows[ri]);
         let (start, end) = (row.start as usize, row.end as usize);
         if MovedIn::new(ctx.moved, start, end).next().is_none() {
             continue;
         }
-        let next = (ri + 1 < level.row_end as usize
-            && ctx.rows[ri + 1].key == row.key.wrapping_add(1))
-        .then(|| &ctx.rows[ri + 1]);
-        let prev = (ri > level.row_start as usize
-            && ctx.rows[ri - 1].key == row.key.wrapping_sub(1))
-        .then(|| &ctx.rows[ri - 1]);
+        let next = neighbour(ctx, ri, level, 1);
+        let prev = neighbour(ctx, ri, level, -1);
         // Moved entries are visited in row order, so each neighbour row's
         // window start only moves forward: one galloping cursor per row.
         let mut cursor_next = next.map_or(0, |r| r.start as usize);
