@@ -72,9 +72,22 @@ impl Scratch {
 #[inline]
 fn seek_reach(es: &[Entry], from: usize, x: Real) -> usize {
     let n = es.len();
-    if from >= n || es[from].reach >= x {
-        return from;
+    // Short moves (the common case: cursors creep along a row) are walked:
+    // one predictable branch per step, where galloping pays several
+    // unpredictable ones.
+    let walk_end = (from + 16).min(n);
+    let mut i = from;
+    while i < walk_end {
+        if es[i].reach >= x {
+            return i;
+        }
+        i += 1;
     }
+    if i >= n {
+        return n;
+    }
+    // The walk checked es[i - 1]: it falls short.
+    let from = i - 1;
     let mut lo = from; // es[lo].reach < x
     let mut step = 1;
     let mut hi = from + 1;
