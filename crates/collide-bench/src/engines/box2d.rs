@@ -62,7 +62,7 @@ mod imp {
     };
     use collide::{Aabb, Pair};
 
-    use crate::engines::{Engine, FrameStats};
+    use crate::engines::{Engine, Frame, FrameStats};
     use crate::workloads::World;
 
     const CATEGORY: u64 = 1;
@@ -161,13 +161,8 @@ mod imp {
     }
 
     impl Engine for Rebuild {
-        fn frame(
-            &mut self,
-            boxes: &[Aabb],
-            _: &[Aabb],
-            _: &[u32],
-            out: &mut Vec<Pair>,
-        ) -> anyhow::Result<FrameStats> {
+        fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+            let Frame { boxes, .. } = *f;
             let tree = build(boxes);
             self.bytes = self.bytes.max(tree.bytes());
             let keep = |i: u32, j: u32| j > i;
@@ -236,13 +231,8 @@ mod imp {
             Ok(())
         }
 
-        fn frame(
-            &mut self,
-            boxes: &[Aabb],
-            _: &[Aabb],
-            moved: &[u32],
-            out: &mut Vec<Pair>,
-        ) -> anyhow::Result<FrameStats> {
+        fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+            let Frame { boxes, moved, .. } = *f;
             let tree = self
                 .tree
                 .as_mut()
@@ -303,13 +293,8 @@ mod imp {
             self.bytes
         }
 
-        fn frame(
-            &mut self,
-            boxes: &[Aabb],
-            others: &[Aabb],
-            _: &[u32],
-            out: &mut Vec<Pair>,
-        ) -> anyhow::Result<FrameStats> {
+        fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+            let Frame { boxes, others, .. } = *f;
             let tree = build(others);
             self.bytes = self.bytes.max(tree.bytes());
             let keep = |_: u32, _: u32| true;

@@ -6,7 +6,7 @@ use broccoli::aabb::pin::AabbPin;
 use broccoli::rect;
 use collide::{Aabb, Pair};
 
-use super::{Engine, FrameStats};
+use super::{Engine, Frame, FrameStats};
 
 fn to_rect(b: &Aabb) -> Rect<f32> {
     rect(b.min().x, b.max().x, b.min().y, b.max().y)
@@ -17,13 +17,8 @@ struct Rebuild {
 }
 
 impl Engine for Rebuild {
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        _: &[Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, .. } = *f;
         self.bots.clear();
         self.bots.extend(
             boxes
@@ -49,13 +44,8 @@ struct Between {
 }
 
 impl Engine for Between {
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        others: &[Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, others, .. } = *f;
         self.a.clear();
         self.a.extend(
             boxes

@@ -31,6 +31,17 @@ pub struct FrameStats {
     pub tests: Option<u64>,
 }
 
+/// What one frame gives an engine.
+#[derive(Clone, Copy)]
+pub struct Frame<'a> {
+    /// This frame's boxes (for a bipartite world, the first set).
+    pub boxes: &'a [Aabb],
+    /// The second set of a bipartite world (else empty).
+    pub others: &'a [Aabb],
+    /// Indices of the boxes that moved since the last frame.
+    pub moved: &'a [u32],
+}
+
 /// One engine under test.
 pub trait Engine {
     /// Gets ready for `world` (not timed): builds persistent structures.
@@ -39,17 +50,9 @@ pub trait Engine {
         Ok(())
     }
 
-    /// One timed frame: `boxes` are this frame's boxes (for a bipartite world,
-    /// the first set; `others` the second), `moved` the indices that moved
-    /// since the last frame. Appends the pairs to `out` (ordered `a < b`,
-    /// except bipartite pairs: `a` from `boxes`, `b` from `others`).
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        others: &[Aabb],
-        moved: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats>;
+    /// One timed frame: appends the pairs to `out` (ordered `a < b`, except
+    /// bipartite pairs: `a` from `boxes`, `b` from `others`).
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats>;
 
     /// Bytes the engine holds outside Rust's allocator (C code), at most.
     fn native_bytes(&self) -> usize {

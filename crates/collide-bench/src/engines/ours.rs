@@ -5,7 +5,7 @@ use collide::{
     Sectors, SweepAndPrune,
 };
 
-use super::{Engine, FrameStats};
+use super::{Engine, Frame, FrameStats};
 use crate::workloads::{World, max_extent, pow2_above};
 
 /// Any [`BroadPhase`], rebuilt from the boxes every frame.
@@ -20,13 +20,8 @@ impl<B: BroadPhase> Engine for Stateless<B> {
         Ok(())
     }
 
-    fn frame(
-        &mut self,
-        boxes: &[collide::Aabb],
-        _: &[collide::Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, .. } = *f;
         let bp = self
             .inner
             .as_mut()
@@ -98,13 +93,8 @@ impl Engine for Incremental {
         Ok(())
     }
 
-    fn frame(
-        &mut self,
-        boxes: &[collide::Aabb],
-        _: &[collide::Aabb],
-        moved: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, moved, .. } = *f;
         for &i in moved {
             // After `rebuild`, object i's handle has index i.
             let h = self
@@ -139,13 +129,8 @@ struct Between {
 }
 
 impl Engine for Between {
-    fn frame(
-        &mut self,
-        boxes: &[collide::Aabb],
-        others: &[collide::Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, others, .. } = *f;
         self.a.rebuild(boxes)?;
         self.b.rebuild(others)?;
         self.a.find_pairs_between(&mut self.b, out)?;

@@ -8,7 +8,7 @@ use parry2d::bounding_volume::Aabb as PAabb;
 use parry2d::math::Vector;
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 
-use super::{Engine, FrameStats, push_if_overlapping};
+use super::{Engine, Frame, FrameStats, push_if_overlapping};
 use crate::workloads::World;
 
 fn to_parry(b: &Aabb) -> PAabb {
@@ -28,13 +28,8 @@ struct Rebuild {
 }
 
 impl Engine for Rebuild {
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        _: &[Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, .. } = *f;
         self.leaves.clear();
         self.leaves.extend(boxes.iter().map(to_parry));
         let bvh = Bvh::from_leaves(BvhBuildStrategy::Binned, &self.leaves);
@@ -73,13 +68,8 @@ impl Engine for Incremental {
         Ok(())
     }
 
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        _: &[Aabb],
-        moved: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, moved, .. } = *f;
         for &i in moved {
             self.bvh
                 .insert_or_update_partially(to_parry(&boxes[i as usize]), i, MARGIN);
@@ -107,13 +97,8 @@ struct Between {
 }
 
 impl Engine for Between {
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        others: &[Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, others, .. } = *f;
         self.a.clear();
         self.a.extend(boxes.iter().map(to_parry));
         self.b.clear();

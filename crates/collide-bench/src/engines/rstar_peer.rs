@@ -5,7 +5,7 @@ use collide::{Aabb, Pair};
 use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{AABB, RTree};
 
-use super::{Engine, FrameStats};
+use super::{Engine, Frame, FrameStats};
 
 type Item = GeomWithData<Rectangle<[f32; 2]>, u32>;
 
@@ -23,13 +23,8 @@ fn item(i: usize, b: &Aabb) -> Item {
 struct Rebuild;
 
 impl Engine for Rebuild {
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        _: &[Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, .. } = *f;
         let tree = RTree::bulk_load(boxes.iter().enumerate().map(|(i, b)| item(i, b)).collect());
         for (i, b) in boxes.iter().enumerate() {
             for hit in tree.locate_in_envelope_intersecting(envelope(b)) {
@@ -52,13 +47,8 @@ pub fn rebuild() -> Box<dyn Engine> {
 struct Between;
 
 impl Engine for Between {
-    fn frame(
-        &mut self,
-        boxes: &[Aabb],
-        others: &[Aabb],
-        _: &[u32],
-        out: &mut Vec<Pair>,
-    ) -> anyhow::Result<FrameStats> {
+    fn frame(&mut self, f: &Frame<'_>, out: &mut Vec<Pair>) -> anyhow::Result<FrameStats> {
+        let Frame { boxes, others, .. } = *f;
         let tree = RTree::bulk_load(others.iter().enumerate().map(|(i, b)| item(i, b)).collect());
         for (i, b) in boxes.iter().enumerate() {
             for hit in tree.locate_in_envelope_intersecting(envelope(b)) {
