@@ -246,7 +246,9 @@ impl Default for Layout {
     }
 }
 
-/// Reused buffers of a build, so a rebuild every frame allocates nothing.
+/// Reused buffers of a build: a rebuild every frame allocates nothing sized
+/// by the objects once these have grown (only a few vectors sized by the
+/// levels and threads).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BuildScratch {
     /// Per source object: its bucket (first its level).
@@ -759,7 +761,9 @@ impl Layout {
             let more = total - self.entries.len();
             try_reserve_exact(&mut self.entries, more, "grid entries")?;
         }
-        // Nothing can fail from here on.
+        let rows_needed = plan.len().saturating_sub(self.rows.len());
+        try_reserve(&mut self.rows, rows_needed, "grid rows")?;
+        // Nothing can fail from here on: every buffer has its room.
         let mut w = 0usize;
         for p in 0..self.entries.len() {
             if !self.entries[p].is_gap() {
@@ -805,7 +809,6 @@ impl Layout {
         self.entries.truncate(total);
         // Rows, gaps and reach, front to back.
         self.rows.clear();
-        try_reserve(&mut self.rows, plan.len(), "grid rows")?;
         let mut at = 0usize;
         let mut level = usize::MAX;
         for &(l, key, _, old_live, _, ext_n) in &plan {

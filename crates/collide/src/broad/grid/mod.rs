@@ -499,7 +499,8 @@ impl Grid {
     /// Replaces the contents with `boxes`: the object of `boxes[i]` gets
     /// handle index `i` ([`handle`](Self::handle) gives the handle). All
     /// objects count as moved. The fast path for rebuilding every frame:
-    /// one counting sort, no allocation once the buffers have grown.
+    /// one counting sort; once the buffers have grown, it allocates nothing
+    /// sized by the objects.
     ///
     /// # Errors
     /// [`CollideError::TooManyObjects`], [`CollideError::OutOfMemory`]; the
@@ -1078,6 +1079,14 @@ impl Grid {
                 mark(&mut moved_ids, e.id);
             }
         }
+        // Room for the moved bits of the new layout, before the layout
+        // changes: every row holds its live entries plus at most as many
+        // gaps, so at most twice the objects, and nothing below can fail.
+        let bound_words = (2 * self.live).div_ceil(64) + 1;
+        if self.moved.capacity() < bound_words {
+            let more = bound_words - self.moved.len();
+            crate::error::try_reserve_exact(&mut self.moved, more, "grid moved bits")?;
+        }
         // In place when the levels still fit; otherwise a fresh layout,
         // swapped in only once it is complete.
         if !self.layout.respread(&self.pending)? {
@@ -1101,12 +1110,10 @@ impl Grid {
         self.pending_moved.clear();
         self.pending.shrink_to(self.pending_limit() + 1);
         self.pending_moved.shrink_to(self.pending_limit() + 1);
-        try_fill(
-            &mut self.moved,
-            self.layout.entries.len().div_ceil(64),
-            0u64,
-            "grid moved bits",
-        )?;
+        let words = self.layout.entries.len().div_ceil(64);
+        debug_assert!(words <= self.moved.capacity(), "moved bits reserved above");
+        self.moved.clear();
+        self.moved.resize(words, 0);
         for p in 0..self.layout.entries.len() {
             let e = self.layout.entries[p];
             if e.is_gap() {

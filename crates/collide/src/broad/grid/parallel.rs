@@ -34,7 +34,7 @@ impl Exec for Rayon {
 /// Pairs of the layout (not of pending objects), as the serial sweep finds
 /// them, appended to `out`. Returns the number of tests. Each run of rows
 /// fills its own buffer from `buffers` (kept by the grid, so a frame
-/// allocates nothing once they have grown); they are joined in row order.
+/// grows nothing once they are large enough); they are joined in row order.
 pub(crate) fn find_in_layout(
     grid: &Grid,
     buffers: &mut Vec<Vec<Pair>>,
