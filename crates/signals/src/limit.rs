@@ -112,12 +112,19 @@ impl<S: Space> System<S> for Backlash<S> {
         } else {
             <S::Tangent as Vector>::zero()
         };
-        self.value = self.value.offset(step);
-        self.velocity = if dt > 0.0 {
+        let velocity = if dt > 0.0 {
             step.scale_f64(1.0 / dt)
         } else {
             <S::Tangent as Vector>::zero()
         };
+        if !velocity.is_finite() {
+            // A real move over a denormal dt: refuse rather than store an infinity.
+            return Err(SignalError::NonFiniteInput {
+                what: "input velocity (change / dt)",
+            });
+        }
+        self.value = self.value.offset(step);
+        self.velocity = velocity;
         Ok(self.value)
     }
 

@@ -143,6 +143,17 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
         self.jumped
     }
 
+    /// Sets the output and its velocity (for an impulse response: start
+    /// displaced or moving, then let go). Errors on a non-finite component.
+    pub fn set_state(&mut self, value: S, velocity: S::Tangent) -> Result<(), SignalError> {
+        if !value.is_valid() || !velocity.is_finite() {
+            return Err(SignalError::NonFiniteInput { what: "state" });
+        }
+        self.value = value;
+        self.velocity = velocity;
+        Ok(())
+    }
+
     /// Jumps the output to the latest target, at rest.
     pub fn snap_to_target(&mut self) {
         self.value = self.target.latest;

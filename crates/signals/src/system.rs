@@ -10,7 +10,8 @@ use crate::space::{Space, Vector};
 /// (`f64`: a `f32` clock loses milliseconds after hours). A negative or
 /// non-finite elapsed time, or a non-finite target, is an error and leaves
 /// the state as it was. An elapsed time of zero moves nothing; it only
-/// records the new target.
+/// records the new target (the one exception is [`crate::Backlash`], whose
+/// output depends on the input's path and not on time).
 pub trait System<S: Space> {
     /// Advances by `dt` seconds toward `target` and returns the new output.
     fn update(&mut self, dt: f64, target: S) -> Result<S, SignalError>;
