@@ -23,7 +23,9 @@ fn matches_the_reference_trace() {
     let mut worst = 0.0f64;
     for (line_no, line) in text.lines().enumerate().skip(1) {
         let cols: Vec<&str> = line.split(',').collect();
-        let [case, t, x, want] = cols[..] else { panic!("line {}: expected 4 columns", line_no + 1) };
+        let [case, t, x, want] = cols[..] else {
+            panic!("line {}: expected 4 columns", line_no + 1)
+        };
         let [t, x, want] = [t, x, want].map(|v| v.parse::<f64>().unwrap());
         if current.as_ref().is_none_or(|(c, _, _)| c != case) {
             let (mc, beta, dc) = params(case);
@@ -35,7 +37,11 @@ fn matches_the_reference_trace() {
         *last_t = t;
         let off = (got - want).abs();
         worst = worst.max(off);
-        assert!(off <= 1e-9, "line {}: case {case}: got {got}, reference {want}", line_no + 1);
+        assert!(
+            off <= 1e-9,
+            "line {}: case {case}: got {got}, reference {want}",
+            line_no + 1
+        );
         checked += 1;
     }
     assert_eq!(checked, 6000);

@@ -1,0 +1,145 @@
+//! The analysis: drive a system with standard inputs and game traces at a
+//! given frame rate, and measure how it responds.
+//!
+//! A system is understood by its response to an impulse, a step, a ramp
+//! and a sinusoid ([`Input`]); games add teleports, target switches, bursty
+//! server updates and noisy hands. [`report`] runs one system through all of
+//! them at 20, 30, 60, 144 and 240 steps per second and under a 250 ms
+//! hitch, and returns the figures ([`SystemReport`]); the `signals-report`
+//! binary prints them and draws the plots.
+
+mod inputs;
+mod metrics;
+
+pub use inputs::{Input, Trace, simulate};
+pub use metrics::{
+    FrequencyPoint, StepMetrics, frequency_response, jitter_and_lag, ramp_lag, step_metrics,
+};
+
+use crate::System;
+
+/// Makes a fresh system at rest at 0; each run gets its own.
+pub type Factory<'a> = &'a dyn Fn() -> Box<dyn System<f64>>;
+
+/// The frame rates every figure is measured at.
+pub const FRAME_RATES: [f64; 5] = [20.0, 30.0, 60.0, 144.0, 240.0];
+/// The frame rate the headline figures use.
+pub const REFERENCE_RATE: f64 = 60.0;
+/// Length of the hitch (one long frame), seconds.
+pub const HITCH: f64 = 0.25;
+
+/// How far a figure moves across [`FRAME_RATES`]: (max − min) / |value at 60 Hz|.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spread {
+    /// The figure at [`REFERENCE_RATE`].
+    pub at_60: f64,
+    /// The smallest value over the frame rates.
+    pub min: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl Spread {
+    fn from(values: &[(f64, f64)]) -> Spread {
+        let at_60 = values
+            .iter()
+            .find(|(r, _)| *r == REFERENCE_RATE)
+            .map_or(f64::NAN, |(_, v)| *v);
+        let min = values.iter().map(|(_, v)| *v).fold(f64::INFINITY, f64::min);
+        let max = values
+            .iter()
+            .map(|(_, v)| *v)
+            .fold(f64::NEG_INFINITY, f64::max);
+        Spread { at_60, min, max }
+    }
+
+    /// (max − min) relative to the value at 60 Hz, in percent (0 when all agree).
+    pub fn percent(&self) -> f64 {
+        if self.max == self.min {
+            0.0
+        } else {
+            100.0 * (self.max - self.min) / self.at_60.abs()
+        }
+    }
+}
+
+/// Every figure for one system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemReport {
+    /// The system's name.
+    pub name: String,
+    /// Step response at each frame rate: 10–90% rise time, seconds.
+    pub rise: Spread,
+    /// Step response: time after which it stays within 2% of the step, seconds.
+    pub settle: Spread,
+    /// Step response: overshoot beyond the step, percent of the step.
+    pub overshoot: Spread,
+    /// Ramp: the steady lag behind a ramp, seconds (distance / slope).
+    pub ramp_lag: Spread,
+    /// Gain and phase at a few frequencies, at 60 Hz.
+    pub frequency: Vec<FrequencyPoint>,
+    /// Noisy hand trace at 60 Hz: output jitter at rest (RMS, trace units).
+    pub jitter: f64,
+    /// Noisy hand trace at 60 Hz: lag while moving, seconds.
+    pub lag: f64,
+    /// Step under a 250 ms hitch at 60 Hz: the largest difference from the
+    /// same step without the hitch, after the hitch (fraction of the step).
+    pub hitch_error: f64,
+}
+
+/// The frequencies of the gain/phase table, Hz.
+pub const FREQUENCIES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
+
+/// Runs `make`'s systems through every input and frame rate.
+pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
+    let mut rise = Vec::new();
+    let mut settle = Vec::new();
+    let mut overshoot = Vec::new();
+    let mut lag = Vec::new();
+    for &rate in &FRAME_RATES {
+        let step = simulate(make, &Input::Step, rate, 5.0, None);
+        let m = step_metrics(&step, 1.0);
+        rise.push((rate, m.rise));
+        settle.push((rate, m.settle));
+        overshoot.push((rate, m.overshoot_percent));
+        let ramp = simulate(make, &Input::Ramp { slope: 1.0 }, rate, 10.0, None);
+        lag.push((rate, ramp_lag(&ramp, 1.0)));
+    }
+    let frequency = frequency_response(make, &FREQUENCIES, REFERENCE_RATE);
+    let hand = simulate(
+        make,
+        &Input::NoisyHand { seed: 7 },
+        REFERENCE_RATE,
+        20.0,
+        None,
+    );
+    let (jitter, hand_lag) = jitter_and_lag(&hand);
+    let plain = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, None);
+    let hitched = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, Some(0.1));
+    let hitch_error = hitch_difference(&plain, &hitched);
+    SystemReport {
+        name: name.to_string(),
+        rise: Spread::from(&rise),
+        settle: Spread::from(&settle),
+        overshoot: Spread::from(&overshoot),
+        ramp_lag: Spread::from(&lag),
+        frequency,
+        jitter,
+        lag: hand_lag,
+        hitch_error,
+    }
+}
+
+/// The largest |hitched − plain| at the hitched run's sample times after the hitch.
+fn hitch_difference(plain: &Trace, hitched: &Trace) -> f64 {
+    let mut worst = 0.0f64;
+    for (i, &t) in hitched.time.iter().enumerate() {
+        if t <= 0.1 {
+            continue;
+        }
+        if let Some(p) = plain.value_at(t) {
+            worst = worst.max((hitched.output[i] - p).abs());
+        }
+    }
+    worst
+}

@@ -1,0 +1,109 @@
+//! The analysis harness against closed forms: if these figures are right
+//! for the systems whose answers are known, the report is right for the rest.
+
+use signals::analysis::{self, Input, frequency_response, ramp_lag, simulate, step_metrics};
+use signals::{Exponential, Hold, Smoother, SpringDamper, System};
+
+fn exp_factory(tau: f64) -> impl Fn() -> Box<dyn System<f64>> {
+    move || {
+        Box::new(
+            Smoother::new(Exponential::time_constant(tau).unwrap(), 0.0)
+                .with_hold(Hold::FirstOrder),
+        )
+    }
+}
+
+/// The time a monotone closed-form step response reaches `level`, by bisection.
+fn crossing(f: impl Fn(f64) -> f64, level: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, 100.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) < level { lo = mid } else { hi = mid }
+    }
+    lo
+}
+
+fn near(got: f64, want: f64, rel: f64, what: &str) {
+    assert!(
+        (got - want).abs() <= rel * want.abs().max(1e-9),
+        "{what}: measured {got}, closed form {want}"
+    );
+}
+
+#[test]
+fn exponential_figures_match_closed_forms() {
+    let tau = 0.2;
+    let make = exp_factory(tau);
+    // Under first-order hold the step is a ramp over the first frame: use a fine rate.
+    let trace = simulate(&make, &Input::Step, 10_000.0, 3.0, None);
+    let m = step_metrics(&trace, 1.0);
+    near(m.rise, tau * 9f64.ln(), 1e-3, "rise");
+    near(m.settle, tau * 50f64.ln(), 1e-3, "settle");
+    assert_eq!(m.overshoot_percent, 0.0);
+    let ramp = simulate(&make, &Input::Ramp { slope: 2.0 }, 30.0, 10.0, None);
+    near(
+        ramp_lag(&ramp, 2.0),
+        tau,
+        1e-9,
+        "ramp lag (exact at any rate)",
+    );
+    for p in frequency_response(&make, &[0.5, 2.0], 1000.0) {
+        let wt = std::f64::consts::TAU * p.hz * tau;
+        near(p.gain, 1.0 / (1.0 + wt * wt).sqrt(), 1e-3, "gain");
+        near(p.phase_degrees, -wt.atan().to_degrees(), 1e-2, "phase");
+    }
+}
+
+#[test]
+fn critical_spring_figures_match_closed_forms() {
+    let omega = 8.0;
+    let make = || -> Box<dyn System<f64>> {
+        Box::new(Smoother::new(SpringDamper::new(omega, 1.0).unwrap(), 0.0))
+    };
+    let step = |t: f64| 1.0 - (1.0 + omega * t) * (-omega * t).exp();
+    let trace = simulate(&make, &Input::Step, 10_000.0, 3.0, None);
+    let m = step_metrics(&trace, 1.0);
+    near(
+        m.rise,
+        crossing(step, 0.9) - crossing(step, 0.1),
+        1e-3,
+        "rise",
+    );
+    near(m.settle, crossing(step, 0.98), 1e-3, "settle");
+    // Zero-order hold: the ramp lags 2/ω plus about half a frame.
+    let ramp = simulate(&make, &Input::Ramp { slope: 1.0 }, 10_000.0, 10.0, None);
+    near(ramp_lag(&ramp, 1.0), 2.0 / omega, 1e-3, "ramp lag");
+    for p in frequency_response(&make, &[0.5, 1.0, 2.0], 2000.0) {
+        let r = std::f64::consts::TAU * p.hz / omega;
+        near(p.gain, 1.0 / (1.0 + r * r), 2e-3, "gain");
+        near(p.phase_degrees, -2.0 * r.atan().to_degrees(), 1e-2, "phase");
+    }
+}
+
+#[test]
+fn underdamped_overshoot_matches_closed_form() {
+    let zeta = 0.3;
+    let make = || -> Box<dyn System<f64>> {
+        Box::new(Smoother::new(SpringDamper::new(6.0, zeta).unwrap(), 0.0))
+    };
+    let trace = simulate(&make, &Input::Step, 5000.0, 5.0, None);
+    let m = step_metrics(&trace, 1.0);
+    let want = 100.0 * (-std::f64::consts::PI * zeta / (1.0 - zeta * zeta).sqrt()).exp();
+    near(m.overshoot_percent, want, 1e-3, "overshoot");
+}
+
+#[test]
+fn exact_systems_do_not_care_about_the_frame_rate_and_the_compat_step_does() {
+    let exact = analysis::report("exp", &exp_factory(0.15));
+    assert!(exact.ramp_lag.percent() < 1e-6, "{:?}", exact.ramp_lag);
+    let compat = analysis::report("smooth damp", &|| -> Box<dyn System<f64>> {
+        Box::new(signals::SmoothDamp::new(0.3, 0.0).unwrap())
+    });
+    // Its ramp lag moves with the frame rate (0.275 s at 20 Hz).
+    assert!(compat.ramp_lag.percent() > 1.0, "{:?}", compat.ramp_lag);
+    assert!(
+        (compat.ramp_lag.min - 0.275).abs() < 2e-3,
+        "{:?}",
+        compat.ramp_lag
+    );
+}
