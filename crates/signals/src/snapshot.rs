@@ -30,11 +30,12 @@ pub struct SnapshotConfig {
 
 impl SnapshotConfig {
     /// Sensible settings for a sender every `send_interval` seconds: delay
-    /// 2.5 intervals, extrapolation up to 2 intervals, ±5% speed.
+    /// 2.5 intervals, extrapolation up to 3 intervals (two lost packets in a
+    /// row plus an interval of jitter), ±5% speed.
     pub fn for_send_interval(send_interval: f64) -> Self {
         SnapshotConfig {
             delay: 2.5 * send_interval,
-            max_extrapolation: 2.0 * send_interval,
+            max_extrapolation: 3.0 * send_interval,
             max_rate_change: 0.05,
             correction_time: 1.0,
             resync_threshold: (10.0 * send_interval).max(0.5),
