@@ -41,10 +41,13 @@ pub enum Input {
         seed: u64,
     },
     /// A hand held still, then moved and held again, with tracker noise
-    /// (σ = 0.01, like a few millimetres) on every sample.
+    /// of standard deviation `sigma` (0.01: a few millimetres on a 1 unit
+    /// move) on every sample.
     NoisyHand {
         /// Seed of the noise.
         seed: u64,
+        /// Noise standard deviation; 0 gives the clean path.
+        sigma: f64,
     },
 }
 
@@ -182,7 +185,7 @@ pub fn simulate(
         _ => None,
     };
     let mut noise = match input {
-        Input::NoisyHand { seed } => Some(Rng(*seed)),
+        Input::NoisyHand { seed, sigma } => Some((Rng(*seed), *sigma)),
         _ => None,
     };
     let mut trace = Trace::default();
@@ -208,7 +211,7 @@ pub fn simulate(
                 let i = arrivals.partition_point(|(arrive, _)| *arrive <= t);
                 if i == 0 { 0.0 } else { arrivals[i - 1].1 }
             }
-            (_, Some(rng)) => clean + 0.01 * rng.gauss(),
+            (_, Some((rng, sigma))) => clean + *sigma * rng.gauss(),
             _ => clean,
         };
         // The inputs are finite and dt > 0: a refusal would be a bug in the system.

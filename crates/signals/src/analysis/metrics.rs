@@ -144,13 +144,15 @@ pub fn frequency_response(
         .collect()
 }
 
-/// On a noisy hand trace: jitter (RMS of output − truth while the hand has
-/// rested for 0.5 s) and lag (the delay τ, to 1 ms, that best aligns the
-/// output with the truth while the hand moves).
-pub fn jitter_and_lag(trace: &Trace) -> (f64, f64) {
+/// On the noisy hand trace and the same run on the clean path: jitter
+/// (RMS of noisy − clean output while the hand has rested for 0.5 s: the
+/// noise that gets through, apart from any settling) and lag (the delay τ,
+/// to 1 ms, that best aligns the noisy run's output with the true path
+/// while the hand moves).
+pub fn jitter_and_lag(noisy: &Trace, clean: &Trace) -> (f64, f64) {
     let mut sum = 0.0;
     let mut n = 0usize;
-    for ((&t, &y), &c) in trace.time.iter().zip(&trace.output).zip(&trace.clean) {
+    for ((&t, &y), &c) in noisy.time.iter().zip(&noisy.output).zip(&clean.output) {
         if hand_resting(t) {
             sum += (y - c) * (y - c);
             n += 1;
@@ -161,6 +163,7 @@ pub fn jitter_and_lag(trace: &Trace) -> (f64, f64) {
     } else {
         (sum / n as f64).sqrt()
     };
+    let trace = noisy;
     let moving = |t: f64| !hand_resting(t) && t > 0.5;
     let mut best = (f64::INFINITY, 0.0);
     for ms in 0..=500 {

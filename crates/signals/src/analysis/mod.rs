@@ -53,12 +53,15 @@ impl Spread {
         Spread { at_60, min, max }
     }
 
-    /// (max − min) relative to the value at 60 Hz, in percent (0 when all agree).
+    /// (max − min) relative to the value at 60 Hz, in percent; 0 when all
+    /// agree to 1e-9 (relative), and infinite when the 60 Hz value is 0 but
+    /// others are not.
     pub fn percent(&self) -> f64 {
-        if self.max == self.min {
+        let spread = self.max - self.min;
+        if spread <= 1e-9 * self.at_60.abs().max(1.0) {
             0.0
         } else {
-            100.0 * (self.max - self.min) / self.at_60.abs()
+            100.0 * spread / self.at_60.abs()
         }
     }
 }
@@ -78,7 +81,7 @@ pub struct SystemReport {
     pub ramp_lag: Spread,
     /// Gain and phase at a few frequencies, at 60 Hz.
     pub frequency: Vec<FrequencyPoint>,
-    /// Noisy hand trace at 60 Hz: output jitter at rest (RMS, trace units).
+    /// Noisy hand trace at 60 Hz: noise passed at rest (RMS, trace units; the input noise is 0.01).
     pub jitter: f64,
     /// Noisy hand trace at 60 Hz: lag while moving, seconds.
     pub lag: f64,
@@ -106,14 +109,7 @@ pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
         lag.push((rate, ramp_lag(&ramp, 1.0)));
     }
     let frequency = frequency_response(make, &FREQUENCIES, REFERENCE_RATE);
-    let hand = simulate(
-        make,
-        &Input::NoisyHand { seed: 7 },
-        REFERENCE_RATE,
-        20.0,
-        None,
-    );
-    let (jitter, hand_lag) = jitter_and_lag(&hand);
+    let (jitter, hand_lag) = hand_figures(make, REFERENCE_RATE);
     let plain = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, None);
     let hitched = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, Some(0.1));
     let hitch_error = hitch_difference(&plain, &hitched);
@@ -128,6 +124,31 @@ pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
         lag: hand_lag,
         hitch_error,
     }
+}
+
+/// Jitter and lag on the noisy hand trace (σ = 0.01, 20 s) at `rate`.
+pub fn hand_figures(make: Factory<'_>, rate: f64) -> (f64, f64) {
+    let noisy = simulate(
+        make,
+        &Input::NoisyHand {
+            seed: 7,
+            sigma: 0.01,
+        },
+        rate,
+        20.0,
+        None,
+    );
+    let clean = simulate(
+        make,
+        &Input::NoisyHand {
+            seed: 7,
+            sigma: 0.0,
+        },
+        rate,
+        20.0,
+        None,
+    );
+    jitter_and_lag(&noisy, &clean)
 }
 
 /// The largest |hitched − plain| at the hitched run's sample times after the hitch.
