@@ -1,1 +1,286 @@
-fn main() {}
+//! Updates per second, ours against the crates users would pick instead:
+//! `spring_damper` (Holden's springs), `one-euro`, `pid`, and the engine
+//! `SmoothDamp` step. Unbatched: one system updated `N` times in a row, each
+//! call computing its own exponential. Batched: `N` systems in a structure
+//! of arrays with one shared dt (peers: the same loop over their step).
+//!
+//! cargo bench -p signals --bench updates
+//!
+//! Criterion reports the time for `N` updates; divide by `N` (the README
+//! table does) for ns per update.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use signals::{
+    Batch, Exponential, OneEuro, Pid, PidConfig, SmoothDamp, Smoother, SpringDamper, System,
+};
+use std::hint::black_box;
+
+const N: usize = 4096;
+const DT: f64 = 1.0 / 60.0;
+
+/// Frame times that vary from call to call (a real frame rate), so every
+/// call pays for its exponential; 16 values around 1/60 s.
+fn varying_dts() -> Vec<f64> {
+    (0..N)
+        .map(|i| DT * (0.9 + 0.2 * ((i * 5) % 16) as f64 / 16.0))
+        .collect()
+}
+
+fn targets_f32() -> Vec<f32> {
+    (0..N).map(|i| ((i * 7919) % 1000) as f32 * 0.01).collect()
+}
+
+fn exponential(c: &mut Criterion) {
+    let targets = targets_f32();
+    let half_life = 0.1f32;
+    let mut g = c.benchmark_group("exponential");
+    g.throughput(Throughput::Elements(N as u64));
+    let dts = varying_dts();
+    g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
+        let mut s = Smoother::new(
+            Exponential::half_life(f64::from(half_life)).unwrap(),
+            0.0f32,
+        );
+        b.iter(|| {
+            for &t in &targets {
+                black_box(s.update(black_box(DT), t).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
+        let mut s = Smoother::new(
+            Exponential::half_life(f64::from(half_life)).unwrap(),
+            0.0f32,
+        );
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(&dts) {
+                black_box(s.update(black_box(dt), t).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "spring_damper"), |b| {
+        let mut x = 0.0f32;
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(&dts) {
+                x = spring_damper::damper_exact(x, t, half_life, black_box(dt as f32), 1e-5);
+                black_box(x);
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
+        let mut batch = Batch::<f32>::with_len(N).unwrap();
+        batch.targets_mut().copy_from_slice(&targets);
+        let e = Exponential::half_life(f64::from(half_life)).unwrap();
+        b.iter(|| batch.step(&e, black_box(DT)).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {
+        let mut xs = vec![0.0f32; N];
+        b.iter(|| {
+            let dt = black_box(DT as f32);
+            for (x, &t) in xs.iter_mut().zip(&targets) {
+                *x = spring_damper::damper_exact(*x, t, half_life, dt, 1e-5);
+            }
+        })
+    });
+    g.finish();
+}
+
+fn critical(c: &mut Criterion) {
+    let targets = targets_f32();
+    let smooth_time = 0.2f32;
+    // Holden's half-life for the same spring: ω = 2/T, half-life = ln2 / (ω/2)·... his
+    // damping d = 4 ln2 / half-life and y = d/2 = ω.
+    let half_life = 2.0 * std::f32::consts::LN_2 / (2.0 / smooth_time);
+    let spring = SpringDamper::critical(f64::from(smooth_time)).unwrap();
+    let mut g = c.benchmark_group("critical spring");
+    g.throughput(Throughput::Elements(N as u64));
+    let dts = varying_dts();
+    g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
+        let mut s = Smoother::new(spring, 0.0f32);
+        b.iter(|| {
+            for &t in &targets {
+                black_box(s.update(black_box(DT), t).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
+        let mut s = Smoother::new(spring, 0.0f32);
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(&dts) {
+                black_box(s.update(black_box(dt), t).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "spring_damper"), |b| {
+        let (mut x, mut v) = (0.0f32, 0.0f32);
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(&dts) {
+                spring_damper::critical_spring_damper_exact(
+                    &mut x,
+                    &mut v,
+                    t,
+                    0.0,
+                    half_life,
+                    black_box(dt as f32),
+                );
+                black_box(x);
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "engine SmoothDamp"), |b| {
+        let (mut x, mut v) = (0.0f32, 0.0f32);
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(&dts) {
+                (x, v) =
+                    SmoothDamp::step(x, t, v, smooth_time, f32::INFINITY, black_box(dt as f32));
+                black_box(x);
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
+        let mut batch = Batch::<f32>::with_len(N).unwrap();
+        batch.targets_mut().copy_from_slice(&targets);
+        b.iter(|| batch.step(&spring, black_box(DT)).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {
+        let (mut xs, mut vs) = (vec![0.0f32; N], vec![0.0f32; N]);
+        b.iter(|| {
+            let dt = black_box(DT as f32);
+            for ((x, v), &t) in xs.iter_mut().zip(vs.iter_mut()).zip(&targets) {
+                spring_damper::critical_spring_damper_exact(x, v, t, 0.0, half_life, dt);
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("batched", "engine SmoothDamp"), |b| {
+        let (mut xs, mut vs) = (vec![0.0f32; N], vec![0.0f32; N]);
+        b.iter(|| {
+            let dt = black_box(DT as f32);
+            for ((x, v), &t) in xs.iter_mut().zip(vs.iter_mut()).zip(&targets) {
+                (*x, *v) = SmoothDamp::step(*x, t, *v, smooth_time, f32::INFINITY, dt);
+            }
+        })
+    });
+    g.finish();
+}
+
+fn underdamped(c: &mut Criterion) {
+    let targets = targets_f32();
+    let mut g = c.benchmark_group("spring, damping ratio 0.5");
+    g.throughput(Throughput::Elements(N as u64));
+    // Holden's parameters: damping d = 4 ln2 / half-life = 2ζω.
+    let (zeta, half_life) = (0.5f32, 0.1f32);
+    let omega = 4.0 * std::f32::consts::LN_2 / half_life / (2.0 * zeta);
+    let spring = SpringDamper::new(f64::from(omega), f64::from(zeta)).unwrap();
+    let dts = varying_dts();
+    g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
+        let mut s = Smoother::new(spring, 0.0f32);
+        b.iter(|| {
+            for &t in &targets {
+                black_box(s.update(black_box(DT), t).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
+        let mut s = Smoother::new(spring, 0.0f32);
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(&dts) {
+                black_box(s.update(black_box(dt), t).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "spring_damper"), |b| {
+        let (mut x, mut v) = (0.0f32, 0.0f32);
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(&dts) {
+                spring_damper::spring_damper_exact_ratio(
+                    &mut x,
+                    &mut v,
+                    t,
+                    0.0,
+                    zeta,
+                    half_life,
+                    black_box(dt as f32),
+                    1e-5,
+                );
+                black_box(x);
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
+        let mut batch = Batch::<f32>::with_len(N).unwrap();
+        batch.targets_mut().copy_from_slice(&targets);
+        b.iter(|| batch.step(&spring, black_box(DT)).unwrap())
+    });
+    g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {
+        let (mut xs, mut vs) = (vec![0.0f32; N], vec![0.0f32; N]);
+        b.iter(|| {
+            let dt = black_box(DT as f32);
+            for ((x, v), &t) in xs.iter_mut().zip(vs.iter_mut()).zip(&targets) {
+                spring_damper::spring_damper_exact_ratio(x, v, t, 0.0, zeta, half_life, dt, 1e-5);
+            }
+        })
+    });
+    g.finish();
+}
+
+fn one_euro(c: &mut Criterion) {
+    let samples: Vec<f64> = targets_f32().into_iter().map(f64::from).collect();
+    let mut g = c.benchmark_group("1€ filter");
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
+        let mut f = OneEuro::<f64>::new(1.0, 0.5, 1.0).unwrap();
+        b.iter(|| {
+            for &x in &samples {
+                black_box(f.update(black_box(DT), x).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "one-euro"), |b| {
+        let mut filter = one_euro::OneEuroFilter::<f64>::default();
+        filter.set_mincutoff(1.0);
+        filter.set_beta(0.5);
+        filter.set_dcutoff(1.0);
+        let mut state = one_euro::OneEuroState::<f64, 1>::new([samples[0]].into());
+        b.iter(|| {
+            for &x in &samples {
+                filter.filter(&mut state, &[x].into(), black_box(1.0 / DT));
+                black_box(state.data());
+            }
+        })
+    });
+    g.finish();
+}
+
+fn pid(c: &mut Criterion) {
+    let samples: Vec<f64> = targets_f32().into_iter().map(f64::from).collect();
+    let mut g = c.benchmark_group("PID");
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
+        let mut p = Pid::new(PidConfig {
+            kp: 1.0,
+            ki: 0.5,
+            kd: 0.1,
+            output_limits: (-10.0, 10.0),
+            ..PidConfig::default()
+        })
+        .unwrap();
+        b.iter(|| {
+            for &m in &samples {
+                black_box(p.update(black_box(DT), 5.0, m).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "pid"), |b| {
+        let mut p = pid::Pid::<f64>::new(5.0, 10.0);
+        p.p(1.0, 10.0).i(0.5 * DT, 10.0).d(0.1 / DT, 10.0);
+        b.iter(|| {
+            for &m in &samples {
+                black_box(p.next_control_output(black_box(m)));
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, exponential, critical, underdamped, one_euro, pid);
+criterion_main!(benches);

@@ -84,8 +84,7 @@ impl<F: Float> Batch<F> {
     pub fn step<D: Dynamics>(&mut self, dynamics: &D, dt: f64) -> Result<(), SignalError> {
         check_dt(dt)?;
         // A branch-free scan (it vectorises); find the culprit only on failure.
-        let all_finite = self.targets.iter().fold(true, |ok, t| ok & t.is_finite());
-        if !all_finite {
+        if !all_finite(&self.targets) {
             return Err(SignalError::NonFiniteInput {
                 what: "batch target",
             });
@@ -101,6 +100,22 @@ impl<F: Float> Batch<F> {
         }
         Ok(())
     }
+}
+
+/// Whether every value is finite: `t − t` is 0 for finite values and NaN
+/// otherwise, and NaN survives a sum; eight lanes so the loop vectorises.
+fn all_finite<F: Float>(values: &[F]) -> bool {
+    let mut lanes = [F::ZERO; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        for (lane, &t) in lanes.iter_mut().zip(chunk) {
+            *lane = *lane + (t - t);
+        }
+    }
+    for (lane, &t) in lanes.iter_mut().zip(chunks.remainder()) {
+        *lane = *lane + (t - t);
+    }
+    lanes.iter().all(|l| *l == F::ZERO)
 }
 
 /// x ← g + a·(x − g).

@@ -95,9 +95,16 @@ impl Dynamics for Exponential {
     #[inline]
     fn transition(&self, dt: f64) -> Transition {
         let x = dt / self.tau;
-        let a = math::exp(-x);
-        // 1 − a without cancellation for small steps.
-        let one_minus_a = -math::exp_m1(-x);
+        // One transcendental per step. For small steps 1 − a comes from
+        // exp_m1 (no cancellation) and a from it (a ≈ 1, so adding 1 loses
+        // nothing); past x = 1/4, 1 − a ≥ 0.22 and `exp` (cheaper) is exact enough.
+        let (a, one_minus_a) = if x > 0.25 {
+            let a = math::exp(-x);
+            (a, 1.0 - a)
+        } else {
+            let a_minus_1 = math::exp_m1(-x);
+            (1.0 + a_minus_1, -a_minus_1)
+        };
         // e' = −e/τ − v: e₁ = a·e − vτ(1 − a); ė₁ = −e₁/τ − v.
         Transition {
             ee: a,

@@ -77,6 +77,18 @@ macro_rules! math_fns {
 math_fns!(exp => exp, exp_m1 => expm1, sin => sin, cos => cos, sqrt => sqrt, floor => floor);
 
 #[inline]
+pub(crate) fn sin_cos(x: f64) -> (f64, f64) {
+    #[cfg(feature = "std")]
+    {
+        x.sin_cos()
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        libm::sincos(x)
+    }
+}
+
+#[inline]
 pub(crate) fn atan2(y: f64, x: f64) -> f64 {
     #[cfg(feature = "std")]
     {

@@ -44,8 +44,9 @@ impl<V: Vector> OneEuro<V> {
     /// the reference computes it: `1 / (1 + τ/Te)`, τ = 1/(2π·cutoff), Te = dt.
     #[inline]
     fn alpha(cutoff: f64, te: f64) -> f64 {
-        let tau = 1.0 / (core::f64::consts::TAU * cutoff);
-        1.0 / (1.0 + tau / te)
+        // 1/(1 + τ/Te) with τ = 1/(2π·cutoff), rewritten with one division.
+        let k = core::f64::consts::TAU * cutoff * te;
+        k / (1.0 + k)
     }
 
     /// The filtered derivative (units per second).
@@ -55,6 +56,7 @@ impl<V: Vector> OneEuro<V> {
 }
 
 impl<V: Vector> System<V> for OneEuro<V> {
+    #[inline]
     fn update(&mut self, dt: f64, x: V) -> Result<V, SignalError> {
         check_dt(dt)?;
         if !x.is_finite() {
@@ -69,9 +71,8 @@ impl<V: Vector> System<V> for OneEuro<V> {
         if dt == 0.0 {
             return Ok(prev);
         }
-        let freq = 1.0 / dt;
-        let te = 1.0 / freq;
-        let dx = x.sub(prev).scale_f64(freq);
+        let te = dt;
+        let dx = x.sub(prev).scale_f64(1.0 / dt);
         let a_d = Self::alpha(self.d_cutoff, te);
         let edx = dx.scale_f64(a_d).add(self.derivative.scale_f64(1.0 - a_d));
         let cutoff = self.min_cutoff + self.beta * edx.norm();

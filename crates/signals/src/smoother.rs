@@ -86,6 +86,9 @@ pub struct Smoother<S: Space, D: Dynamics> {
     target: TargetTracker<S>,
     max_speed: Option<f64>,
     jumped: bool,
+    /// The last step's dt and transition: at a steady frame rate the
+    /// exponentials are computed once, not every frame.
+    cached: (f64, Transition),
 }
 
 impl<S: Space, D: Dynamics> Smoother<S, D> {
@@ -98,6 +101,7 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
             target: TargetTracker::new(initial),
             max_speed: None,
             jumped: false,
+            cached: (0.0, Transition::IDENTITY),
         }
     }
 
@@ -126,6 +130,7 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
     /// Replaces the dynamics (for example a new half-life) keeping the state.
     pub fn set_dynamics(&mut self, dynamics: D) {
         self.dynamics = dynamics;
+        self.cached = (0.0, Transition::IDENTITY);
     }
 
     /// The dynamics.
@@ -174,6 +179,7 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
         Ok(self.advance(dt, path))
     }
 
+    #[inline(always)]
     fn advance(&mut self, dt: f64, path: crate::system::TargetPath<S>) -> S {
         self.jumped = path.jumped;
         if path.jumped {
@@ -184,7 +190,10 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
         if dt == 0.0 {
             return self.value;
         }
-        let t = self.dynamics.transition(dt);
+        if self.cached.0.to_bits() != dt.to_bits() {
+            self.cached = (dt, self.dynamics.transition(dt));
+        }
+        let t = self.cached.1;
         let e = self.value.difference(path.start);
         let e_dot = if self.dynamics.second_order() {
             self.velocity.sub(path.velocity)
@@ -220,6 +229,7 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
 }
 
 impl<S: Space, D: Dynamics> System<S> for Smoother<S, D> {
+    #[inline(always)]
     fn update(&mut self, dt: f64, target: S) -> Result<S, SignalError> {
         let path = self.target.begin(dt, target)?;
         Ok(self.advance(dt, path))

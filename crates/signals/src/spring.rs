@@ -23,16 +23,48 @@ pub struct SpringDamper {
     omega: f64,
     zeta: f64,
     tracking: bool,
+    // Derived once so a step costs no division or square root:
+    /// ζω.
+    zeta_omega: f64,
+    /// ω_d (under-damped) or ω_h (over-damped); 0 when critical.
+    omega_split: f64,
+    /// 1/ω_d or 1/(2ω_h); 0 when critical.
+    inv_split: f64,
+    /// Decay rates of the over-damped slow and fast modes; 0 otherwise.
+    slow_rate: f64,
+    fast_rate: f64,
+    /// −2ζ/ω: the steady error per unit of target speed.
+    ramp_error: f64,
 }
 
 impl SpringDamper {
     /// A spring with natural frequency `omega` (rad/s, > 0) and damping
     /// ratio `zeta` (≥ 0).
     pub fn new(omega: f64, zeta: f64) -> Result<Self, SignalError> {
+        let w = check_positive("omega", omega)?;
+        let z = check_non_negative("zeta", zeta)?;
+        let (mut omega_split, mut inv_split, mut slow_rate, mut fast_rate) = (0.0, 0.0, 0.0, 0.0);
+        if z < 1.0 {
+            omega_split = w * math::sqrt((1.0 - z) * (1.0 + z));
+            inv_split = 1.0 / omega_split;
+        } else if z > 1.0 {
+            let root = math::sqrt((z - 1.0) * (z + 1.0));
+            omega_split = w * root;
+            inv_split = 1.0 / (2.0 * omega_split);
+            // The slow root ω/(ζ + √(ζ²−1)), written without cancellation.
+            slow_rate = w / (z + root);
+            fast_rate = w * (z + root);
+        }
         Ok(SpringDamper {
-            omega: check_positive("omega", omega)?,
-            zeta: check_non_negative("zeta", zeta)?,
+            omega: w,
+            zeta: z,
             tracking: false,
+            zeta_omega: z * w,
+            omega_split,
+            inv_split,
+            slow_rate,
+            fast_rate,
+            ramp_error: -2.0 * z / w,
         })
     }
 
@@ -98,38 +130,37 @@ impl SpringDamper {
     /// C = cos ω_d t, S = sin(ω_d t)/ω_d (under-damped), C = 1, S = t
     /// (critical), or C = cosh, S = sinh(ω_h t)/ω_h (over-damped), each
     /// written so that it neither overflows for huge t nor cancels near ζ = 1.
+    #[inline]
     fn decay_terms(&self, t: f64) -> (f64, f64) {
-        let (w, z) = (self.omega, self.zeta);
+        let z = self.zeta;
         if z < 1.0 {
-            let wd = w * math::sqrt((1.0 - z) * (1.0 + z));
-            let e = math::exp(-z * w * t);
-            (e * math::cos(wd * t), e * math::sin(wd * t) / wd)
+            let e = math::exp(-self.zeta_omega * t);
+            let (sin, cos) = math::sin_cos(self.omega_split * t);
+            (e * cos, e * sin * self.inv_split)
         } else if z == 1.0 {
-            let e = math::exp(-w * t);
+            let e = math::exp(-self.omega * t);
             (e, t * e)
         } else {
-            let root = math::sqrt((z - 1.0) * (z + 1.0));
-            let wh = w * root;
-            // The slow root −ω/(ζ + √(ζ²−1)), written without cancellation.
-            let slow = math::exp(-w * t / (z + root));
-            let fast = math::exp(-w * (z + root) * t);
-            let sinh_term = slow * (-math::exp_m1(-2.0 * wh * t)) / (2.0 * wh);
+            let slow = math::exp(-self.slow_rate * t);
+            let fast = math::exp(-self.fast_rate * t);
+            let sinh_term = slow * (-math::exp_m1(-2.0 * self.omega_split * t)) * self.inv_split;
             (0.5 * (slow + fast), sinh_term)
         }
     }
 }
 
 impl Dynamics for SpringDamper {
+    #[inline]
     fn transition(&self, dt: f64) -> Transition {
         let (ec, es) = self.decay_terms(dt);
-        let (w, z) = (self.omega, self.zeta);
+        let (w, zw) = (self.omega, self.zeta_omega);
         // Homogeneous part on y = e − p·v, where p·v is the steady error
         // while following a ramp of slope v.
-        let a = ec + z * w * es;
+        let a = ec + zw * es;
         let b = es;
         let c = -w * w * es;
-        let d = ec - z * w * es;
-        let p = if self.tracking { 0.0 } else { -2.0 * z / w };
+        let d = ec - zw * es;
+        let p = if self.tracking { 0.0 } else { self.ramp_error };
         Transition {
             ee: a,
             ed: b,

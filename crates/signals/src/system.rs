@@ -68,6 +68,7 @@ impl<S: Space> TargetTracker<S> {
 
     /// Checks the inputs, works out the target's path over this step and
     /// records `target` as the latest. Nothing changes on error.
+    #[inline(always)]
     pub fn begin(&mut self, dt: f64, target: S) -> Result<TargetPath<S>, SignalError> {
         check_dt(dt)?;
         if !target.is_valid() {
