@@ -10,6 +10,8 @@ use signals::{Exponential, Hold, OneEuro, Smoother, SpringDamper};
 use std::path::{Path, PathBuf};
 
 type Series = (String, Vec<(f64, f64)>);
+/// A game-trace panel: title, input, seconds, and the systems drawn.
+type TraceCase = (&'static str, Input, f64, Vec<(&'static str, Make)>);
 type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 const FONT_PATHS: [&str; 2] = [
@@ -273,7 +275,7 @@ fn game_traces(path: &Path) -> Result<()> {
         )
     });
     let plain = by_name("exponential, half-life 0.1 s (ZOH)")?;
-    let cases: [(&str, Input, f64, Vec<(&str, Make)>); 4] = [
+    let cases: [TraceCase; 4] = [
         (
             "teleport to 100 at t = 1 s",
             Input::Teleport,

@@ -8,6 +8,7 @@
 //!
 //! Criterion reports the time for `N` updates; divide by `N` (the README
 //! table does) for ns per update.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches: a failure is the report.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use signals::{
@@ -282,5 +283,9 @@ fn pid(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, exponential, critical, underdamped, one_euro, pid);
-criterion_main!(benches);
+#[allow(missing_docs)] // criterion_group! makes an undocumented fn.
+mod group {
+    use super::*;
+    criterion_group!(benches, exponential, critical, underdamped, one_euro, pid);
+}
+criterion_main!(group::benches);

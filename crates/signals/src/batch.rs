@@ -104,6 +104,7 @@ impl<F: Float> Batch<F> {
 
 /// Whether every value is finite: `t − t` is 0 for finite values and NaN
 /// otherwise, and NaN survives a sum; eight lanes so the loop vectorises.
+#[allow(clippy::eq_op)] // t − t is the point.
 fn all_finite<F: Float>(values: &[F]) -> bool {
     let mut lanes = [F::ZERO; 8];
     let mut chunks = values.chunks_exact(8);

@@ -165,17 +165,17 @@ impl Pid {
         let p = c.kp * error;
 
         let mut derivative = self.derivative;
-        if dt > 0.0 {
-            if let Some(prev) = self.prev_measurement {
-                // On the measurement: a setpoint jump gives no derivative kick.
-                let raw = -(measurement - prev) / dt;
-                derivative = if c.derivative_filter > 0.0 {
-                    let k = -math::exp_m1(-dt / c.derivative_filter);
-                    derivative + (raw - derivative) * k
-                } else {
-                    raw
-                };
-            }
+        if dt > 0.0
+            && let Some(prev) = self.prev_measurement
+        {
+            // On the measurement: a setpoint jump gives no derivative kick.
+            let raw = -(measurement - prev) / dt;
+            derivative = if c.derivative_filter > 0.0 {
+                let k = -math::exp_m1(-dt / c.derivative_filter);
+                derivative + (raw - derivative) * k
+            } else {
+                raw
+            };
         }
         let d = c.kd * derivative;
 

@@ -194,15 +194,15 @@ impl<S: Space> SnapshotBuffer<S> {
             self.samples.remove(0);
         }
         // Measure the delay each time the newest sample moves forward.
-        if newest.is_none_or(|n| time > n) {
-            if let Some(p) = self.playback {
-                let m = time - p;
-                self.margin = Some(match self.margin {
-                    // A slow average: jitter should not steer the rate.
-                    Some(avg) => avg + 0.1 * (m - avg),
-                    None => m,
-                });
-            }
+        if newest.is_none_or(|n| time > n)
+            && let Some(p) = self.playback
+        {
+            let m = time - p;
+            self.margin = Some(match self.margin {
+                // A slow average: jitter should not steer the rate.
+                Some(avg) => avg + 0.1 * (m - avg),
+                None => m,
+            });
         }
         Ok(PushOutcome::Stored)
     }

@@ -1,5 +1,6 @@
 //! The analysis harness against closed forms: if these figures are right
 //! for the systems whose answers are known, the report is right for the rest.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches: a failure is the report.
 
 use signals::analysis::{self, Input, frequency_response, ramp_lag, simulate, step_metrics};
 use signals::{Exponential, Hold, Smoother, SpringDamper, System};

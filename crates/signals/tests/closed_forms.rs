@@ -2,6 +2,7 @@
 //! closed forms, written independently of the implementation (complex
 //! exponentials of the characteristic roots), within 1e-9, stepped with
 //! random uneven steps.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches: a failure is the report.
 
 use proptest::prelude::*;
 use signals::{Exponential, Hold, Smoother, SpringDamper, System};

@@ -1,6 +1,7 @@
 //! The 1€ filter against a trace of the authors' reference implementation
 //! (PyPI `OneEuroFilter` 0.2.1; `tests/reference/one_euro.py` writes it, and
 //! CI checks the file against a fresh run), within 1e-9.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches: a failure is the report.
 
 use signals::{OneEuro, System};
 

@@ -1,5 +1,6 @@
 //! Defined, finite results for any input: dt = 0, negative dt (error), huge
 //! dt (10⁶ τ), NaN and infinite inputs (error, state unchanged), fuzzed.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches: a failure is the report.
 
 use proptest::prelude::*;
 use signals::{

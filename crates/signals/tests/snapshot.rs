@@ -1,5 +1,11 @@
 //! The snapshot buffer on seeded network traces: 20 Hz sends, 5% loss,
 //! 0–50 ms jitter, duplicates, out-of-order arrivals, clock drift.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::too_many_arguments,
+    clippy::collapsible_if
+)] // Tests: a failure is the report.
 
 use proptest::prelude::*;
 use signals::{PushOutcome, SnapshotBuffer, SnapshotConfig};

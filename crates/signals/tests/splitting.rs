@@ -2,6 +2,12 @@
 //! step of the same total time, under zero- and first-order hold, for every
 //! linear system: within 1e-12 (f64) and 1e-5 (f32), relative to the
 //! signal's scale.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::too_many_arguments,
+    clippy::collapsible_if
+)] // Tests: a failure is the report.
 
 use proptest::prelude::*;
 use signals::{Exponential, Hold, Smoother, SpringDamper, System};

@@ -1,6 +1,7 @@
 //! Behaviour of the nonlinear and special systems: the SmoothDamp
 //! compatibility step, PID, rate limiter, backlash, interpolation, angles
 //! and rotations, the batch.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::needless_range_loop)] // Tests: a failure is the report.
 
 use proptest::prelude::*;
 use signals::*;

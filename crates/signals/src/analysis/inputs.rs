@@ -195,13 +195,14 @@ pub fn simulate(
     while t < duration - 1e-12 {
         frame += 1;
         let mut next = frame as f64 / rate;
-        if let Some(h) = hitch_at {
-            if !hitched && next > h {
-                next = t + super::HITCH;
-                hitched = true;
-                // Keep frames on the rate's grid after the hitch.
-                frame = (next * rate).ceil() as u64;
-            }
+        if let Some(h) = hitch_at
+            && !hitched
+            && next > h
+        {
+            next = t + super::HITCH;
+            hitched = true;
+            // Keep frames on the rate's grid after the hitch.
+            frame = (next * rate).ceil() as u64;
         }
         let dt = next - t;
         t = next;
