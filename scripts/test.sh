@@ -11,8 +11,11 @@ have() { command -v "$1" >/dev/null 2>&1; }
 
 # Debian packages the build needs, each with the command that shows it is there.
 #   gcc: Box2D's C sources in the benchmark crate (boxdd-sys), and the linker.
+#   python3, python3-venv: the 1€ filter's reference implementation (PyPI), in a venv.
 missing=()
 have cc || missing+=(gcc)
+have python3 || missing+=(python3)
+if have python3 && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing+=(python3-venv); fi
 
 if ((${#missing[@]})); then
   if [ "$(id -u)" = 0 ] && have apt-get; then
@@ -39,6 +42,24 @@ if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --workspace --all-targets --locked -- -D warnings
 else
   echo "skipping clippy: it is not installed (rustup component add clippy)"
+fi
+# The 1€ filter's reference trace (crates/signals/tests/reference) must be what
+# the authors' implementation writes today: install it from PyPI into a venv
+# under target/ and compare. REQUIRE_PY_REFERENCE=1 (CI) makes a failure to
+# install fatal; otherwise it is skipped with a note (the Rust test still
+# replays the committed trace).
+venv=target/py-venv
+if ! "$venv/bin/python" -c "import OneEuroFilter" >/dev/null 2>&1; then
+  rm -rf "$venv"
+  python3 -m venv "$venv" >/dev/null 2>&1 && "$venv/bin/pip" install --quiet OneEuroFilter==0.2.1 || true
+fi
+if "$venv/bin/python" -c "import OneEuroFilter" >/dev/null 2>&1; then
+  "$venv/bin/python" crates/signals/tests/reference/one_euro.py --check
+elif [ "${REQUIRE_PY_REFERENCE:-0}" = 1 ]; then
+  echo "could not install OneEuroFilter 0.2.1 from PyPI into $venv (network?)" >&2
+  exit 1
+else
+  echo "skipping the 1€ reference check: OneEuroFilter 0.2.1 could not be installed from PyPI"
 fi
 # Documentation links must resolve.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet

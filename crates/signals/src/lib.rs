@@ -61,3 +61,8 @@ pub use snapshot::{PushOutcome, SnapshotBuffer, SnapshotConfig, SnapshotStats};
 pub use space::{Angle, Rotation, Space, Vector};
 pub use spring::SpringDamper;
 pub use system::{Hold, System};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
