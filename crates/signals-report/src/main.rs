@@ -89,3 +89,35 @@ fn print_table(reports: &[SystemReport]) {
         println!("| {} | {} |", r.name, cells.join(" | "));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_system_reports_finite_figures_and_every_plot_draws() {
+        for (name, make) in systems::all() {
+            let r = analysis::report(name, make.as_ref());
+            assert!(
+                r.rise.at_60.is_finite() && r.settle.at_60.is_finite(),
+                "{name}: {r:?}"
+            );
+            assert!(r.frequency.iter().all(|p| p.gain.is_finite()), "{name}");
+        }
+        if let Err(e) = plots::load_font(None) {
+            println!("skipping the plots: {e}");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("signals-report-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = plots::draw_all(&dir).unwrap();
+        for f in &files {
+            assert!(
+                std::fs::metadata(f).unwrap().len() > 10_000,
+                "{} is too small to be a plot",
+                f.display()
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
