@@ -92,7 +92,11 @@ impl<F: Float> Batch<F> {
         if dt == 0.0 {
             return Ok(());
         }
-        let t = dynamics.transition(dt);
+        let t = if F::SINGLE {
+            dynamics.transition_single(dt)
+        } else {
+            dynamics.transition(dt)
+        };
         if dynamics.second_order() {
             step_second_order(&t, &mut self.values, &mut self.velocities, &self.targets);
         } else {

@@ -2,7 +2,7 @@
 //! independent: each step decays the error by exactly `exp(−dt/τ)`.
 
 use crate::error::{SignalError, check_positive};
-use crate::math;
+use crate::math::{self, Accurate, Exps, Single};
 use crate::smoother::{Dynamics, Transition};
 
 /// Exponential smoothing toward the target with time constant τ:
@@ -14,30 +14,30 @@ use crate::smoother::{Dynamics, Transition};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Exponential {
     tau: f64,
+    /// 1/τ, so a step has no division.
+    rate: f64,
 }
 
 impl Exponential {
     /// Smoothing with time constant `tau` seconds (63% of the way after τ).
     pub fn time_constant(tau: f64) -> Result<Self, SignalError> {
+        let tau = check_positive("tau", tau)?;
         Ok(Exponential {
-            tau: check_positive("tau", tau)?,
+            tau,
+            rate: 1.0 / tau,
         })
     }
 
     /// Smoothing that halves the distance to the target every `half_life` seconds.
     pub fn half_life(half_life: f64) -> Result<Self, SignalError> {
         let h = check_positive("half_life", half_life)?;
-        Ok(Exponential {
-            tau: h / core::f64::consts::LN_2,
-        })
+        Self::time_constant(h / core::f64::consts::LN_2)
     }
 
     /// The one-pole low-pass with cutoff (−3 dB) frequency `hz`: τ = 1/(2π·hz).
     pub fn cutoff_hz(hz: f64) -> Result<Self, SignalError> {
         let f = check_positive("cutoff_hz", hz)?;
-        Ok(Exponential {
-            tau: 1.0 / (core::f64::consts::TAU * f),
-        })
+        Self::time_constant(1.0 / (core::f64::consts::TAU * f))
     }
 
     /// The exact equivalent of the common per-frame `x = lerp(x, g, k)` run
@@ -91,29 +91,31 @@ impl Ln1p for f64 {
     }
 }
 
-impl Dynamics for Exponential {
+impl Exponential {
     #[inline]
-    fn transition(&self, dt: f64) -> Transition {
-        let x = dt / self.tau;
-        // One transcendental per step. For small steps 1 − a comes from
-        // exp_m1 (no cancellation) and a from it (a ≈ 1, so adding 1 loses
-        // nothing); past x = 1/4, 1 − a ≥ 0.22 and `exp` (cheaper) is exact enough.
-        let (a, one_minus_a) = if x > 0.25 {
-            let a = math::exp(-x);
-            (a, 1.0 - a)
-        } else {
-            let a_minus_1 = math::exp_m1(-x);
-            (1.0 + a_minus_1, -a_minus_1)
-        };
+    fn transition_with<E: Exps>(&self, dt: f64) -> Transition {
+        let (a, one_minus_a) = E::decay(dt * self.rate);
         // e' = −e/τ − v: e₁ = a·e − vτ(1 − a); ė₁ = −e₁/τ − v.
         Transition {
             ee: a,
             ed: 0.0,
             ev: -self.tau * one_minus_a,
-            de: -a / self.tau,
+            de: -a * self.rate,
             dd: 0.0,
             dv: -a,
         }
+    }
+}
+
+impl Dynamics for Exponential {
+    #[inline]
+    fn transition(&self, dt: f64) -> Transition {
+        self.transition_with::<Accurate>(dt)
+    }
+
+    #[inline]
+    fn transition_single(&self, dt: f64) -> Transition {
+        self.transition_with::<Single>(dt)
     }
 
     fn second_order(&self) -> bool {

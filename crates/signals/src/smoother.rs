@@ -3,6 +3,7 @@
 //! low-pass, tracking spring), stepped exactly by a closed-form transition.
 
 use crate::error::{SignalError, check_positive};
+use crate::math::Float;
 use crate::space::{Space, Vector};
 use crate::system::{Hold, System, TargetTracker};
 use core::fmt::Debug;
@@ -62,6 +63,12 @@ impl Transition {
 pub trait Dynamics: Copy + Debug + Send + Sync + 'static {
     /// The exact transition over `dt` seconds (`dt` finite, ≥ 0).
     fn transition(&self, dt: f64) -> Transition;
+    /// The transition for values stored in `f32`: may use cheaper functions
+    /// accurate to 1e-8 (relative) instead of `f64`'s last bit. Defaults to
+    /// [`Self::transition`].
+    fn transition_single(&self, dt: f64) -> Transition {
+        self.transition(dt)
+    }
     /// Whether the dynamics have a velocity state (second order). First-order
     /// systems ignore the incoming rate.
     fn second_order(&self) -> bool;
@@ -191,7 +198,12 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
             return self.value;
         }
         if self.cached.0.to_bits() != dt.to_bits() {
-            self.cached = (dt, self.dynamics.transition(dt));
+            let t = if <<S::Tangent as Vector>::Scalar as Float>::SINGLE {
+                self.dynamics.transition_single(dt)
+            } else {
+                self.dynamics.transition(dt)
+            };
+            self.cached = (dt, t);
         }
         let t = self.cached.1;
         let e = self.value.difference(path.start);
@@ -200,7 +212,16 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
         } else {
             <S::Tangent as Vector>::zero()
         };
-        let (e1, d1) = t.apply(e, e_dot, path.velocity);
+        let (e1, d1) = if self.dynamics.second_order() {
+            t.apply(e, e_dot, path.velocity)
+        } else {
+            // First order: the rate terms are zero; skip their products.
+            let v = path.velocity;
+            (
+                e.scale_f64(t.ee).add(v.scale_f64(t.ev)),
+                e.scale_f64(t.de).add(v.scale_f64(t.dv)),
+            )
+        };
         let mut next = path.end.offset(e1);
         let mut velocity = d1.add(path.velocity);
         if let Some(limit) = self.max_speed {

@@ -4,7 +4,7 @@
 //! parameterisations of it.
 
 use crate::error::{SignalError, check_non_negative, check_positive};
-use crate::math;
+use crate::math::{self, Accurate, Exps, Single};
 use crate::smoother::{Dynamics, Transition};
 
 /// `ẍ = ω²(g − x) − 2ζω(ẋ − k·ġ)`, with natural frequency ω (rad/s) and
@@ -130,29 +130,30 @@ impl SpringDamper {
     /// C = cos ω_d t, S = sin(ω_d t)/ω_d (under-damped), C = 1, S = t
     /// (critical), or C = cosh, S = sinh(ω_h t)/ω_h (over-damped), each
     /// written so that it neither overflows for huge t nor cancels near ζ = 1.
-    #[inline]
-    fn decay_terms(&self, t: f64) -> (f64, f64) {
+    #[inline(always)]
+    fn decay_terms<E: Exps>(&self, t: f64) -> (f64, f64) {
         let z = self.zeta;
         if z < 1.0 {
-            let e = math::exp(-self.zeta_omega * t);
+            let e = E::exp_neg(self.zeta_omega * t);
             let (sin, cos) = math::sin_cos(self.omega_split * t);
             (e * cos, e * sin * self.inv_split)
         } else if z == 1.0 {
-            let e = math::exp(-self.omega * t);
+            let e = E::exp_neg(self.omega * t);
             (e, t * e)
         } else {
-            let slow = math::exp(-self.slow_rate * t);
-            let fast = math::exp(-self.fast_rate * t);
-            let sinh_term = slow * (-math::exp_m1(-2.0 * self.omega_split * t)) * self.inv_split;
+            let slow = E::exp_neg(self.slow_rate * t);
+            let fast = E::exp_neg(self.fast_rate * t);
+            let sinh_term =
+                slow * E::one_minus_exp_neg(2.0 * self.omega_split * t) * self.inv_split;
             (0.5 * (slow + fast), sinh_term)
         }
     }
 }
 
-impl Dynamics for SpringDamper {
-    #[inline]
-    fn transition(&self, dt: f64) -> Transition {
-        let (ec, es) = self.decay_terms(dt);
+impl SpringDamper {
+    #[inline(always)]
+    fn transition_with<E: Exps>(&self, dt: f64) -> Transition {
+        let (ec, es) = self.decay_terms::<E>(dt);
         let (w, zw) = (self.omega, self.zeta_omega);
         // Homogeneous part on y = e − p·v, where p·v is the steady error
         // while following a ramp of slope v.
@@ -169,6 +170,18 @@ impl Dynamics for SpringDamper {
             dd: d,
             dv: -c * p,
         }
+    }
+}
+
+impl Dynamics for SpringDamper {
+    #[inline]
+    fn transition(&self, dt: f64) -> Transition {
+        self.transition_with::<Accurate>(dt)
+    }
+
+    #[inline(always)]
+    fn transition_single(&self, dt: f64) -> Transition {
+        self.transition_with::<Single>(dt)
     }
 
     fn second_order(&self) -> bool {

@@ -165,3 +165,48 @@ fn half_life_constructor_halves() {
         1.0 / 60.0,
     );
 }
+
+/// f32 systems compute their coefficients with cheaper exponentials
+/// (accurate to 1e-8): their responses still match the closed forms to f32 precision.
+#[test]
+fn f32_responses_match_closed_forms() {
+    let tau = 0.15;
+    let mut exp = Smoother::new(Exponential::time_constant(tau).unwrap(), 0.0f32);
+    let omega = 9.0;
+    let mut crit = Smoother::new(SpringDamper::new(omega, 1.0).unwrap(), 0.0f32);
+    let mut over = Smoother::new(SpringDamper::new(omega, 2.5).unwrap(), 0.0f32);
+    let mut under = Smoother::new(SpringDamper::new(omega, 0.3).unwrap(), 0.0f32);
+    let mut t = 0.0;
+    for i in 0..400 {
+        let dt = 0.001 + 0.02 * ((i * 7) % 11) as f64 / 11.0;
+        t += dt;
+        let checks = [
+            (
+                exp.update(dt, 1.0).unwrap(),
+                1.0 - (-t / tau).exp(),
+                "exponential",
+            ),
+            (
+                crit.update(dt, 1.0).unwrap(),
+                1.0 + homogeneous(omega, 1.0, -1.0, 0.0, t),
+                "critical",
+            ),
+            (
+                over.update(dt, 1.0).unwrap(),
+                1.0 + homogeneous(omega, 2.5, -1.0, 0.0, t),
+                "over-damped",
+            ),
+            (
+                under.update(dt, 1.0).unwrap(),
+                1.0 + homogeneous(omega, 0.3, -1.0, 0.0, t),
+                "under-damped",
+            ),
+        ];
+        for (got, want, what) in checks {
+            assert!(
+                (f64::from(got) - want).abs() < 2e-6,
+                "{what} at t = {t}: {got} vs {want}"
+            );
+        }
+    }
+}
