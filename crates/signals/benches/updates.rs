@@ -236,6 +236,19 @@ fn one_euro(c: &mut Criterion) {
             }
         })
     });
+    g.bench_function(
+        BenchmarkId::new("unbatched, raw derivative", "signals"),
+        |b| {
+            let mut f = OneEuro::<f64>::new(1.0, 0.5, 1.0)
+                .unwrap()
+                .with_raw_derivative();
+            b.iter(|| {
+                for &x in &samples {
+                    black_box(f.update(black_box(DT), x).unwrap());
+                }
+            })
+        },
+    );
     g.bench_function(BenchmarkId::new("unbatched", "one-euro"), |b| {
         let mut filter = one_euro::OneEuroFilter::<f64>::default();
         filter.set_mincutoff(1.0);

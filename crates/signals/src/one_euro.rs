@@ -14,6 +14,12 @@ use crate::system::System;
 /// jitter at rest is acceptable, then raise `beta` until fast motion lags
 /// little. `beta` depends on the signal's units (it multiplies a speed).
 ///
+/// The speed can be taken from the filtered signal (the default, as the
+/// reference 0.2.1 does) or from the raw samples ([`Self::with_raw_derivative`],
+/// as the authors' 2012 code and the `one-euro` crate do): the raw form
+/// reacts a little sooner and is cheaper (no division on the step-to-step
+/// dependency chain), the filtered form is a little calmer.
+///
 /// Differences from the reference, where it has no answer: `dt = 0` returns
 /// the previous output (the reference divides by zero); a vector's cutoff
 /// uses the Euclidean norm of the smoothed velocity (per-component filters
@@ -25,6 +31,9 @@ pub struct OneEuro<V: Vector> {
     d_cutoff: f64,
     value: Option<V>,
     derivative: V,
+    /// The previous raw sample, when the speed is taken from raw samples.
+    raw: Option<V>,
+    raw_derivative: bool,
 }
 
 impl<V: Vector> OneEuro<V> {
@@ -37,7 +46,15 @@ impl<V: Vector> OneEuro<V> {
             d_cutoff: check_positive("d_cutoff", d_cutoff)?,
             value: None,
             derivative: V::zero(),
+            raw: None,
+            raw_derivative: false,
         })
+    }
+
+    /// Takes the speed from the raw samples instead of the filtered signal.
+    pub fn with_raw_derivative(mut self) -> Self {
+        self.raw_derivative = true;
+        self
     }
 
     /// The smoothing factor of one step of `dt` seconds at `cutoff` Hz, as
@@ -65,6 +82,7 @@ impl<V: Vector> System<V> for OneEuro<V> {
         let Some(prev) = self.value else {
             // The first sample passes through; the derivative starts at 0.
             self.value = Some(x);
+            self.raw = Some(x);
             self.derivative = V::zero();
             return Ok(x);
         };
@@ -72,7 +90,12 @@ impl<V: Vector> System<V> for OneEuro<V> {
             return Ok(prev);
         }
         let te = dt;
-        let dx = x.sub(prev).scale_f64(1.0 / dt);
+        let base = if self.raw_derivative {
+            self.raw.unwrap_or(prev)
+        } else {
+            prev
+        };
+        let dx = x.sub(base).scale_f64(1.0 / dt);
         let a_d = Self::alpha(self.d_cutoff, te);
         let edx = dx.scale_f64(a_d).add(self.derivative.scale_f64(1.0 - a_d));
         let cutoff = self.min_cutoff + self.beta * edx.norm();
@@ -80,6 +103,7 @@ impl<V: Vector> System<V> for OneEuro<V> {
         let next = x.scale_f64(a).add(prev.scale_f64(1.0 - a));
         if next.is_finite() && edx.is_finite() {
             self.value = Some(next);
+            self.raw = Some(x);
             self.derivative = edx;
             Ok(next)
         } else {
@@ -99,6 +123,7 @@ impl<V: Vector> System<V> for OneEuro<V> {
 
     fn reset(&mut self, value: V) {
         self.value = Some(value);
+        self.raw = Some(value);
         self.derivative = V::zero();
     }
 }

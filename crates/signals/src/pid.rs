@@ -77,6 +77,8 @@ pub struct Pid {
     integral: f64,
     prev_measurement: Option<f64>,
     derivative: f64,
+    /// The last dt and 1/dt: a fixed-step loop divides once.
+    inv_dt: (f64, f64),
 }
 
 impl Pid {
@@ -123,6 +125,7 @@ impl Pid {
             integral: 0.0,
             prev_measurement: None,
             derivative: 0.0,
+            inv_dt: (0.0, 0.0),
         })
     }
 
@@ -145,6 +148,7 @@ impl Pid {
 
     /// One control step of `dt` seconds. With `dt = 0` the integral and the
     /// derivative hold and only the proportional term follows the error.
+    #[inline(always)]
     pub fn update(
         &mut self,
         dt: f64,
@@ -169,7 +173,10 @@ impl Pid {
             && let Some(prev) = self.prev_measurement
         {
             // On the measurement: a setpoint jump gives no derivative kick.
-            let raw = -(measurement - prev) / dt;
+            if self.inv_dt.0.to_bits() != dt.to_bits() {
+                self.inv_dt = (dt, 1.0 / dt);
+            }
+            let raw = -(measurement - prev) * self.inv_dt.1;
             derivative = if c.derivative_filter > 0.0 {
                 let k = -math::exp_m1(-dt / c.derivative_filter);
                 derivative + (raw - derivative) * k
@@ -200,8 +207,9 @@ impl Pid {
                 output = (p + integral + d).max(lo).min(hi);
             }
         }
-        let all = [p, integral, d, output];
-        if all.iter().any(|v| !v.is_finite()) {
+        let sum = p + integral + d;
+        // One test for all: an infinite term makes the sum infinite or NaN.
+        if !(sum + output).is_finite() {
             return Err(SignalError::NonFiniteInput {
                 what: "measurement (the control terms overflow)",
             });
@@ -216,7 +224,7 @@ impl Pid {
             p,
             i: integral,
             d,
-            saturated: output != p + integral + d,
+            saturated: output != sum,
         })
     }
 }

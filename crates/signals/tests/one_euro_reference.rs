@@ -48,3 +48,31 @@ fn matches_the_reference_trace() {
     assert_eq!(checked, 6000);
     println!("1€ filter: {checked} samples, worst difference from the reference {worst:e}");
 }
+
+mod raw_derivative {
+    use proptest::prelude::*;
+    use signals::{OneEuro, System};
+
+    proptest! {
+        /// With the speed taken from raw samples, the filter is the one the
+        /// `one-euro` crate implements: same outputs within 1e-9.
+        #[test]
+        fn matches_the_one_euro_crate(samples in prop::collection::vec((0.002f64..0.1, -50.0f64..50.0), 2..200),
+                                      min_cutoff in 0.1f64..5.0, beta in 0.0f64..3.0, d_cutoff in 0.1f64..5.0) {
+            let mut ours = OneEuro::<f64>::new(min_cutoff, beta, d_cutoff).unwrap().with_raw_derivative();
+            let mut filter = one_euro::OneEuroFilter::<f64>::default();
+            filter.set_mincutoff(min_cutoff);
+            filter.set_beta(beta);
+            filter.set_dcutoff(d_cutoff);
+            let first = samples[0].1;
+            let mut state = one_euro::OneEuroState::<f64, 1>::new([first].into());
+            ours.update(0.0, first).unwrap();
+            for &(dt, x) in &samples[1..] {
+                let got = ours.update(dt, x).unwrap();
+                filter.filter(&mut state, &[x].into(), 1.0 / dt);
+                let want = state.data()[0];
+                prop_assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "got {got}, one-euro {want}");
+            }
+        }
+    }
+}
