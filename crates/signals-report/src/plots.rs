@@ -161,9 +161,9 @@ const MAIN: [&str; 6] = [
 ];
 
 fn responses(path: &Path) -> Result<()> {
-    let root = canvas(path, (1400, 1000));
-    let panels = root.split_evenly((2, 2));
-    let inputs: [(&str, Input, f64, &str); 4] = [
+    let root = canvas(path, (1400, 1500));
+    let panels = root.split_evenly((3, 2));
+    let inputs: [(&str, Input, f64, &str); 5] = [
         (
             "impulse (start displaced by 1, target 0)",
             Input::Impulse,
@@ -178,6 +178,16 @@ fn responses(path: &Path) -> Result<()> {
             "lag (units)",
         ),
         ("sine 1 Hz", Input::Sine { hz: 1.0 }, 3.0, "output"),
+        (
+            "sine sweep 0.2 → 6 Hz over 8 s",
+            Input::Sweep {
+                from_hz: 0.2,
+                to_hz: 6.0,
+                duration: 8.0,
+            },
+            8.0,
+            "output",
+        ),
     ];
     for (panel, (title, input, seconds, y)) in panels.iter().zip(inputs) {
         let mut series = Vec::new();
@@ -195,7 +205,7 @@ fn responses(path: &Path) -> Result<()> {
             };
             series.push((name.to_string(), points));
         }
-        if matches!(input, Input::Sine { .. }) {
+        if matches!(input, Input::Sine { .. } | Input::Sweep { .. }) {
             let t = run(&by_name(MAIN[0])?, &input, 60.0, seconds, None);
             series.push((
                 "input".into(),
@@ -214,6 +224,33 @@ fn responses(path: &Path) -> Result<()> {
             &series,
         )?;
     }
+    // The second-order systems' velocity output: a smooth derivative of a step.
+    let mut series = Vec::new();
+    for name in [
+        "critical spring, smooth time 0.2 s (ZOH)",
+        "Butterworth low-pass 2 Hz (FOH)",
+        "spring 2 Hz, ζ = 0.4 (FOH)",
+    ] {
+        let t = run(&by_name(name)?, &Input::Step, 60.0, 1.5, None);
+        series.push((
+            name.to_string(),
+            with_origin(
+                0.0,
+                t.time
+                    .iter()
+                    .copied()
+                    .zip(t.velocity.iter().copied())
+                    .collect(),
+            ),
+        ));
+    }
+    chart(
+        &panels[5],
+        "velocity output after a step 0 → 1, 60 steps/s",
+        "seconds",
+        "units per second",
+        &series,
+    )?;
     root.present().context("writing the PNG")?;
     Ok(())
 }

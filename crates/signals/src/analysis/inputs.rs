@@ -145,6 +145,8 @@ pub struct Trace {
     pub target: Vec<f64>,
     /// The output after each step.
     pub output: Vec<f64>,
+    /// The output's velocity after each step (per second).
+    pub velocity: Vec<f64>,
     /// The clean signal at each step (the truth, for traces).
     pub clean: Vec<f64>,
 }
@@ -220,6 +222,7 @@ pub fn simulate(
         trace.time.push(t);
         trace.target.push(target);
         trace.output.push(out);
+        trace.velocity.push(system.velocity());
         trace.clean.push(clean);
     }
     trace
