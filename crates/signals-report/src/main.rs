@@ -54,15 +54,15 @@ fn main() -> Result<()> {
 
 fn print_table(reports: &[SystemReport]) {
     println!(
-        "Step, ramp and noisy-hand figures at 60 steps/s; in brackets, how far each moves between 20 and 240 steps/s.\n"
+        "Figures at 60 steps/s; in brackets, how far each moves between 20 and 240 steps/s ((max − min) / value at 60).\n"
     );
     println!(
-        "| system | 10–90% rise | 2% settle | overshoot | ramp lag | noise at rest (input 0.01) | lag moving | 250 ms hitch |"
+        "| system | 10–90% rise | 2% settle | overshoot | ramp lag | gain at 1 Hz | phase at 1 Hz | noise at rest (input 0.01) | lag moving | 250 ms hitch |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for r in reports {
         println!(
-            "| {} | {:.3} s ({:.1}%) | {:.3} s ({:.1}%) | {:.1}% | {:.4} s ({:.2}%) | {:.4} | {:.3} s | {:.3} |",
+            "| {} | {:.3} s ({:.1}%) | {:.3} s ({:.1}%) | {:.1}% | {:.4} s ({:.2}%) | {:.3} ({:.1}%) | {:.0}° ({:.1}%) | {:.4} ({:.0}%) | {:.3} s ({:.0}%) | {:.3} |",
             r.name,
             r.rise.at_60,
             r.rise.percent(),
@@ -71,8 +71,14 @@ fn print_table(reports: &[SystemReport]) {
             r.overshoot.at_60,
             r.ramp_lag.at_60,
             r.ramp_lag.percent(),
-            r.jitter,
-            r.lag,
+            r.gain_1hz.at_60,
+            r.gain_1hz.percent(),
+            r.phase_1hz.at_60,
+            r.phase_1hz.percent(),
+            r.jitter.at_60,
+            r.jitter.percent(),
+            r.lag.at_60,
+            r.lag.percent(),
             r.hitch_error,
         );
     }

@@ -81,10 +81,15 @@ pub struct SystemReport {
     pub ramp_lag: Spread,
     /// Gain and phase at a few frequencies, at 60 Hz.
     pub frequency: Vec<FrequencyPoint>,
-    /// Noisy hand trace at 60 Hz: noise passed at rest (RMS, trace units; the input noise is 0.01).
-    pub jitter: f64,
-    /// Noisy hand trace at 60 Hz: lag while moving, seconds.
-    pub lag: f64,
+    /// Gain at 1 Hz at each frame rate.
+    pub gain_1hz: Spread,
+    /// Phase at 1 Hz at each frame rate, degrees.
+    pub phase_1hz: Spread,
+    /// Noisy hand trace: noise passed at rest (RMS, trace units; the input
+    /// noise is 0.01), at each frame rate.
+    pub jitter: Spread,
+    /// Noisy hand trace: lag while moving, seconds, at each frame rate.
+    pub lag: Spread,
     /// Step under a 250 ms hitch at 60 Hz: the largest difference from the
     /// same step without the hitch, after the hitch (fraction of the step).
     pub hitch_error: f64,
@@ -99,6 +104,8 @@ pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
     let mut settle = Vec::new();
     let mut overshoot = Vec::new();
     let mut lag = Vec::new();
+    let (mut gain, mut phase, mut jitter, mut hand_lag) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for &rate in &FRAME_RATES {
         let step = simulate(make, &Input::Step, rate, 5.0, None);
         let m = step_metrics(&step, 1.0);
@@ -107,9 +114,15 @@ pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
         overshoot.push((rate, m.overshoot_percent));
         let ramp = simulate(make, &Input::Ramp { slope: 1.0 }, rate, 10.0, None);
         lag.push((rate, ramp_lag(&ramp, 1.0)));
+        if let Some(p) = frequency_response(make, &[1.0], rate).first() {
+            gain.push((rate, p.gain));
+            phase.push((rate, p.phase_degrees));
+        }
+        let (j, l) = hand_figures(make, rate);
+        jitter.push((rate, j));
+        hand_lag.push((rate, l));
     }
     let frequency = frequency_response(make, &FREQUENCIES, REFERENCE_RATE);
-    let (jitter, hand_lag) = hand_figures(make, REFERENCE_RATE);
     let plain = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, None);
     let hitched = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, Some(0.1));
     let hitch_error = hitch_difference(&plain, &hitched);
@@ -120,8 +133,10 @@ pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
         overshoot: Spread::from(&overshoot),
         ramp_lag: Spread::from(&lag),
         frequency,
-        jitter,
-        lag: hand_lag,
+        gain_1hz: Spread::from(&gain),
+        phase_1hz: Spread::from(&phase),
+        jitter: Spread::from(&jitter),
+        lag: Spread::from(&hand_lag),
         hitch_error,
     }
 }
