@@ -238,14 +238,23 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
         // Finite inputs and finite coefficients give finite results, but a
         // huge target times a huge gain can still overflow: snap to the
         // target rather than store an infinity.
-        if next.is_valid() && velocity.is_finite() {
-            self.value = next;
-            self.velocity = velocity;
-        } else {
-            self.value = path.end;
-            self.velocity = <S::Tangent as Vector>::zero();
+        // A branch, not a select: the check stays off the chain from one
+        // step's output to the next (a select put it on, costing a third of
+        // an update).
+        if !(next.is_valid() && velocity.is_finite()) {
+            return self.overflowed(path.end);
         }
-        self.value
+        self.value = next;
+        self.velocity = velocity;
+        next
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn overflowed(&mut self, target: S) -> S {
+        self.value = target;
+        self.velocity = <S::Tangent as Vector>::zero();
+        target
     }
 }
 
