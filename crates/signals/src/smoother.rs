@@ -197,15 +197,18 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
         if dt == 0.0 {
             return self.value;
         }
-        if self.cached.0.to_bits() != dt.to_bits() {
+        // Use the fresh transition from registers; the cache is only read on a hit.
+        let t = if self.cached.0.to_bits() == dt.to_bits() {
+            self.cached.1
+        } else {
             let t = if <<S::Tangent as Vector>::Scalar as Float>::SINGLE {
                 self.dynamics.transition_single(dt)
             } else {
                 self.dynamics.transition(dt)
             };
             self.cached = (dt, t);
-        }
-        let t = self.cached.1;
+            t
+        };
         let e = self.value.difference(path.start);
         let e_dot = if self.dynamics.second_order() {
             self.velocity.sub(path.velocity)
