@@ -70,7 +70,7 @@ fn exponential(c: &mut Criterion) {
     });
     g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
         let mut batch = Batch::<f32>::with_len(N).unwrap();
-        batch.targets_mut().copy_from_slice(&targets);
+        batch.set_targets(&targets).unwrap();
         let e = Exponential::half_life(f64::from(half_life)).unwrap();
         b.iter(|| batch.step(&e, black_box(DT)).unwrap())
     });
@@ -140,7 +140,7 @@ fn critical(c: &mut Criterion) {
     });
     g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
         let mut batch = Batch::<f32>::with_len(N).unwrap();
-        batch.targets_mut().copy_from_slice(&targets);
+        batch.set_targets(&targets).unwrap();
         b.iter(|| batch.step(&spring, black_box(DT)).unwrap())
     });
     g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {
@@ -209,7 +209,7 @@ fn underdamped(c: &mut Criterion) {
     });
     g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
         let mut batch = Batch::<f32>::with_len(N).unwrap();
-        batch.targets_mut().copy_from_slice(&targets);
+        batch.set_targets(&targets).unwrap();
         b.iter(|| batch.step(&spring, black_box(DT)).unwrap())
     });
     g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {

@@ -5,16 +5,18 @@
 use crate::error::{SignalError, check_dt};
 use crate::math::Float;
 use crate::smoother::{Dynamics, Transition};
+use crate::space::Vector;
 use alloc::vec::Vec;
 
 /// Many independent scalar systems with the same [`Dynamics`], in a
 /// structure of arrays: values, velocities (used by second-order dynamics)
-/// and targets, held constant over each step (zero-order hold).
+/// and targets, held constant over each step (zero-order hold). Targets are
+/// checked when they are set, so a step has nothing to check.
 ///
 /// ```
 /// use signals::{Batch, SpringDamper};
 /// let mut batch = Batch::<f32>::with_len(1000)?;
-/// batch.targets_mut().fill(1.0);
+/// batch.set_targets(&[1.0; 1000])?;
 /// batch.step(&SpringDamper::critical(0.2)?, 1.0 / 60.0)?;
 /// assert!(batch.values()[0] > 0.0);
 /// # Ok::<(), signals::SignalError>(())
@@ -59,9 +61,25 @@ impl<F: Float> Batch<F> {
         &self.values
     }
 
-    /// Outputs, to teleport some of them.
-    pub fn values_mut(&mut self) -> &mut [F] {
-        &mut self.values
+    /// Teleports system `index` to `value`, at rest (checked: in range, finite).
+    pub fn reset(&mut self, index: usize, value: F) -> Result<(), SignalError> {
+        if !Vector::is_finite(value) {
+            return Err(SignalError::NonFiniteInput {
+                what: "batch value",
+            });
+        }
+        let len = self.values.len();
+        let (Some(x), Some(v)) = (self.values.get_mut(index), self.velocities.get_mut(index))
+        else {
+            return Err(SignalError::LengthMismatch {
+                name: "index",
+                found: index,
+                expected: len,
+            });
+        };
+        *x = value;
+        *v = F::ZERO;
+        Ok(())
     }
 
     /// Output velocities (zero for first-order dynamics).
@@ -69,9 +87,43 @@ impl<F: Float> Batch<F> {
         &self.velocities
     }
 
-    /// Targets, to set before a step.
-    pub fn targets_mut(&mut self) -> &mut [F] {
-        &mut self.targets
+    /// Sets every target (checked: same length, all finite; on error
+    /// nothing changes and the error names the first bad index).
+    pub fn set_targets(&mut self, targets: &[F]) -> Result<(), SignalError> {
+        if targets.len() != self.targets.len() {
+            return Err(SignalError::LengthMismatch {
+                name: "targets",
+                found: targets.len(),
+                expected: self.targets.len(),
+            });
+        }
+        if !all_finite(targets) {
+            let index = targets
+                .iter()
+                .position(|t| !Vector::is_finite(*t))
+                .unwrap_or(0);
+            return Err(SignalError::NonFiniteBatchTarget { index });
+        }
+        self.targets.copy_from_slice(targets);
+        Ok(())
+    }
+
+    /// Sets the target of system `index` (checked: in range, finite).
+    pub fn set_target(&mut self, index: usize, target: F) -> Result<(), SignalError> {
+        if !Vector::is_finite(target) {
+            return Err(SignalError::NonFiniteBatchTarget { index });
+        }
+        let len = self.targets.len();
+        let slot = self
+            .targets
+            .get_mut(index)
+            .ok_or(SignalError::LengthMismatch {
+                name: "index",
+                found: index,
+                expected: len,
+            })?;
+        *slot = target;
+        Ok(())
     }
 
     /// Targets.
@@ -79,16 +131,9 @@ impl<F: Float> Batch<F> {
         &self.targets
     }
 
-    /// Advances every system by `dt` seconds toward its target. A
-    /// non-finite target is an error naming its index, and nothing moves.
+    /// Advances every system by `dt` seconds toward its target.
     pub fn step<D: Dynamics>(&mut self, dynamics: &D, dt: f64) -> Result<(), SignalError> {
         check_dt(dt)?;
-        // A branch-free scan (it vectorises); find the culprit only on failure.
-        if !all_finite(&self.targets) {
-            return Err(SignalError::NonFiniteInput {
-                what: "batch target",
-            });
-        }
         if dt == 0.0 {
             return Ok(());
         }
@@ -123,7 +168,9 @@ fn all_finite<F: Float>(values: &[F]) -> bool {
     lanes.iter().all(|l| *l == F::ZERO)
 }
 
-/// x ← g + a·(x − g).
+/// The batch's first-order kernel on the caller's own slices: x ← g + a·(x − g)
+/// with `a = t.ee`. No checks: the caller vouches that the targets are finite
+/// (`Batch` does it when targets are set).
 #[inline]
 pub fn step_first_order<F: Float>(t: &Transition, values: &mut [F], targets: &[F]) {
     let a = F::from_f64(t.ee);
@@ -132,7 +179,9 @@ pub fn step_first_order<F: Float>(t: &Transition, values: &mut [F], targets: &[F
     }
 }
 
-/// (x, v) ← (g + ee·e + ed·v, de·e + dd·v) with e = x − g.
+/// The batch's second-order kernel on the caller's own slices:
+/// (x, v) ← (g + ee·e + ed·v, de·e + dd·v) with e = x − g. No checks, as
+/// [`step_first_order`].
 #[inline]
 pub fn step_second_order<F: Float>(
     t: &Transition,

@@ -34,6 +34,12 @@ pub enum SignalError {
         /// The valid range, in words.
         expected: &'static str,
     },
+    /// A batch target was NaN or infinite.
+    #[error("batch target {index} is not finite")]
+    NonFiniteBatchTarget {
+        /// The system's index in the batch.
+        index: usize,
+    },
     /// Batched update: the slices have different lengths.
     #[error("batch slices differ in length: {name} has {found} items, expected {expected}")]
     LengthMismatch {

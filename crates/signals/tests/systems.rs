@@ -188,7 +188,7 @@ proptest! {
         let spring = SpringDamper::new(9.0, 0.6).unwrap();
         let exp = Exponential::half_life(0.1).unwrap();
         let mut batch = Batch::<f32>::with_len(n).unwrap();
-        batch.targets_mut().copy_from_slice(&targets[..n]);
+        batch.set_targets(&targets[..n]).unwrap();
         if second { batch.step(&spring, dt).unwrap() } else { batch.step(&exp, dt).unwrap() }
         for i in 0..n {
             let single = if second {
@@ -204,13 +204,20 @@ proptest! {
 #[test]
 fn batch_refuses_a_bad_target_and_moves_nothing() {
     let mut batch = Batch::<f64>::with_len(4).unwrap();
-    batch
-        .targets_mut()
-        .copy_from_slice(&[1.0, f64::NAN, 2.0, 3.0]);
-    assert!(
-        batch
-            .step(&Exponential::half_life(0.1).unwrap(), 0.1)
-            .is_err()
+    batch.set_targets(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    assert_eq!(
+        batch.set_targets(&[1.0, f64::NAN, 2.0, 3.0]),
+        Err(SignalError::NonFiniteBatchTarget { index: 1 })
     );
-    assert!(batch.values().iter().all(|&v| v == 0.0));
+    assert_eq!(batch.targets(), &[1.0, 2.0, 3.0, 4.0]);
+    assert!(batch.set_targets(&[1.0]).is_err());
+    assert!(batch.set_target(9, 1.0).is_err());
+    assert!(batch.set_target(2, f64::INFINITY).is_err());
+    assert!(batch.reset(0, f64::NAN).is_err());
+    batch.reset(3, 4.0).unwrap();
+    batch
+        .step(&Exponential::half_life(0.1).unwrap(), 0.1)
+        .unwrap();
+    assert_eq!(batch.values()[3], 4.0);
+    assert!((batch.values()[0] - 0.5).abs() < 1e-12);
 }
