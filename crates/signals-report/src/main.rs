@@ -38,8 +38,10 @@ fn main() -> Result<()> {
     let args = Args::parse();
     let reports: Vec<SystemReport> = systems::all()
         .iter()
-        .map(|(name, make)| analysis::report(name, make.as_ref()))
-        .collect();
+        .map(|(name, make)| {
+            analysis::report(name, make.as_ref()).with_context(|| format!("analysing {name}"))
+        })
+        .collect::<Result<_>>()?;
     print_table(&reports);
     if !args.no_plots {
         plots::load_font(args.font.as_deref())?;
@@ -103,7 +105,7 @@ mod tests {
     #[test]
     fn every_system_reports_finite_figures_and_every_plot_draws() {
         for (name, make) in systems::all() {
-            let r = analysis::report(name, make.as_ref());
+            let r = analysis::report(name, make.as_ref()).unwrap();
             assert!(
                 r.rise.at_60.is_finite() && r.settle.at_60.is_finite(),
                 "{name}: {r:?}"

@@ -52,8 +52,9 @@ fn by_name(name: &str) -> Result<Make> {
         .ok_or_else(|| anyhow!("no system named {name}"))
 }
 
-fn run(make: &Make, input: &Input, rate: f64, seconds: f64, hitch: Option<f64>) -> Trace {
+fn run(make: &Make, input: &Input, rate: f64, seconds: f64, hitch: Option<f64>) -> Result<Trace> {
     simulate(make.as_ref(), input, rate, seconds, hitch)
+        .with_context(|| format!("running {input:?} at {rate} steps/s"))
 }
 
 fn output(trace: &Trace) -> Vec<(f64, f64)> {
@@ -192,7 +193,7 @@ fn responses(path: &Path) -> Result<()> {
     for (panel, (title, input, seconds, y)) in panels.iter().zip(inputs) {
         let mut series = Vec::new();
         for name in MAIN {
-            let t = run(&by_name(name)?, &input, 60.0, seconds, None);
+            let t = run(&by_name(name)?, &input, 60.0, seconds, None)?;
             let points = match input {
                 Input::Ramp { .. } => t
                     .time
@@ -206,7 +207,7 @@ fn responses(path: &Path) -> Result<()> {
             series.push((name.to_string(), points));
         }
         if matches!(input, Input::Sine { .. } | Input::Sweep { .. }) {
-            let t = run(&by_name(MAIN[0])?, &input, 60.0, seconds, None);
+            let t = run(&by_name(MAIN[0])?, &input, 60.0, seconds, None)?;
             series.push((
                 "input".into(),
                 t.time
@@ -231,7 +232,7 @@ fn responses(path: &Path) -> Result<()> {
         "Butterworth low-pass 2 Hz (FOH)",
         "spring 2 Hz, ζ = 0.4 (FOH)",
     ] {
-        let t = run(&by_name(name)?, &Input::Step, 60.0, 1.5, None);
+        let t = run(&by_name(name)?, &Input::Step, 60.0, 1.5, None)?;
         series.push((
             name.to_string(),
             with_origin(
@@ -266,7 +267,7 @@ fn frame_rates(path: &Path) -> Result<()> {
         for rate in [20.0, 240.0] {
             series.push((
                 format!("{label}, {rate} steps/s"),
-                with_origin(0.0, output(&run(make, &Input::Step, rate, 1.0, None))),
+                with_origin(0.0, output(&run(make, &Input::Step, rate, 1.0, None)?)),
             ));
         }
     }
@@ -281,11 +282,11 @@ fn frame_rates(path: &Path) -> Result<()> {
     for (label, make) in [("exact spring", &exact), ("engine SmoothDamp", &compat)] {
         series.push((
             format!("{label}, no hitch"),
-            with_origin(0.0, output(&run(make, &Input::Step, 60.0, 1.2, None))),
+            with_origin(0.0, output(&run(make, &Input::Step, 60.0, 1.2, None)?)),
         ));
         series.push((
             format!("{label}, 250 ms hitch at 0.1 s"),
-            with_origin(0.0, output(&run(make, &Input::Step, 60.0, 1.2, Some(0.1)))),
+            with_origin(0.0, output(&run(make, &Input::Step, 60.0, 1.2, Some(0.1))?)),
         ));
     }
     chart(
@@ -307,6 +308,7 @@ fn game_traces(path: &Path) -> Result<()> {
     let jumpy: Make = Box::new(move || {
         Box::new(
             Smoother::new(exp, 0.0)
+                .expect("valid")
                 .with_jump_threshold(20.0)
                 .expect("valid"),
         )
@@ -376,7 +378,7 @@ fn game_traces(path: &Path) -> Result<()> {
         let mut series = Vec::new();
         let mut raw = None;
         for (label, make) in &systems {
-            let t = run(make, &input, 60.0, seconds, None);
+            let t = run(make, &input, 60.0, seconds, None)?;
             raw.get_or_insert_with(|| {
                 t.time
                     .iter()
@@ -417,7 +419,7 @@ fn bode(path: &Path) -> Result<()> {
     let (mut gains, mut phases) = (Vec::new(), Vec::new());
     for name in names {
         let make = by_name(name)?;
-        let points = signals::analysis::frequency_response(make.as_ref(), &freqs, 240.0);
+        let points = signals::analysis::frequency_response(make.as_ref(), &freqs, 240.0)?;
         gains.push((
             name.to_string(),
             points
@@ -458,18 +460,28 @@ fn jitter_lag(path: &Path) -> Result<()> {
     let mut exp_points = Vec::new();
     for hl in [0.005, 0.01, 0.02, 0.04, 0.07, 0.1, 0.15, 0.2, 0.3] {
         let e = Exponential::half_life(hl).expect("valid");
-        let make: Make =
-            Box::new(move || Box::new(Smoother::new(e, 0.0).with_hold(Hold::FirstOrder)));
-        let (j, l) = hand_figures(make.as_ref(), 60.0);
+        let make: Make = Box::new(move || {
+            Box::new(
+                Smoother::new(e, 0.0)
+                    .expect("valid")
+                    .with_hold(Hold::FirstOrder),
+            )
+        });
+        let (j, l) = hand_figures(make.as_ref(), 60.0)?;
         exp_points.push((1000.0 * l, 1000.0 * j));
     }
     series.push(("exponential, half-life 5–300 ms".to_string(), exp_points));
     let mut crit_points = Vec::new();
     for st in [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5] {
         let s = SpringDamper::critical(st).expect("valid");
-        let make: Make =
-            Box::new(move || Box::new(Smoother::new(s, 0.0).with_hold(Hold::FirstOrder)));
-        let (j, l) = hand_figures(make.as_ref(), 60.0);
+        let make: Make = Box::new(move || {
+            Box::new(
+                Smoother::new(s, 0.0)
+                    .expect("valid")
+                    .with_hold(Hold::FirstOrder),
+            )
+        });
+        let (j, l) = hand_figures(make.as_ref(), 60.0)?;
         crit_points.push((1000.0 * l, 1000.0 * j));
     }
     series.push((
@@ -481,7 +493,7 @@ fn jitter_lag(path: &Path) -> Result<()> {
         for beta in [0.0, 0.3, 1.0, 3.0, 10.0, 30.0] {
             let make: Make =
                 Box::new(move || Box::new(OneEuro::new(min_cutoff, beta, 1.0).expect("valid")));
-            let (j, l) = hand_figures(make.as_ref(), 60.0);
+            let (j, l) = hand_figures(make.as_ref(), 60.0)?;
             points.push((1000.0 * l, 1000.0 * j));
         }
         series.push((format!("1€, min cutoff {min_cutoff} Hz, β 0–30"), points));

@@ -26,6 +26,11 @@ impl LerpPerFrame {
 
 impl System<f64> for LerpPerFrame {
     fn update(&mut self, dt: f64, target: f64) -> Result<f64, SignalError> {
+        if !(dt.is_finite() && dt >= 0.0 && target.is_finite()) {
+            return Err(SignalError::NonFiniteInput {
+                what: "dt or target",
+            });
+        }
         let next = self.x + (target - self.x) * self.k;
         self.v = if dt > 0.0 { (next - self.x) / dt } else { 0.0 };
         self.x = next;
@@ -37,9 +42,15 @@ impl System<f64> for LerpPerFrame {
     fn velocity(&self) -> f64 {
         self.v
     }
-    fn reset(&mut self, value: f64) {
+    fn reset(&mut self, value: f64) -> Result<(), SignalError> {
+        if !value.is_finite() {
+            return Err(SignalError::NonFiniteInput {
+                what: "initial value",
+            });
+        }
         self.x = value;
         self.v = 0.0;
+        Ok(())
     }
 }
 
@@ -55,19 +66,27 @@ pub fn all() -> Vec<(&'static str, Make)> {
     vec![
         (
             "exponential, half-life 0.1 s (ZOH)",
-            boxed(move || Smoother::new(exp, 0.0)),
+            boxed(move || Smoother::new(exp, 0.0).expect("valid")),
         ),
         (
             "exponential, half-life 0.1 s (FOH)",
-            boxed(move || Smoother::new(exp, 0.0).with_hold(Hold::FirstOrder)),
+            boxed(move || {
+                Smoother::new(exp, 0.0)
+                    .expect("valid")
+                    .with_hold(Hold::FirstOrder)
+            }),
         ),
         (
             "critical spring, smooth time 0.2 s (ZOH)",
-            boxed(move || Smoother::new(critical, 0.0)),
+            boxed(move || Smoother::new(critical, 0.0).expect("valid")),
         ),
         (
             "critical spring, smooth time 0.2 s (FOH)",
-            boxed(move || Smoother::new(critical, 0.0).with_hold(Hold::FirstOrder)),
+            boxed(move || {
+                Smoother::new(critical, 0.0)
+                    .expect("valid")
+                    .with_hold(Hold::FirstOrder)
+            }),
         ),
         (
             "engine SmoothDamp, smooth time 0.2 s",
@@ -77,6 +96,7 @@ pub fn all() -> Vec<(&'static str, Make)> {
             "spring 2 Hz, ζ = 0.4 (FOH)",
             boxed(|| {
                 Smoother::new(SpringDamper::frequency_hz(2.0, 0.4).expect("valid"), 0.0)
+                    .expect("valid")
                     .with_hold(Hold::FirstOrder)
             }),
         ),
@@ -84,6 +104,7 @@ pub fn all() -> Vec<(&'static str, Make)> {
             "Butterworth low-pass 2 Hz (FOH)",
             boxed(|| {
                 Smoother::new(SpringDamper::butterworth(2.0).expect("valid"), 0.0)
+                    .expect("valid")
                     .with_hold(Hold::FirstOrder)
             }),
         ),
@@ -91,6 +112,7 @@ pub fn all() -> Vec<(&'static str, Make)> {
             "tracking spring, ω = 10, ζ = 1 (FOH)",
             boxed(|| {
                 Smoother::new(SpringDamper::new(10.0, 1.0).expect("valid").tracking(), 0.0)
+                    .expect("valid")
                     .with_hold(Hold::FirstOrder)
             }),
         ),

@@ -41,7 +41,8 @@ fn exponential(c: &mut Criterion) {
         let mut s = Smoother::new(
             Exponential::half_life(f64::from(half_life)).unwrap(),
             0.0f32,
-        );
+        )
+        .unwrap();
         b.iter(|| {
             for &t in &targets {
                 black_box(s.update(black_box(DT), t).unwrap());
@@ -52,7 +53,8 @@ fn exponential(c: &mut Criterion) {
         let mut s = Smoother::new(
             Exponential::half_life(f64::from(half_life)).unwrap(),
             0.0f32,
-        );
+        )
+        .unwrap();
         b.iter(|| {
             for (&t, &dt) in targets.iter().zip(&dts) {
                 black_box(s.update(black_box(dt), t).unwrap());
@@ -97,7 +99,7 @@ fn critical(c: &mut Criterion) {
     g.throughput(Throughput::Elements(N as u64));
     let dts = varying_dts();
     g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32);
+        let mut s = Smoother::new(spring, 0.0f32).unwrap();
         b.iter(|| {
             for &t in &targets {
                 black_box(s.update(black_box(DT), t).unwrap());
@@ -105,7 +107,7 @@ fn critical(c: &mut Criterion) {
         })
     });
     g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32);
+        let mut s = Smoother::new(spring, 0.0f32).unwrap();
         b.iter(|| {
             for (&t, &dt) in targets.iter().zip(&dts) {
                 black_box(s.update(black_box(dt), t).unwrap());
@@ -174,7 +176,7 @@ fn underdamped(c: &mut Criterion) {
     let spring = SpringDamper::new(f64::from(omega), f64::from(zeta)).unwrap();
     let dts = varying_dts();
     g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32);
+        let mut s = Smoother::new(spring, 0.0f32).unwrap();
         b.iter(|| {
             for &t in &targets {
                 black_box(s.update(black_box(DT), t).unwrap());
@@ -182,7 +184,7 @@ fn underdamped(c: &mut Criterion) {
         })
     });
     g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32);
+        let mut s = Smoother::new(spring, 0.0f32).unwrap();
         b.iter(|| {
             for (&t, &dt) in targets.iter().zip(&dts) {
                 black_box(s.update(black_box(dt), t).unwrap());

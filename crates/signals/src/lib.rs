@@ -13,7 +13,7 @@
 //!
 //! // The engines' "smooth damp", stepped exactly: frame-rate independent.
 //! let spring = SpringDamper::critical(0.3)?;
-//! let mut camera = Smoother::new(spring, [0.0f32, 0.0]).with_hold(Hold::FirstOrder);
+//! let mut camera = Smoother::new(spring, [0.0f32, 0.0])?.with_hold(Hold::FirstOrder);
 //! for _ in 0..60 {
 //!     camera.update(1.0 / 60.0, [10.0, 5.0])?;
 //! }

@@ -3,7 +3,7 @@
 
 use crate::error::{SignalError, check_non_negative, check_positive};
 use crate::space::{Space, Vector};
-use crate::system::{System, TargetTracker};
+use crate::system::{System, TargetTracker, check_initial};
 
 /// Moves the output toward the target at most `max_rate` tangent units per
 /// second, in a straight line. Exact at any step size for a held target
@@ -22,7 +22,7 @@ impl<S: Space> RateLimiter<S> {
     pub fn new(max_rate: f64, initial: S) -> Result<Self, SignalError> {
         Ok(RateLimiter {
             max_rate: check_positive("max_rate", max_rate)?,
-            value: initial,
+            value: check_initial(initial)?,
             velocity: <S::Tangent as Vector>::zero(),
             target: TargetTracker::new(initial),
         })
@@ -39,7 +39,8 @@ impl<S: Space> System<S> for RateLimiter<S> {
     fn update(&mut self, dt: f64, target: S) -> Result<S, SignalError> {
         let path = self.target.begin(dt, target)?;
         if path.jumped {
-            self.reset(target);
+            self.value = target;
+            self.velocity = <S::Tangent as Vector>::zero();
             return Ok(target);
         }
         if dt == 0.0 {
@@ -70,10 +71,11 @@ impl<S: Space> System<S> for RateLimiter<S> {
         self.velocity
     }
 
-    fn reset(&mut self, value: S) {
-        self.value = value;
+    fn reset(&mut self, value: S) -> Result<(), SignalError> {
+        self.value = check_initial(value)?;
         self.velocity = <S::Tangent as Vector>::zero();
         self.target.latest = value;
+        Ok(())
     }
 }
 
@@ -93,7 +95,7 @@ impl<S: Space> Backlash<S> {
     pub fn new(width: f64, initial: S) -> Result<Self, SignalError> {
         Ok(Backlash {
             width: check_non_negative("width", width)?,
-            value: initial,
+            value: check_initial(initial)?,
             velocity: <S::Tangent as Vector>::zero(),
         })
     }
@@ -136,9 +138,10 @@ impl<S: Space> System<S> for Backlash<S> {
         self.velocity
     }
 
-    fn reset(&mut self, value: S) {
-        self.value = value;
+    fn reset(&mut self, value: S) -> Result<(), SignalError> {
+        self.value = check_initial(value)?;
         self.velocity = <S::Tangent as Vector>::zero();
+        Ok(())
     }
 }
 

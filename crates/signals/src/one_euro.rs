@@ -121,9 +121,11 @@ impl<V: Vector> System<V> for OneEuro<V> {
         self.derivative
     }
 
-    fn reset(&mut self, value: V) {
+    fn reset(&mut self, value: V) -> Result<(), SignalError> {
+        let value = crate::system::check_initial(value)?;
         self.value = Some(value);
         self.raw = Some(value);
         self.derivative = V::zero();
+        Ok(())
     }
 }

@@ -38,7 +38,7 @@ impl<F: Float> SmoothDamp<F> {
         Ok(SmoothDamp {
             smooth_time: F::from_f64(t),
             max_speed: F::from_f64(f64::INFINITY),
-            value: initial,
+            value: crate::system::check_initial(initial)?,
             velocity: F::ZERO,
         })
     }
@@ -81,13 +81,16 @@ impl<F: Float> SmoothDamp<F> {
     }
 }
 
-impl<F: Float + crate::space::Vector<Scalar = F>> System<F> for SmoothDamp<F> {
+impl<F: Float> System<F> for SmoothDamp<F> {
     fn update(&mut self, dt: f64, target: F) -> Result<F, SignalError> {
         check_dt(dt)?;
         if !target.is_finite() {
             return Err(SignalError::NonFiniteInput { what: "target" });
         }
-        if dt == 0.0 {
+        let dt = F::from_f64(dt);
+        // Also a dt too small for the value's precision: the engine step
+        // would divide by it.
+        if dt == F::ZERO {
             return Ok(self.value);
         }
         let (v, vel) = Self::step(
@@ -96,13 +99,16 @@ impl<F: Float + crate::space::Vector<Scalar = F>> System<F> for SmoothDamp<F> {
             self.velocity,
             self.smooth_time,
             self.max_speed,
-            F::from_f64(dt),
+            dt,
         );
-        if v.is_finite() && vel.is_finite() {
-            self.value = v;
-            self.velocity = vel;
+        if !(v.is_finite() && vel.is_finite()) {
+            return Err(SignalError::NonFiniteInput {
+                what: "target (the engine step overflows)",
+            });
         }
-        Ok(self.value)
+        self.value = v;
+        self.velocity = vel;
+        Ok(v)
     }
 
     fn value(&self) -> F {
@@ -113,8 +119,9 @@ impl<F: Float + crate::space::Vector<Scalar = F>> System<F> for SmoothDamp<F> {
         self.velocity
     }
 
-    fn reset(&mut self, value: F) {
-        self.value = value;
+    fn reset(&mut self, value: F) -> Result<(), SignalError> {
+        self.value = crate::system::check_initial(value)?;
         self.velocity = F::ZERO;
+        Ok(())
     }
 }

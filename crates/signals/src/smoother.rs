@@ -5,7 +5,7 @@
 use crate::error::{SignalError, check_positive};
 use crate::math::Float;
 use crate::space::{Space, Vector};
-use crate::system::{Hold, System, TargetTracker};
+use crate::system::{Hold, System, TargetTracker, check_initial};
 use core::fmt::Debug;
 
 /// The exact effect of one step of linear dynamics on the error `e = x ⊖ g`
@@ -80,7 +80,7 @@ pub trait Dynamics: Copy + Debug + Send + Sync + 'static {
 ///
 /// ```
 /// use signals::{Exponential, Smoother, System};
-/// let mut s = Smoother::new(Exponential::half_life(0.1)?, 0.0f64);
+/// let mut s = Smoother::new(Exponential::half_life(0.1)?, 0.0f64)?;
 /// let halfway = s.update(0.1, 10.0)?;
 /// assert!((halfway - 5.0).abs() < 1e-12);
 /// # Ok::<(), signals::SignalError>(())
@@ -99,17 +99,18 @@ pub struct Smoother<S: Space, D: Dynamics> {
 }
 
 impl<S: Space, D: Dynamics> Smoother<S, D> {
-    /// A system at rest at `initial`, its target there too.
-    pub fn new(dynamics: D, initial: S) -> Self {
-        Smoother {
+    /// A system at rest at `initial`, its target there too. A non-finite
+    /// `initial` is an error.
+    pub fn new(dynamics: D, initial: S) -> Result<Self, SignalError> {
+        Ok(Smoother {
             dynamics,
-            value: initial,
+            value: check_initial(initial)?,
             velocity: <S::Tangent as Vector>::zero(),
             target: TargetTracker::new(initial),
             max_speed: None,
             jumped: false,
             cached: (0.0, Transition::IDENTITY),
-        }
+        })
     }
 
     /// Sets how the target moves between updates (default [`Hold::Zero`]).
@@ -276,11 +277,12 @@ impl<S: Space, D: Dynamics> System<S> for Smoother<S, D> {
         self.velocity
     }
 
-    fn reset(&mut self, value: S) {
-        self.value = value;
+    fn reset(&mut self, value: S) -> Result<(), SignalError> {
+        self.value = check_initial(value)?;
         self.velocity = <S::Tangent as Vector>::zero();
         self.target.latest = value;
         self.jumped = false;
+        Ok(())
     }
 }
 

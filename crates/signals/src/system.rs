@@ -20,8 +20,9 @@ pub trait System<S: Space> {
     /// The output's current rate of change, per second.
     fn velocity(&self) -> S::Tangent;
     /// Teleports: the output becomes `value` at rest, the target too, and any
-    /// memory of past samples is forgotten.
-    fn reset(&mut self, value: S);
+    /// memory of past samples is forgotten. A non-finite `value` is an error
+    /// and changes nothing.
+    fn reset(&mut self, value: S) -> Result<(), SignalError>;
 }
 
 /// How the target is taken to move between two updates.
@@ -35,6 +36,18 @@ pub enum Hold {
     /// new one during the step. A ramp is then followed with the same lag at
     /// every frame rate, exactly.
     FirstOrder,
+}
+
+/// Checks a value a system is started or reset at.
+#[inline]
+pub(crate) fn check_initial<S: Space>(value: S) -> Result<S, SignalError> {
+    if value.is_valid() {
+        Ok(value)
+    } else {
+        Err(SignalError::NonFiniteInput {
+            what: "initial value",
+        })
+    }
 }
 
 /// The target's path during one step: it starts at `start` and moves at

@@ -9,6 +9,7 @@ fn exp_factory(tau: f64) -> impl Fn() -> Box<dyn System<f64>> {
     move || {
         Box::new(
             Smoother::new(Exponential::time_constant(tau).unwrap(), 0.0)
+                .unwrap()
                 .with_hold(Hold::FirstOrder),
         )
     }
@@ -36,19 +37,19 @@ fn exponential_figures_match_closed_forms() {
     let tau = 0.2;
     let make = exp_factory(tau);
     // Under first-order hold the step is a ramp over the first frame: use a fine rate.
-    let trace = simulate(&make, &Input::Step, 10_000.0, 3.0, None);
+    let trace = simulate(&make, &Input::Step, 10_000.0, 3.0, None).unwrap();
     let m = step_metrics(&trace, 1.0);
     near(m.rise, tau * 9f64.ln(), 1e-3, "rise");
     near(m.settle, tau * 50f64.ln(), 1e-3, "settle");
     assert_eq!(m.overshoot_percent, 0.0);
-    let ramp = simulate(&make, &Input::Ramp { slope: 2.0 }, 30.0, 10.0, None);
+    let ramp = simulate(&make, &Input::Ramp { slope: 2.0 }, 30.0, 10.0, None).unwrap();
     near(
         ramp_lag(&ramp, 2.0),
         tau,
         1e-9,
         "ramp lag (exact at any rate)",
     );
-    for p in frequency_response(&make, &[0.5, 2.0], 1000.0) {
+    for p in frequency_response(&make, &[0.5, 2.0], 1000.0).unwrap() {
         let wt = std::f64::consts::TAU * p.hz * tau;
         near(p.gain, 1.0 / (1.0 + wt * wt).sqrt(), 1e-3, "gain");
         near(p.phase_degrees, -wt.atan().to_degrees(), 1e-2, "phase");
@@ -59,10 +60,10 @@ fn exponential_figures_match_closed_forms() {
 fn critical_spring_figures_match_closed_forms() {
     let omega = 8.0;
     let make = || -> Box<dyn System<f64>> {
-        Box::new(Smoother::new(SpringDamper::new(omega, 1.0).unwrap(), 0.0))
+        Box::new(Smoother::new(SpringDamper::new(omega, 1.0).unwrap(), 0.0).unwrap())
     };
     let step = |t: f64| 1.0 - (1.0 + omega * t) * (-omega * t).exp();
-    let trace = simulate(&make, &Input::Step, 10_000.0, 3.0, None);
+    let trace = simulate(&make, &Input::Step, 10_000.0, 3.0, None).unwrap();
     let m = step_metrics(&trace, 1.0);
     near(
         m.rise,
@@ -72,9 +73,9 @@ fn critical_spring_figures_match_closed_forms() {
     );
     near(m.settle, crossing(step, 0.98), 1e-3, "settle");
     // Zero-order hold: the ramp lags 2/ω plus about half a frame.
-    let ramp = simulate(&make, &Input::Ramp { slope: 1.0 }, 10_000.0, 10.0, None);
+    let ramp = simulate(&make, &Input::Ramp { slope: 1.0 }, 10_000.0, 10.0, None).unwrap();
     near(ramp_lag(&ramp, 1.0), 2.0 / omega, 1e-3, "ramp lag");
-    for p in frequency_response(&make, &[0.5, 1.0, 2.0], 2000.0) {
+    for p in frequency_response(&make, &[0.5, 1.0, 2.0], 2000.0).unwrap() {
         let r = std::f64::consts::TAU * p.hz / omega;
         near(p.gain, 1.0 / (1.0 + r * r), 2e-3, "gain");
         near(p.phase_degrees, -2.0 * r.atan().to_degrees(), 1e-2, "phase");
@@ -85,9 +86,9 @@ fn critical_spring_figures_match_closed_forms() {
 fn underdamped_overshoot_matches_closed_form() {
     let zeta = 0.3;
     let make = || -> Box<dyn System<f64>> {
-        Box::new(Smoother::new(SpringDamper::new(6.0, zeta).unwrap(), 0.0))
+        Box::new(Smoother::new(SpringDamper::new(6.0, zeta).unwrap(), 0.0).unwrap())
     };
-    let trace = simulate(&make, &Input::Step, 5000.0, 5.0, None);
+    let trace = simulate(&make, &Input::Step, 5000.0, 5.0, None).unwrap();
     let m = step_metrics(&trace, 1.0);
     let want = 100.0 * (-std::f64::consts::PI * zeta / (1.0 - zeta * zeta).sqrt()).exp();
     near(m.overshoot_percent, want, 1e-3, "overshoot");
@@ -95,11 +96,12 @@ fn underdamped_overshoot_matches_closed_form() {
 
 #[test]
 fn exact_systems_do_not_care_about_the_frame_rate_and_the_compat_step_does() {
-    let exact = analysis::report("exp", &exp_factory(0.15));
+    let exact = analysis::report("exp", &exp_factory(0.15)).unwrap();
     assert!(exact.ramp_lag.percent() < 1e-6, "{:?}", exact.ramp_lag);
     let compat = analysis::report("smooth damp", &|| -> Box<dyn System<f64>> {
         Box::new(signals::SmoothDamp::new(0.3, 0.0).unwrap())
-    });
+    })
+    .unwrap();
     // Its ramp lag moves with the frame rate (0.275 s at 20 Hz).
     assert!(compat.ramp_lag.percent() > 1.0, "{:?}", compat.ramp_lag);
     assert!(

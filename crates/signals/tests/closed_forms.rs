@@ -88,12 +88,12 @@ proptest! {
     fn exponential_step_impulse_ramp(tau in 0.01f64..5.0, seed in prop::collection::vec(0.05f64..1.0, 1..60), total in 0.0f64..20.0) {
         let dyn_ = Exponential::time_constant(tau).unwrap();
         // Step: from 0 toward 1.
-        let mut step = Smoother::new(dyn_, 0.0f64);
+        let mut step = Smoother::new(dyn_, 0.0f64).unwrap();
         // Impulse: the response to a unit impulse is the state 1/τ, let go toward 0.
-        let mut impulse = Smoother::new(dyn_, 0.0f64);
+        let mut impulse = Smoother::new(dyn_, 0.0f64).unwrap();
         impulse.set_state(1.0 / tau, 0.0).unwrap();
         // Ramp of slope 2, first-order hold.
-        let mut ramp = Smoother::new(dyn_, 0.0f64).with_hold(Hold::FirstOrder);
+        let mut ramp = Smoother::new(dyn_, 0.0f64).unwrap().with_hold(Hold::FirstOrder);
         let mut t = 0.0;
         for dt in steps(&seed, total) {
             t += dt;
@@ -112,12 +112,12 @@ proptest! {
         if tracking {
             dyn_ = dyn_.tracking();
         }
-        let mut step = Smoother::new(dyn_, 0.0f64);
+        let mut step = Smoother::new(dyn_, 0.0f64).unwrap();
         // Impulse response of ω²/(s² + 2ζωs + ω²): start at rest with velocity ω².
-        let mut impulse = Smoother::new(dyn_, 0.0f64);
+        let mut impulse = Smoother::new(dyn_, 0.0f64).unwrap();
         impulse.set_state(0.0, omega * omega).unwrap();
         let r = 1.5;
-        let mut ramp = Smoother::new(dyn_, 0.0f64).with_hold(Hold::FirstOrder);
+        let mut ramp = Smoother::new(dyn_, 0.0f64).unwrap().with_hold(Hold::FirstOrder);
         let mut t = 0.0;
         for dt in steps(&seed, total) {
             t += dt;
@@ -135,13 +135,13 @@ proptest! {
 #[test]
 fn critical_half_life_is_half_way() {
     let s = SpringDamper::critical_half_life(0.25).unwrap();
-    let mut x = Smoother::new(s, 0.0f64);
+    let mut x = Smoother::new(s, 0.0f64).unwrap();
     close(x.update(0.25, 1.0).unwrap(), 0.5, "half-life", 0.25);
 }
 
 #[test]
 fn smooth_time_convention_is_59_percent_at_t() {
-    let mut x = Smoother::new(SpringDamper::critical(0.3).unwrap(), 0.0f64);
+    let mut x = Smoother::new(SpringDamper::critical(0.3).unwrap(), 0.0f64).unwrap();
     let at_t = x.update(0.3, 1.0).unwrap();
     close(
         at_t,
@@ -154,10 +154,10 @@ fn smooth_time_convention_is_59_percent_at_t() {
 
 #[test]
 fn half_life_constructor_halves() {
-    let mut x = Smoother::new(Exponential::half_life(0.2).unwrap(), 0.0f64);
+    let mut x = Smoother::new(Exponential::half_life(0.2).unwrap(), 0.0f64).unwrap();
     close(x.update(0.2, 1.0).unwrap(), 0.5, "half-life", 0.2);
     let ported = Exponential::from_lerp_per_frame(0.1, 60.0).unwrap();
-    let mut y = Smoother::new(ported, 0.0f64);
+    let mut y = Smoother::new(ported, 0.0f64).unwrap();
     close(
         y.update(1.0 / 60.0, 1.0).unwrap(),
         0.1,
@@ -171,11 +171,11 @@ fn half_life_constructor_halves() {
 #[test]
 fn f32_responses_match_closed_forms() {
     let tau = 0.15;
-    let mut exp = Smoother::new(Exponential::time_constant(tau).unwrap(), 0.0f32);
+    let mut exp = Smoother::new(Exponential::time_constant(tau).unwrap(), 0.0f32).unwrap();
     let omega = 9.0;
-    let mut crit = Smoother::new(SpringDamper::new(omega, 1.0).unwrap(), 0.0f32);
-    let mut over = Smoother::new(SpringDamper::new(omega, 2.5).unwrap(), 0.0f32);
-    let mut under = Smoother::new(SpringDamper::new(omega, 0.3).unwrap(), 0.0f32);
+    let mut crit = Smoother::new(SpringDamper::new(omega, 1.0).unwrap(), 0.0f32).unwrap();
+    let mut over = Smoother::new(SpringDamper::new(omega, 2.5).unwrap(), 0.0f32).unwrap();
+    let mut under = Smoother::new(SpringDamper::new(omega, 0.3).unwrap(), 0.0f32).unwrap();
     let mut t = 0.0;
     for i in 0..400 {
         let dt = 0.001 + 0.02 * ((i * 7) % 11) as f64 / 11.0;

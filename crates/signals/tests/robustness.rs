@@ -11,19 +11,20 @@ use signals::{
 fn systems() -> Vec<(&'static str, Box<dyn System<f64>>)> {
     let exp = Exponential::time_constant(0.1).unwrap();
     vec![
-        ("exponential", Box::new(Smoother::new(exp, 0.0))),
+        ("exponential", Box::new(Smoother::new(exp, 0.0).unwrap())),
         (
             "exponential foh",
-            Box::new(Smoother::new(exp, 0.0).with_hold(Hold::FirstOrder)),
+            Box::new(Smoother::new(exp, 0.0).unwrap().with_hold(Hold::FirstOrder)),
         ),
         (
             "critical",
-            Box::new(Smoother::new(SpringDamper::critical(0.1).unwrap(), 0.0)),
+            Box::new(Smoother::new(SpringDamper::critical(0.1).unwrap(), 0.0).unwrap()),
         ),
         (
             "undamped",
             Box::new(
                 Smoother::new(SpringDamper::new(10.0, 0.0).unwrap(), 0.0)
+                    .unwrap()
                     .with_hold(Hold::FirstOrder),
             ),
         ),
@@ -31,17 +32,19 @@ fn systems() -> Vec<(&'static str, Box<dyn System<f64>>)> {
             "under",
             Box::new(
                 Smoother::new(SpringDamper::new(10.0, 0.2).unwrap(), 0.0)
+                    .unwrap()
                     .with_hold(Hold::FirstOrder),
             ),
         ),
         (
             "over",
-            Box::new(Smoother::new(SpringDamper::new(10.0, 7.0).unwrap(), 0.0)),
+            Box::new(Smoother::new(SpringDamper::new(10.0, 7.0).unwrap(), 0.0).unwrap()),
         ),
         (
             "tracking",
             Box::new(
                 Smoother::new(SpringDamper::new(10.0, 1.0).unwrap().tracking(), 0.0)
+                    .unwrap()
                     .with_hold(Hold::FirstOrder),
             ),
         ),
@@ -49,13 +52,19 @@ fn systems() -> Vec<(&'static str, Box<dyn System<f64>>)> {
             "max speed",
             Box::new(
                 Smoother::new(SpringDamper::critical(0.1).unwrap(), 0.0)
+                    .unwrap()
                     .with_max_speed(5.0)
                     .unwrap(),
             ),
         ),
         (
             "jumps",
-            Box::new(Smoother::new(exp, 0.0).with_jump_threshold(50.0).unwrap()),
+            Box::new(
+                Smoother::new(exp, 0.0)
+                    .unwrap()
+                    .with_jump_threshold(50.0)
+                    .unwrap(),
+            ),
         ),
         ("smooth damp", Box::new(SmoothDamp::new(0.1, 0.0).unwrap())),
         ("1€", Box::new(OneEuro::new(1.0, 0.5, 1.0).unwrap())),
@@ -143,6 +152,7 @@ fn bad_dt_is_an_error_naming_it() {
         );
     }
     let err = Smoother::new(Exponential::time_constant(1.0).unwrap(), 0.0f64)
+        .unwrap()
         .update(-2.0, 0.0)
         .unwrap_err();
     assert_eq!(
@@ -193,6 +203,7 @@ fn invalid_parameters_are_named() {
 #[test]
 fn jump_threshold_snaps_and_reports() {
     let mut s = Smoother::new(SpringDamper::critical(0.2).unwrap(), 0.0f64)
+        .unwrap()
         .with_jump_threshold(5.0)
         .unwrap();
     s.update(0.1, 1.0).unwrap();
@@ -205,6 +216,7 @@ fn jump_threshold_snaps_and_reports() {
 #[test]
 fn max_speed_caps_motion() {
     let mut s = Smoother::new(SpringDamper::critical(0.05).unwrap(), 0.0f64)
+        .unwrap()
         .with_max_speed(2.0)
         .unwrap();
     let mut prev = 0.0;
@@ -214,4 +226,54 @@ fn max_speed_caps_motion() {
         assert!(s.velocity().abs() <= 2.0 + 1e-12);
         prev = x;
     }
+}
+
+#[test]
+fn non_finite_initial_values_are_refused() {
+    let exp = Exponential::time_constant(0.1).unwrap();
+    assert!(matches!(
+        Smoother::new(exp, f64::NAN),
+        Err(SignalError::NonFiniteInput { .. })
+    ));
+    assert!(RateLimiter::new(1.0, f64::INFINITY).is_err());
+    assert!(Backlash::new(1.0, f64::NAN).is_err());
+    assert!(SmoothDamp::new(0.1, f32::NAN).is_err());
+    for (name, mut s) in systems() {
+        s.update(0.05, 3.0).unwrap();
+        let before = (s.value(), s.velocity());
+        assert!(s.reset(f64::NAN).is_err(), "{name}: reset(NaN) accepted");
+        assert_eq!(
+            (s.value().to_bits(), s.velocity().to_bits()),
+            (before.0.to_bits(), before.1.to_bits()),
+            "{name}"
+        );
+        s.reset(2.0).unwrap();
+        assert_eq!(s.value(), 2.0, "{name}");
+    }
+}
+
+#[test]
+fn the_analysis_refuses_what_it_cannot_run() {
+    use signals::analysis::{Input, simulate};
+    let make = || -> Box<dyn System<f64>> {
+        Box::new(Smoother::new(Exponential::time_constant(0.1).unwrap(), 0.0).unwrap())
+    };
+    assert!(simulate(&make, &Input::Step, 0.0, 1.0, None).is_err());
+    assert!(simulate(&make, &Input::Step, 60.0, f64::NAN, None).is_err());
+    // 1e12 steps would need terabytes: refused before anything is taken.
+    assert!(simulate(&make, &Input::Step, 1e6, 1e6, None).is_err());
+    // A ramp of infinite slope is refused by the system, not drawn as NaN.
+    assert!(
+        simulate(
+            &make,
+            &Input::Ramp {
+                slope: f64::INFINITY
+            },
+            60.0,
+            1.0,
+            None
+        )
+        .is_err()
+    );
+    assert!(signals::analysis::frequency_response(&make, &[0.0], 60.0).is_err());
 }

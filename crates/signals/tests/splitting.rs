@@ -65,7 +65,7 @@ where
         V: signals::Vector + signals::Space<Tangent = V>,
         D: signals::Dynamics,
     {
-        let mut one = Smoother::new(d, g0).with_hold(hold);
+        let mut one = Smoother::new(d, g0).unwrap().with_hold(hold);
         one.set_state(x0, v0).unwrap();
         let mut many = one;
         one.update(total, g1).unwrap();

@@ -11,7 +11,8 @@ fn smooth_damp_is_the_exact_spring_with_an_approximate_exp() {
     // One step from rest toward 1: 1 − (1 + x)·approx(x), x = ωdt, against 1 − (1 + x)e^(−x).
     for (smooth_time, dt) in [(0.3, 1.0 / 60.0), (0.3, 0.25), (0.3, 1.0), (0.1, 0.05)] {
         let mut compat = SmoothDamp::new(smooth_time, 0.0f64).unwrap();
-        let mut exact = Smoother::new(SpringDamper::critical(smooth_time).unwrap(), 0.0f64);
+        let mut exact =
+            Smoother::new(SpringDamper::critical(smooth_time).unwrap(), 0.0f64).unwrap();
         let x = 2.0 / smooth_time * dt;
         let approx = 1.0 / (1.0 + x + 0.48 * x * x + 0.235 * x * x * x);
         let got = compat.update(dt, 1.0).unwrap();
@@ -152,8 +153,8 @@ proptest! {
 
     #[test]
     fn angles_take_the_short_way(from in -180.0f64..180.0, to in -180.0f64..180.0) {
-        let mut s = Smoother::new(Exponential::time_constant(0.1).unwrap(), Angle::from_degrees(from));
-        let mut plain = Smoother::new(Exponential::time_constant(0.1).unwrap(), 0.0f64);
+        let mut s = Smoother::new(Exponential::time_constant(0.1).unwrap(), Angle::from_degrees(from)).unwrap();
+        let mut plain = Smoother::new(Exponential::time_constant(0.1).unwrap(), 0.0f64).unwrap();
         // The short signed difference, in degrees.
         let short = (to - from + 540.0).rem_euclid(360.0) - 180.0;
         let got = s.update(0.1, Angle::from_degrees(to)).unwrap();
@@ -170,9 +171,9 @@ proptest! {
         let [w, x, y, z] = target.to_array();
         let negated = Rotation::from_quaternion(-w, -x, -y, -z).unwrap();
         let spring = SpringDamper::critical(0.2).unwrap();
-        let mut a = Smoother::new(spring, Rotation::identity());
-        let mut b = Smoother::new(spring, Rotation::identity());
-        let mut scalar = Smoother::new(spring, 0.0f64);
+        let mut a = Smoother::new(spring, Rotation::identity()).unwrap();
+        let mut b = Smoother::new(spring, Rotation::identity()).unwrap();
+        let mut scalar = Smoother::new(spring, 0.0f64).unwrap();
         for dt in steps {
             let ra = a.update(dt, target).unwrap();
             let rb = b.update(dt, negated).unwrap();
@@ -192,9 +193,9 @@ proptest! {
         if second { batch.step(&spring, dt).unwrap() } else { batch.step(&exp, dt).unwrap() }
         for i in 0..n {
             let single = if second {
-                Smoother::new(spring, 0.0f32).update(dt, targets[i]).unwrap()
+                Smoother::new(spring, 0.0f32).unwrap().update(dt, targets[i]).unwrap()
             } else {
-                Smoother::new(exp, 0.0f32).update(dt, targets[i]).unwrap()
+                Smoother::new(exp, 0.0f32).unwrap().update(dt, targets[i]).unwrap()
             };
             prop_assert!((batch.values()[i] - single).abs() <= 1e-5 * targets[i].abs().max(1.0));
         }

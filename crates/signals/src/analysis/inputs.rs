@@ -1,5 +1,8 @@
 //! Standard inputs and game traces, and the loop that drives a system.
 
+use crate::SignalError;
+use crate::error::check_positive;
+
 /// An input signal, as a function of time (seconds), or a trace built from a seed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
@@ -164,16 +167,34 @@ impl Trace {
     }
 }
 
+/// The most steps one run may take (its trace holds five `f64` per step), and
+/// the most packets the bursty server may send.
+pub const MAX_STEPS: f64 = 1e7;
+
 /// Drives a fresh system from `make` with `input` at `rate` steps per second
 /// for `duration` seconds. With `hitch_at`, the frame that would cover that
 /// time lasts [`super::HITCH`] seconds instead.
+///
+/// Errors: a rate or duration that is not finite and positive, more than
+/// [`MAX_STEPS`] steps, memory for the trace that cannot be reserved, or an
+/// input whose parameters make it non-finite (the system refuses it).
 pub fn simulate(
     make: super::Factory<'_>,
     input: &Input,
     rate: f64,
     duration: f64,
     hitch_at: Option<f64>,
-) -> Trace {
+) -> Result<Trace, SignalError> {
+    check_positive("rate", rate)?;
+    check_positive("duration", duration)?;
+    let steps = rate * duration;
+    if steps > MAX_STEPS {
+        return Err(SignalError::InvalidParameter {
+            name: "rate × duration",
+            value: steps,
+            expected: "at most 1e7 steps",
+        });
+    }
     let mut system = make();
     // Start at rest on the input's value just before t = 0.
     let start = if matches!(input, Input::Impulse) {
@@ -181,7 +202,14 @@ pub fn simulate(
     } else {
         input.clean(-1e-9)
     };
-    system.reset(start);
+    system.reset(start)?;
+    if matches!(input, Input::BurstyServer { .. }) && 20.0 * duration > MAX_STEPS {
+        return Err(SignalError::InvalidParameter {
+            name: "duration",
+            value: duration,
+            expected: "at most 5e5 s for the bursty server (20 packets a second)",
+        });
+    }
     let server = match input {
         Input::BurstyServer { seed } => Some(server_arrivals(*seed, duration)),
         _ => None,
@@ -191,6 +219,17 @@ pub fn simulate(
         _ => None,
     };
     let mut trace = Trace::default();
+    let capacity = steps.ceil() as usize + 1;
+    for v in [
+        &mut trace.time,
+        &mut trace.target,
+        &mut trace.output,
+        &mut trace.velocity,
+        &mut trace.clean,
+    ] {
+        v.try_reserve_exact(capacity)
+            .map_err(|_| SignalError::OutOfMemory { items: capacity })?;
+    }
     let mut t = 0.0;
     let mut frame = 0u64;
     let mut hitched = false;
@@ -217,15 +256,14 @@ pub fn simulate(
             (_, Some((rng, sigma))) => clean + *sigma * rng.gauss(),
             _ => clean,
         };
-        // The inputs are finite and dt > 0: a refusal would be a bug in the system.
-        let out = system.update(dt, target).unwrap_or(f64::NAN);
+        let out = system.update(dt, target)?;
         trace.time.push(t);
         trace.target.push(target);
         trace.output.push(out);
         trace.velocity.push(system.velocity());
         trace.clean.push(clean);
     }
-    trace
+    Ok(trace)
 }
 
 /// (arrival time, value) of the bursty server's packets, in arrival order,

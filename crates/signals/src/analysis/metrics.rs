@@ -1,6 +1,8 @@
 //! Figures measured on a [`Trace`].
 
 use super::inputs::{Input, Trace, hand_path, hand_resting, simulate};
+use crate::SignalError;
+use crate::error::check_positive;
 
 /// Step-response figures.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,25 +123,27 @@ fn solve3(m: [[f64; 3]; 3], r: [f64; 3]) -> [f64; 3] {
 }
 
 /// Gain and phase at each frequency, driving sines at `rate` steps per
-/// second long enough to settle, fitting the last whole cycles.
+/// second long enough to settle, fitting the last whole cycles. Errors as
+/// [`simulate`] (a frequency must be finite and positive).
 pub fn frequency_response(
     make: super::Factory<'_>,
     freqs: &[f64],
     rate: f64,
-) -> Vec<FrequencyPoint> {
+) -> Result<Vec<FrequencyPoint>, SignalError> {
     freqs
         .iter()
         .map(|&hz| {
+            check_positive("frequency", hz)?;
             let cycles = 4.0;
             let settle = 8.0;
             let duration = settle + cycles / hz;
-            let trace = simulate(make, &Input::Sine { hz }, rate, duration, None);
+            let trace = simulate(make, &Input::Sine { hz }, rate, duration, None)?;
             let (a, b) = fit_sinusoid(&trace, hz, settle);
-            FrequencyPoint {
+            Ok(FrequencyPoint {
                 hz,
                 gain: (a * a + b * b).sqrt(),
                 phase_degrees: b.atan2(a).to_degrees(),
-            }
+            })
         })
         .collect()
 }

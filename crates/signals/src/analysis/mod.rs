@@ -11,12 +11,12 @@
 mod inputs;
 mod metrics;
 
-pub use inputs::{Input, Trace, simulate};
+pub use inputs::{Input, MAX_STEPS, Trace, simulate};
 pub use metrics::{
     FrequencyPoint, StepMetrics, frequency_response, jitter_and_lag, ramp_lag, step_metrics,
 };
 
-use crate::System;
+use crate::{SignalError, System};
 
 /// Makes a fresh system at rest at 0; each run gets its own.
 pub type Factory<'a> = &'a dyn Fn() -> Box<dyn System<f64>>;
@@ -98,8 +98,9 @@ pub struct SystemReport {
 /// The frequencies of the gain/phase table, Hz.
 pub const FREQUENCIES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 
-/// Runs `make`'s systems through every input and frame rate.
-pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
+/// Runs `make`'s systems through every input and frame rate. Errors when a
+/// system refuses an input (see [`simulate`]).
+pub fn report(name: &str, make: Factory<'_>) -> Result<SystemReport, SignalError> {
     let mut rise = Vec::new();
     let mut settle = Vec::new();
     let mut overshoot = Vec::new();
@@ -107,26 +108,26 @@ pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
     let (mut gain, mut phase, mut jitter, mut hand_lag) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for &rate in &FRAME_RATES {
-        let step = simulate(make, &Input::Step, rate, 5.0, None);
+        let step = simulate(make, &Input::Step, rate, 5.0, None)?;
         let m = step_metrics(&step, 1.0);
         rise.push((rate, m.rise));
         settle.push((rate, m.settle));
         overshoot.push((rate, m.overshoot_percent));
-        let ramp = simulate(make, &Input::Ramp { slope: 1.0 }, rate, 10.0, None);
+        let ramp = simulate(make, &Input::Ramp { slope: 1.0 }, rate, 10.0, None)?;
         lag.push((rate, ramp_lag(&ramp, 1.0)));
-        if let Some(p) = frequency_response(make, &[1.0], rate).first() {
+        if let Some(p) = frequency_response(make, &[1.0], rate)?.first() {
             gain.push((rate, p.gain));
             phase.push((rate, p.phase_degrees));
         }
-        let (j, l) = hand_figures(make, rate);
+        let (j, l) = hand_figures(make, rate)?;
         jitter.push((rate, j));
         hand_lag.push((rate, l));
     }
-    let frequency = frequency_response(make, &FREQUENCIES, REFERENCE_RATE);
-    let plain = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, None);
-    let hitched = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, Some(0.1));
+    let frequency = frequency_response(make, &FREQUENCIES, REFERENCE_RATE)?;
+    let plain = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, None)?;
+    let hitched = simulate(make, &Input::Step, REFERENCE_RATE, 3.0, Some(0.1))?;
     let hitch_error = hitch_difference(&plain, &hitched);
-    SystemReport {
+    Ok(SystemReport {
         name: name.to_string(),
         rise: Spread::from(&rise),
         settle: Spread::from(&settle),
@@ -138,11 +139,11 @@ pub fn report(name: &str, make: Factory<'_>) -> SystemReport {
         jitter: Spread::from(&jitter),
         lag: Spread::from(&hand_lag),
         hitch_error,
-    }
+    })
 }
 
 /// Jitter and lag on the noisy hand trace (σ = 0.01, 20 s) at `rate`.
-pub fn hand_figures(make: Factory<'_>, rate: f64) -> (f64, f64) {
+pub fn hand_figures(make: Factory<'_>, rate: f64) -> Result<(f64, f64), SignalError> {
     let noisy = simulate(
         make,
         &Input::NoisyHand {
@@ -152,7 +153,7 @@ pub fn hand_figures(make: Factory<'_>, rate: f64) -> (f64, f64) {
         rate,
         20.0,
         None,
-    );
+    )?;
     let clean = simulate(
         make,
         &Input::NoisyHand {
@@ -162,8 +163,8 @@ pub fn hand_figures(make: Factory<'_>, rate: f64) -> (f64, f64) {
         rate,
         20.0,
         None,
-    );
-    jitter_and_lag(&noisy, &clean)
+    )?;
+    Ok(jitter_and_lag(&noisy, &clean))
 }
 
 /// The largest |hitched − plain| at the hitched run's sample times after the hitch.
