@@ -10,9 +10,13 @@
 //! table does) for ns per update.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // Tests and benches: a failure is the report.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use signals::{
-    Batch, Exponential, OneEuro, Pid, PidConfig, SmoothDamp, Smoother, SpringDamper, System,
+    Batch, Dynamics, Exponential, OneEuro, Pid, PidConfig, SmoothDamp, Smoother, SpringDamper,
+    System,
 };
 use std::hint::black_box;
 
@@ -31,36 +35,53 @@ fn targets_f32() -> Vec<f32> {
     (0..N).map(|i| ((i * 7919) % 1000) as f32 * 0.01).collect()
 }
 
+/// Ours, unbatched: one system updated `N` times, once with a steady dt
+/// (the cached transition) and once with frame times that vary per call.
+fn ours_unbatched<D: Dynamics>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    dynamics: D,
+    targets: &[f32],
+    dts: &[f64],
+) {
+    g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
+        let mut s = Smoother::new(dynamics, 0.0f32).unwrap();
+        b.iter(|| {
+            for &t in targets {
+                black_box(s.update(black_box(DT), t).unwrap());
+            }
+        })
+    });
+    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
+        let mut s = Smoother::new(dynamics, 0.0f32).unwrap();
+        b.iter(|| {
+            for (&t, &dt) in targets.iter().zip(dts) {
+                black_box(s.update(black_box(dt), t).unwrap());
+            }
+        })
+    });
+}
+
+/// Ours, batched: `N` systems in one `Batch` with a shared dt.
+fn ours_batched<D: Dynamics>(g: &mut BenchmarkGroup<'_, WallTime>, dynamics: D, targets: &[f32]) {
+    g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
+        let mut batch = Batch::<f32>::with_len(N).unwrap();
+        batch.set_targets(targets).unwrap();
+        b.iter(|| batch.step(&dynamics, black_box(DT)).unwrap())
+    });
+}
+
 fn exponential(c: &mut Criterion) {
     let targets = targets_f32();
     let half_life = 0.1f32;
     let mut g = c.benchmark_group("exponential");
     g.throughput(Throughput::Elements(N as u64));
     let dts = varying_dts();
-    g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
-        let mut s = Smoother::new(
-            Exponential::half_life(f64::from(half_life)).unwrap(),
-            0.0f32,
-        )
-        .unwrap();
-        b.iter(|| {
-            for &t in &targets {
-                black_box(s.update(black_box(DT), t).unwrap());
-            }
-        })
-    });
-    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
-        let mut s = Smoother::new(
-            Exponential::half_life(f64::from(half_life)).unwrap(),
-            0.0f32,
-        )
-        .unwrap();
-        b.iter(|| {
-            for (&t, &dt) in targets.iter().zip(&dts) {
-                black_box(s.update(black_box(dt), t).unwrap());
-            }
-        })
-    });
+    ours_unbatched(
+        &mut g,
+        Exponential::half_life(f64::from(half_life)).unwrap(),
+        &targets,
+        &dts,
+    );
     g.bench_function(BenchmarkId::new("unbatched", "spring_damper"), |b| {
         let mut x = 0.0f32;
         b.iter(|| {
@@ -70,12 +91,11 @@ fn exponential(c: &mut Criterion) {
             }
         })
     });
-    g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
-        let mut batch = Batch::<f32>::with_len(N).unwrap();
-        batch.set_targets(&targets).unwrap();
-        let e = Exponential::half_life(f64::from(half_life)).unwrap();
-        b.iter(|| batch.step(&e, black_box(DT)).unwrap())
-    });
+    ours_batched(
+        &mut g,
+        Exponential::half_life(f64::from(half_life)).unwrap(),
+        &targets,
+    );
     g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {
         let mut xs = vec![0.0f32; N];
         b.iter(|| {
@@ -91,29 +111,14 @@ fn exponential(c: &mut Criterion) {
 fn critical(c: &mut Criterion) {
     let targets = targets_f32();
     let smooth_time = 0.2f32;
-    // Holden's half-life for the same spring: ω = 2/T, half-life = ln2 / (ω/2)·... his
-    // damping d = 4 ln2 / half-life and y = d/2 = ω.
+    // Holden's parameter for the same spring: his decay rate is y = 2·ln2 / half-life,
+    // and y = ω = 2 / smooth_time, so half-life = ln2 · smooth_time.
     let half_life = 2.0 * std::f32::consts::LN_2 / (2.0 / smooth_time);
     let spring = SpringDamper::critical(f64::from(smooth_time)).unwrap();
     let mut g = c.benchmark_group("critical spring");
     g.throughput(Throughput::Elements(N as u64));
     let dts = varying_dts();
-    g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32).unwrap();
-        b.iter(|| {
-            for &t in &targets {
-                black_box(s.update(black_box(DT), t).unwrap());
-            }
-        })
-    });
-    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32).unwrap();
-        b.iter(|| {
-            for (&t, &dt) in targets.iter().zip(&dts) {
-                black_box(s.update(black_box(dt), t).unwrap());
-            }
-        })
-    });
+    ours_unbatched(&mut g, spring, &targets, &dts);
     g.bench_function(BenchmarkId::new("unbatched", "spring_damper"), |b| {
         let (mut x, mut v) = (0.0f32, 0.0f32);
         b.iter(|| {
@@ -140,11 +145,7 @@ fn critical(c: &mut Criterion) {
             }
         })
     });
-    g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
-        let mut batch = Batch::<f32>::with_len(N).unwrap();
-        batch.set_targets(&targets).unwrap();
-        b.iter(|| batch.step(&spring, black_box(DT)).unwrap())
-    });
+    ours_batched(&mut g, spring, &targets);
     g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {
         let (mut xs, mut vs) = (vec![0.0f32; N], vec![0.0f32; N]);
         b.iter(|| {
@@ -175,22 +176,7 @@ fn underdamped(c: &mut Criterion) {
     let omega = 4.0 * std::f32::consts::LN_2 / half_life / (2.0 * zeta);
     let spring = SpringDamper::new(f64::from(omega), f64::from(zeta)).unwrap();
     let dts = varying_dts();
-    g.bench_function(BenchmarkId::new("unbatched, steady dt", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32).unwrap();
-        b.iter(|| {
-            for &t in &targets {
-                black_box(s.update(black_box(DT), t).unwrap());
-            }
-        })
-    });
-    g.bench_function(BenchmarkId::new("unbatched", "signals"), |b| {
-        let mut s = Smoother::new(spring, 0.0f32).unwrap();
-        b.iter(|| {
-            for (&t, &dt) in targets.iter().zip(&dts) {
-                black_box(s.update(black_box(dt), t).unwrap());
-            }
-        })
-    });
+    ours_unbatched(&mut g, spring, &targets, &dts);
     g.bench_function(BenchmarkId::new("unbatched", "spring_damper"), |b| {
         let (mut x, mut v) = (0.0f32, 0.0f32);
         b.iter(|| {
@@ -209,11 +195,7 @@ fn underdamped(c: &mut Criterion) {
             }
         })
     });
-    g.bench_function(BenchmarkId::new("batched", "signals"), |b| {
-        let mut batch = Batch::<f32>::with_len(N).unwrap();
-        batch.set_targets(&targets).unwrap();
-        b.iter(|| batch.step(&spring, black_box(DT)).unwrap())
-    });
+    ours_batched(&mut g, spring, &targets);
     g.bench_function(BenchmarkId::new("batched", "spring_damper"), |b| {
         let (mut xs, mut vs) = (vec![0.0f32; N], vec![0.0f32; N]);
         b.iter(|| {
