@@ -135,6 +135,11 @@ impl<S: Space, D: Dynamics> Smoother<S, D> {
         Ok(self)
     }
 
+    /// How the target is held between updates.
+    pub fn hold(&self) -> Hold {
+        self.target.hold
+    }
+
     /// Replaces the dynamics (for example a new half-life) keeping the state.
     pub fn set_dynamics(&mut self, dynamics: D) {
         self.dynamics = dynamics;
@@ -283,13 +288,5 @@ impl<S: Space, D: Dynamics> System<S> for Smoother<S, D> {
         self.target.latest = value;
         self.jumped = false;
         Ok(())
-    }
-}
-
-/// The hold is part of the smoother's configuration; expose it for reports.
-impl<S: Space, D: Dynamics> Smoother<S, D> {
-    /// How the target is held between updates.
-    pub fn hold(&self) -> Hold {
-        self.target.hold
     }
 }

@@ -87,24 +87,40 @@ impl<S: Space> TargetTracker<S> {
         if !target.is_valid() {
             return Err(SignalError::NonFiniteInput { what: "target" });
         }
+        // The change since the last target is only needed for jump detection
+        // and first-order hold; a plain zero-order step skips it (for
+        // rotations it costs a quaternion product and an atan2).
+        let first_order = self.hold == Hold::FirstOrder && dt > 0.0;
+        if self.jump_threshold.is_none() && !first_order {
+            self.latest = target;
+            return Ok(TargetPath {
+                start: target,
+                end: target,
+                velocity: <S::Tangent as Vector>::zero(),
+                jumped: false,
+            });
+        }
         let change = target.difference(self.latest);
         let jumped = self
             .jump_threshold
             .is_some_and(|limit| change.norm() > limit);
-        let velocity = match self.hold {
-            Hold::FirstOrder if dt > 0.0 && !jumped => change.scale_f64(1.0 / dt),
-            _ => <S::Tangent as Vector>::zero(),
-        };
+        if jumped || !first_order {
+            self.latest = target;
+            return Ok(TargetPath {
+                start: target,
+                end: target,
+                velocity: <S::Tangent as Vector>::zero(),
+                jumped,
+            });
+        }
+        let velocity = change.scale_f64(1.0 / dt);
         if !velocity.is_finite() {
             // A finite change over a denormal dt can overflow.
             return Err(SignalError::NonFiniteInput {
                 what: "target velocity (change / dt)",
             });
         }
-        let start = match self.hold {
-            Hold::FirstOrder if dt > 0.0 && !jumped => self.latest,
-            _ => target,
-        };
+        let start = self.latest;
         self.latest = target;
         Ok(TargetPath {
             start,
