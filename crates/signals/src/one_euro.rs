@@ -23,7 +23,7 @@ use crate::system::System;
 /// Differences from the reference, where it has no answer: `dt = 0` returns
 /// the previous output (the reference divides by zero); a vector's cutoff
 /// uses the Euclidean norm of the smoothed velocity (per-component filters
-/// are a vector of scalar filters).
+/// are a vector of scalar filters). Before the first sample, `value()` is zero.
 #[derive(Debug, Clone, Copy)]
 pub struct OneEuro<V: Vector> {
     min_cutoff: f64,

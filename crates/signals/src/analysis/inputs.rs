@@ -156,13 +156,15 @@ pub struct Trace {
 
 impl Trace {
     /// The output at `t`, linearly interpolated; `None` outside the run.
+    /// (Fields are public; a trace whose columns differ in length answers
+    /// `None` where a column runs out, rather than panicking.)
     pub fn value_at(&self, t: f64) -> Option<f64> {
         let i = self.time.partition_point(|&x| x < t);
-        if i == 0 || i >= self.time.len() {
-            return (i < self.time.len() && self.time[i] == t).then(|| self.output[i]);
+        let (t1, y1) = (*self.time.get(i)?, *self.output.get(i)?);
+        if i == 0 || t1 == t {
+            return (t1 == t).then_some(y1);
         }
-        let (t0, t1) = (self.time[i - 1], self.time[i]);
-        let (y0, y1) = (self.output[i - 1], self.output[i]);
+        let (t0, y0) = (*self.time.get(i - 1)?, *self.output.get(i - 1)?);
         Some(y0 + (y1 - y0) * (t - t0) / (t1 - t0))
     }
 }

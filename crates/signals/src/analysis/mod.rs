@@ -170,12 +170,12 @@ pub fn hand_figures(make: Factory<'_>, rate: f64) -> Result<(f64, f64), SignalEr
 /// The largest |hitched − plain| at the hitched run's sample times after the hitch.
 fn hitch_difference(plain: &Trace, hitched: &Trace) -> f64 {
     let mut worst = 0.0f64;
-    for (i, &t) in hitched.time.iter().enumerate() {
+    for (&t, &y) in hitched.time.iter().zip(&hitched.output) {
         if t <= 0.1 {
             continue;
         }
         if let Some(p) = plain.value_at(t) {
-            worst = worst.max((hitched.output[i] - p).abs());
+            worst = worst.max((y - p).abs());
         }
     }
     worst
