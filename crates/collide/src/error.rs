@@ -58,6 +58,66 @@ pub enum CollideError {
         /// The most the structure can hold.
         limit: usize,
     },
+    /// A transform, angle or direction that is NaN or infinite.
+    NonFiniteTransform {
+        /// Which part was not finite.
+        what: &'static str,
+    },
+    /// A shape parameter (radius, half extent, scale) that is negative, zero
+    /// where it must be positive, or not finite.
+    InvalidShapeParameter {
+        /// Which parameter.
+        name: &'static str,
+        /// The value given.
+        value: Real,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// A polygon point with a NaN or infinite coordinate.
+    NonFinitePoint {
+        /// Index of the point in the input.
+        index: usize,
+        /// The point as given.
+        point: [Real; 2],
+    },
+    /// Fewer than three distinct points once near-duplicates were welded and
+    /// collinear points dropped.
+    TooFewPoints {
+        /// Points in the input.
+        given: usize,
+        /// Distinct corners left after welding and dropping collinear points.
+        distinct: usize,
+    },
+    /// More polygon points than the constructor accepts.
+    TooManyPoints {
+        /// Points in the input.
+        given: usize,
+        /// The most accepted.
+        limit: usize,
+    },
+    /// Two edges of a polygon cross or touch away from their shared corner.
+    /// Edge `i` runs from input point `i` to the next kept point.
+    SelfIntersecting {
+        /// Input index of the first point of one edge.
+        edge_a: usize,
+        /// Input index of the first point of the other edge.
+        edge_b: usize,
+    },
+    /// A convex polygon was asked for, but the polygon turns the other way
+    /// at this corner (use `Shape::polygon`, which decomposes concave input).
+    NotConvex {
+        /// Input index of the reflex corner.
+        vertex: usize,
+    },
+    /// A compound shape with no parts.
+    EmptyCompound,
+    /// A query that does not apply to these shapes.
+    Unsupported {
+        /// The query.
+        operation: &'static str,
+        /// Why, and what to do instead.
+        reason: &'static str,
+    },
     /// An allocation sized by the input failed. Nothing was lost: the
     /// structure is as it was before the call (or empty after a failed rebuild).
     OutOfMemory {
@@ -99,6 +159,35 @@ impl fmt::Display for CollideError {
             Self::TooManyObjects { count, limit } => {
                 write!(f, "{count} objects given, at most {limit} supported")
             }
+            Self::NonFiniteTransform { what } => write!(f, "{what} is NaN or infinite"),
+            Self::InvalidShapeParameter {
+                name,
+                value,
+                expected,
+            } => write!(f, "shape parameter {name} = {value}; it must be {expected}"),
+            Self::NonFinitePoint { index, point } => write!(
+                f,
+                "polygon point {index} has a NaN or infinite coordinate: {point:?}"
+            ),
+            Self::TooFewPoints { given, distinct } => write!(
+                f,
+                "a polygon needs 3 distinct, non-collinear corners; {given} points were given and \
+                 {distinct} are left after welding near-duplicates and dropping collinear points"
+            ),
+            Self::TooManyPoints { given, limit } => {
+                write!(f, "{given} polygon points given, at most {limit} accepted")
+            }
+            Self::SelfIntersecting { edge_a, edge_b } => write!(
+                f,
+                "polygon is self-intersecting: the edge starting at point {edge_a} meets the edge \
+                 starting at point {edge_b}"
+            ),
+            Self::NotConvex { vertex } => write!(
+                f,
+                "polygon is not convex at point {vertex} (Shape::polygon accepts concave polygons)"
+            ),
+            Self::EmptyCompound => write!(f, "a compound shape needs at least one part"),
+            Self::Unsupported { operation, reason } => write!(f, "{operation}: {reason}"),
             Self::OutOfMemory { what, bytes } => {
                 write!(f, "out of memory allocating {bytes} bytes for {what}")
             }

@@ -35,7 +35,9 @@ mod broad;
 mod error;
 mod math;
 pub mod moertel;
+mod narrow;
 mod pair;
+mod transform;
 
 pub use aabb::Aabb;
 pub use broad::{
@@ -44,7 +46,13 @@ pub use broad::{
 };
 pub use error::CollideError;
 pub use math::{Real, Vec2};
+pub use narrow::shape::{Capsule, Circle, Compound, ConvexPolygon, ConvexShape, Part, Rect, Shape};
+pub use narrow::{
+    ClosestPoints, Contact, ContactPoint, Impact, closest_points, contact, contacts, distance,
+    intersects, separating_axis, time_of_impact,
+};
 pub use pair::{Pair, QueryStats};
+pub use transform::{Rot, Transform};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

@@ -35,6 +35,94 @@ impl Vec2 {
     }
 }
 
+impl Vec2 {
+    /// The zero vector.
+    pub const ZERO: Self = Self::new(0.0, 0.0);
+
+    /// Dot product.
+    #[inline]
+    pub fn dot(self, o: Self) -> Real {
+        self.x * o.x + self.y * o.y
+    }
+
+    /// The z component of the 3-D cross product: positive when `o` lies
+    /// counter-clockwise of `self` (with y up).
+    #[inline]
+    pub fn cross(self, o: Self) -> Real {
+        self.x * o.y - self.y * o.x
+    }
+
+    /// `self` turned a quarter turn counter-clockwise (with y up).
+    #[inline]
+    pub fn perp(self) -> Self {
+        Self::new(-self.y, self.x)
+    }
+
+    /// Squared length.
+    #[inline]
+    pub fn length_squared(self) -> Real {
+        self.dot(self)
+    }
+
+    /// Length.
+    #[inline]
+    pub fn length(self) -> Real {
+        self.x.hypot(self.y)
+    }
+
+    /// The unit vector along `self`, or `None` for a zero or non-finite one.
+    pub fn normalized(self) -> Option<Self> {
+        let len = self.length();
+        (len > 0.0 && len.is_finite()).then(|| self * (1.0 / len))
+    }
+}
+
+impl std::ops::Add for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn add(self, o: Self) -> Self {
+        Self::new(self.x + o.x, self.y + o.y)
+    }
+}
+
+impl std::ops::Sub for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn sub(self, o: Self) -> Self {
+        Self::new(self.x - o.x, self.y - o.y)
+    }
+}
+
+impl std::ops::Neg for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn neg(self) -> Self {
+        Self::new(-self.x, -self.y)
+    }
+}
+
+impl std::ops::Mul<Real> for Vec2 {
+    type Output = Self;
+    #[inline]
+    fn mul(self, s: Real) -> Self {
+        Self::new(self.x * s, self.y * s)
+    }
+}
+
+impl std::ops::AddAssign for Vec2 {
+    #[inline]
+    fn add_assign(&mut self, o: Self) {
+        *self = *self + o;
+    }
+}
+
+impl std::ops::SubAssign for Vec2 {
+    #[inline]
+    fn sub_assign(&mut self, o: Self) {
+        *self = *self - o;
+    }
+}
+
 impl From<[Real; 2]> for Vec2 {
     fn from([x, y]: [Real; 2]) -> Self {
         Self::new(x, y)

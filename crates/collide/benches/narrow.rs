@@ -1,0 +1,2 @@
+//! Narrow-phase benchmark (written below).
+fn main() {}

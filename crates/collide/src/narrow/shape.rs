@@ -1,0 +1,535 @@
+//! The shapes the narrow phase tests, each in its own local frame.
+//!
+//! Every convex shape is stored the same way underneath: a convex *core*
+//! (one point, a segment, or a counter-clockwise polygon) with its outward
+//! edge normals, grown by a radius. A circle is a point grown by its radius,
+//! a capsule a segment grown by its radius, a rectangle or polygon a polygon
+//! grown by nothing. The tests are written once against that view
+//! ([`Core`]), so every pair of shape kinds is covered by the same code.
+
+use crate::aabb::Aabb;
+use crate::error::CollideError;
+use crate::math::{Real, Vec2};
+use crate::narrow::polygon;
+use crate::transform::Transform;
+
+/// A convex core seen by the algorithms: points in counter-clockwise order,
+/// the outward unit normal of edge `i` (from point `i` to point `i + 1`), and
+/// the radius it is grown by.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Core<'a> {
+    pub(crate) points: &'a [Vec2],
+    pub(crate) normals: &'a [Vec2],
+    pub(crate) radius: Real,
+}
+
+const ORIGIN: [Vec2; 1] = [Vec2::ZERO];
+
+/// A disc centred on its local origin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Circle {
+    radius: Real,
+}
+
+impl Circle {
+    /// A circle of this radius (0 is a point).
+    ///
+    /// # Errors
+    /// [`CollideError::InvalidShapeParameter`] for a negative or non-finite radius.
+    pub fn new(radius: Real) -> Result<Self, CollideError> {
+        check_radius(radius)?;
+        Ok(Self { radius })
+    }
+
+    /// The radius.
+    pub fn radius(&self) -> Real {
+        self.radius
+    }
+
+    pub(crate) fn core(&self) -> Core<'_> {
+        Core {
+            points: &ORIGIN,
+            normals: &[],
+            radius: self.radius,
+        }
+    }
+}
+
+/// A segment grown by a radius (a stadium).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capsule {
+    /// The two ends; only the first is used when they coincide.
+    points: [Vec2; 2],
+    /// The outward normals of the two sides of the segment.
+    normals: [Vec2; 2],
+    radius: Real,
+    degenerate: bool,
+}
+
+impl Capsule {
+    /// The capsule around the segment from `a` to `b`.
+    ///
+    /// # Errors
+    /// [`CollideError::NonFinitePoint`] or [`CollideError::InvalidShapeParameter`].
+    pub fn new(a: impl Into<Vec2>, b: impl Into<Vec2>, radius: Real) -> Result<Self, CollideError> {
+        let (a, b) = (a.into(), b.into());
+        for (index, p) in [a, b].into_iter().enumerate() {
+            if !p.is_finite() {
+                return Err(CollideError::NonFinitePoint {
+                    index,
+                    point: p.into(),
+                });
+            }
+        }
+        check_radius(radius)?;
+        let (normals, degenerate) = match (b - a).normalized() {
+            Some(d) => {
+                let n = Vec2::new(d.y, -d.x);
+                ([n, -n], false)
+            }
+            None => ([Vec2::ZERO; 2], true),
+        };
+        Ok(Self {
+            points: [a, b],
+            normals,
+            radius,
+            degenerate,
+        })
+    }
+
+    /// A capsule along the local x axis, `half_length` each side of the origin.
+    ///
+    /// # Errors
+    /// As [`Capsule::new`].
+    pub fn along_x(half_length: Real, radius: Real) -> Result<Self, CollideError> {
+        if !(half_length >= 0.0 && half_length.is_finite()) {
+            return Err(CollideError::InvalidShapeParameter {
+                name: "half_length",
+                value: half_length,
+                expected: "finite and >= 0",
+            });
+        }
+        Self::new([-half_length, 0.0], [half_length, 0.0], radius)
+    }
+
+    /// The segment's ends.
+    pub fn segment(&self) -> [Vec2; 2] {
+        self.points
+    }
+
+    /// The radius.
+    pub fn radius(&self) -> Real {
+        self.radius
+    }
+
+    pub(crate) fn core(&self) -> Core<'_> {
+        if self.degenerate {
+            Core {
+                points: &self.points[..1],
+                normals: &[],
+                radius: self.radius,
+            }
+        } else {
+            Core {
+                points: &self.points,
+                normals: &self.normals,
+                radius: self.radius,
+            }
+        }
+    }
+}
+
+/// A rectangle centred on its local origin. With an unrotated transform it
+/// is an axis-aligned box; rotated, an oriented box.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rect {
+    half_extents: Vec2,
+    points: [Vec2; 4],
+}
+
+const RECT_NORMALS: [Vec2; 4] = [
+    Vec2::new(0.0, -1.0),
+    Vec2::new(1.0, 0.0),
+    Vec2::new(0.0, 1.0),
+    Vec2::new(-1.0, 0.0),
+];
+
+impl Rect {
+    /// A rectangle `2·hx` wide and `2·hy` high.
+    ///
+    /// # Errors
+    /// [`CollideError::InvalidShapeParameter`] unless both half extents are
+    /// finite and positive.
+    pub fn new(hx: Real, hy: Real) -> Result<Self, CollideError> {
+        for (name, value) in [("half width", hx), ("half height", hy)] {
+            if !(value > 0.0 && value.is_finite()) {
+                return Err(CollideError::InvalidShapeParameter {
+                    name,
+                    value,
+                    expected: "finite and > 0",
+                });
+            }
+        }
+        Ok(Self {
+            half_extents: Vec2::new(hx, hy),
+            points: [
+                Vec2::new(-hx, -hy),
+                Vec2::new(hx, -hy),
+                Vec2::new(hx, hy),
+                Vec2::new(-hx, hy),
+            ],
+        })
+    }
+
+    /// The rectangle and the translation that place it over `aabb`.
+    ///
+    /// # Errors
+    /// [`CollideError::InvalidShapeParameter`] for a box of zero width or height.
+    pub fn from_aabb(aabb: &Aabb) -> Result<(Self, Transform), CollideError> {
+        let (min, max) = (aabb.min(), aabb.max());
+        let rect = Self::new((max.x - min.x) * 0.5, (max.y - min.y) * 0.5)?;
+        let centre = (min + max) * 0.5;
+        Ok((
+            rect,
+            Transform {
+                translation: centre,
+                rotation: crate::transform::Rot::IDENTITY,
+            },
+        ))
+    }
+
+    /// Half the width and half the height.
+    pub fn half_extents(&self) -> Vec2 {
+        self.half_extents
+    }
+
+    pub(crate) fn core(&self) -> Core<'_> {
+        Core {
+            points: &self.points,
+            normals: &RECT_NORMALS,
+            radius: 0.0,
+        }
+    }
+}
+
+/// A convex polygon, counter-clockwise (with y up), with no repeated or
+/// collinear corners. Made only through [`ConvexPolygon::new`] or
+/// [`ConvexPolygon::hull`], which check and repair the input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvexPolygon {
+    pub(crate) points: Vec<Vec2>,
+    pub(crate) normals: Vec<Vec2>,
+}
+
+impl ConvexPolygon {
+    /// The most corners a polygon may have.
+    pub const MAX_POINTS: usize = 1 << 20;
+
+    /// A convex polygon through `points`, in either winding.
+    ///
+    /// Near-duplicate points (closer than about 10⁻⁵ of the polygon's size)
+    /// are welded and collinear ones dropped; a clockwise polygon is
+    /// reversed.
+    ///
+    /// # Errors
+    /// [`CollideError::NonFinitePoint`], [`CollideError::TooFewPoints`],
+    /// [`CollideError::TooManyPoints`], [`CollideError::NotConvex`] (naming
+    /// the reflex corner) or [`CollideError::SelfIntersecting`] (a convex-
+    /// looking outline that winds around twice). Nothing panics.
+    pub fn new(points: &[Vec2]) -> Result<Self, CollideError> {
+        let outline = polygon::clean(points, Self::MAX_POINTS)?;
+        polygon::check_convex(&outline)?;
+        Self::from_clean_ccw(outline.points)
+    }
+
+    /// The convex hull of `points` (any order, any number ≥ 3 not all on a line).
+    ///
+    /// # Errors
+    /// [`CollideError::NonFinitePoint`], [`CollideError::TooFewPoints`] or
+    /// [`CollideError::TooManyPoints`].
+    pub fn hull(points: &[Vec2]) -> Result<Self, CollideError> {
+        let hull = polygon::convex_hull(points, Self::MAX_POINTS)?;
+        Self::new(&hull)
+    }
+
+    /// Builds from points already checked convex and counter-clockwise.
+    pub(crate) fn from_clean_ccw(points: Vec<Vec2>) -> Result<Self, CollideError> {
+        let n = points.len();
+        let mut normals = Vec::new();
+        crate::error::try_reserve_exact(&mut normals, n, "polygon normals")?;
+        for i in 0..n {
+            let e = points[(i + 1) % n] - points[i];
+            let normal = Vec2::new(e.y, -e.x)
+                .normalized()
+                .ok_or(CollideError::TooFewPoints {
+                    given: n,
+                    distinct: i,
+                })?;
+            normals.push(normal);
+        }
+        Ok(Self { points, normals })
+    }
+
+    /// The corners, counter-clockwise.
+    pub fn points(&self) -> &[Vec2] {
+        &self.points
+    }
+
+    pub(crate) fn core(&self) -> Core<'_> {
+        Core {
+            points: &self.points,
+            normals: &self.normals,
+            radius: 0.0,
+        }
+    }
+}
+
+/// One convex piece of any kind.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ConvexShape {
+    /// A disc.
+    Circle(Circle),
+    /// A stadium.
+    Capsule(Capsule),
+    /// An axis-aligned or oriented box.
+    Rect(Rect),
+    /// A convex polygon.
+    Polygon(ConvexPolygon),
+}
+
+impl ConvexShape {
+    pub(crate) fn core(&self) -> Core<'_> {
+        match self {
+            Self::Circle(s) => s.core(),
+            Self::Capsule(s) => s.core(),
+            Self::Rect(s) => s.core(),
+            Self::Polygon(s) => s.core(),
+        }
+    }
+
+    /// The box around this shape placed by `transform`.
+    ///
+    /// # Errors
+    /// [`CollideError::NonFinite`] when the placed shape reaches past the
+    /// range of `f32` (or the transform is not finite).
+    pub fn aabb(&self, transform: &Transform) -> Result<Aabb, CollideError> {
+        self.core().aabb(transform)
+    }
+
+    /// The same shape scaled by `factor` about its local origin.
+    ///
+    /// # Errors
+    /// [`CollideError::InvalidShapeParameter`] unless `factor` is finite and > 0.
+    pub fn scaled(&self, factor: Real) -> Result<Self, CollideError> {
+        if !(factor > 0.0 && factor.is_finite()) {
+            return Err(CollideError::InvalidShapeParameter {
+                name: "scale",
+                value: factor,
+                expected: "finite and > 0",
+            });
+        }
+        Ok(match self {
+            Self::Circle(c) => Self::Circle(Circle::new(c.radius * factor)?),
+            Self::Capsule(c) => Self::Capsule(Capsule::new(
+                c.points[0] * factor,
+                c.points[1] * factor,
+                c.radius * factor,
+            )?),
+            Self::Rect(r) => Self::Rect(Rect::new(
+                r.half_extents.x * factor,
+                r.half_extents.y * factor,
+            )?),
+            Self::Polygon(p) => {
+                let mut points = Vec::new();
+                crate::error::try_reserve_exact(&mut points, p.points.len(), "scaled polygon")?;
+                points.extend(p.points.iter().map(|&v| v * factor));
+                Self::Polygon(ConvexPolygon::new(&points)?)
+            }
+        })
+    }
+}
+
+impl Core<'_> {
+    /// The world box around the core grown by its radius.
+    pub(crate) fn aabb(&self, transform: &Transform) -> Result<Aabb, CollideError> {
+        let mut min = Vec2::new(Real::INFINITY, Real::INFINITY);
+        let mut max = -min;
+        for &p in self.points {
+            let w = transform.apply(p);
+            min = min.min(w);
+            max = max.max(w);
+        }
+        let r = Vec2::new(self.radius, self.radius);
+        Aabb::new(min - r, max + r)
+    }
+
+    /// Index of the point furthest along `dir` (the first on ties).
+    #[inline]
+    pub(crate) fn support(&self, dir: Vec2) -> usize {
+        let mut best = 0;
+        let mut best_d = Real::NEG_INFINITY;
+        for (i, p) in self.points.iter().enumerate() {
+            let d = p.dot(dir);
+            if d > best_d {
+                best_d = d;
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+/// A convex part of a compound, placed in the compound's frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    /// Where the part sits in the compound's local frame.
+    pub transform: Transform,
+    /// The part.
+    pub shape: ConvexShape,
+    /// Its box in the compound's frame, for culling.
+    pub(crate) aabb: Aabb,
+}
+
+/// A shape made of convex parts, each with its own transform (a concave
+/// polygon is decomposed into one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compound {
+    parts: Vec<Part>,
+}
+
+impl Compound {
+    /// A compound of these parts.
+    ///
+    /// # Errors
+    /// [`CollideError::EmptyCompound`] for no parts,
+    /// [`CollideError::NonFiniteTransform`] for a part placed at NaN.
+    pub fn new(parts: Vec<(Transform, ConvexShape)>) -> Result<Self, CollideError> {
+        if parts.is_empty() {
+            return Err(CollideError::EmptyCompound);
+        }
+        let mut out = Vec::new();
+        crate::error::try_reserve_exact(&mut out, parts.len(), "compound parts")?;
+        for (transform, shape) in parts {
+            if !transform.is_finite() {
+                return Err(CollideError::NonFiniteTransform {
+                    what: "compound part transform",
+                });
+            }
+            let aabb = shape.aabb(&transform)?;
+            out.push(Part {
+                transform,
+                shape,
+                aabb,
+            });
+        }
+        Ok(Self { parts: out })
+    }
+
+    /// The parts.
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+}
+
+/// Any shape the narrow phase accepts.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Shape {
+    /// A disc.
+    Circle(Circle),
+    /// A stadium.
+    Capsule(Capsule),
+    /// An axis-aligned or oriented box.
+    Rect(Rect),
+    /// A convex polygon.
+    Polygon(ConvexPolygon),
+    /// Convex parts (a concave polygon becomes one).
+    Compound(Compound),
+}
+
+impl Shape {
+    /// A simple polygon through `points`, convex or not. Convex input gives
+    /// [`Shape::Polygon`]; concave input is decomposed once (ear clipping,
+    /// then Hertel–Mehlhorn merging of triangles across removable diagonals:
+    /// at most four times the fewest possible convex parts) into a
+    /// [`Shape::Compound`].
+    ///
+    /// # Errors
+    /// As [`ConvexPolygon::new`], plus [`CollideError::SelfIntersecting`]
+    /// naming two crossing edges.
+    pub fn polygon(points: &[Vec2]) -> Result<Self, CollideError> {
+        let outline = polygon::clean(points, polygon::MAX_CONCAVE_POINTS)?;
+        polygon::check_simple(&outline)?;
+        if polygon::check_convex(&outline).is_ok() {
+            return Ok(Self::Polygon(ConvexPolygon::from_clean_ccw(
+                outline.points,
+            )?));
+        }
+        let pieces = polygon::decompose(&outline.points)?;
+        let mut parts = Vec::new();
+        crate::error::try_reserve_exact(&mut parts, pieces.len(), "polygon parts")?;
+        for piece in pieces {
+            parts.push((
+                Transform::IDENTITY,
+                ConvexShape::Polygon(ConvexPolygon::from_clean_ccw(piece)?),
+            ));
+        }
+        Ok(Self::Compound(Compound::new(parts)?))
+    }
+
+    /// The box around the shape placed by `transform`.
+    ///
+    /// # Errors
+    /// [`CollideError::NonFinite`] when the placed shape reaches past the
+    /// range of `f32` (or the transform is not finite).
+    pub fn aabb(&self, transform: &Transform) -> Result<Aabb, CollideError> {
+        match self {
+            Self::Compound(c) => {
+                let mut acc: Option<Aabb> = None;
+                for p in &c.parts {
+                    let b = p.shape.aabb(&transform.compose(&p.transform))?;
+                    acc = Some(acc.map_or(b, |a| a.union(&b)));
+                }
+                acc.ok_or(CollideError::EmptyCompound)
+            }
+            _ => match self.as_convex() {
+                Some(core) => core.aabb(transform),
+                None => Err(CollideError::EmptyCompound),
+            },
+        }
+    }
+
+    pub(crate) fn as_convex(&self) -> Option<Core<'_>> {
+        match self {
+            Self::Circle(s) => Some(s.core()),
+            Self::Capsule(s) => Some(s.core()),
+            Self::Rect(s) => Some(s.core()),
+            Self::Polygon(s) => Some(s.core()),
+            Self::Compound(_) => None,
+        }
+    }
+}
+
+impl From<ConvexShape> for Shape {
+    fn from(s: ConvexShape) -> Self {
+        match s {
+            ConvexShape::Circle(c) => Self::Circle(c),
+            ConvexShape::Capsule(c) => Self::Capsule(c),
+            ConvexShape::Rect(r) => Self::Rect(r),
+            ConvexShape::Polygon(p) => Self::Polygon(p),
+        }
+    }
+}
+
+fn check_radius(radius: Real) -> Result<(), CollideError> {
+    if radius >= 0.0 && radius.is_finite() {
+        Ok(())
+    } else {
+        Err(CollideError::InvalidShapeParameter {
+            name: "radius",
+            value: radius,
+            expected: "finite and >= 0",
+        })
+    }
+}
