@@ -49,10 +49,11 @@ pub(crate) fn distance(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> CoreDistan
     };
     let mut simplex = [vertex(0, 0); 3];
     let mut count = 1;
-    let mut closest = simplex[0].w;
+    // The best solved simplex so far: what the answer is read from, so
+    // that running out of iterations or rounding can never make it worse.
+    let mut best = (simplex, count, Real::INFINITY);
     for _ in 0..MAX_ITERATIONS {
         // Reduce the simplex to the smallest face holding the closest point.
-        let saved = (simplex, count);
         let inside = match count {
             2 => {
                 solve2(&mut simplex, &mut count);
@@ -64,22 +65,18 @@ pub(crate) fn distance(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> CoreDistan
         if inside {
             return overlap(&simplex);
         }
-        let new_closest = closest_point(&simplex[..count]);
-        // Rounding can make the reduced simplex no closer than before: stop.
-        if count > 1 && new_closest.length_squared() > closest.length_squared() {
-            // Back to the simplex before the last support point was added
-            // (always the last vertex), with its weights.
-            (simplex, count) = saved;
-            count -= 1;
+        let closest = closest_point(&simplex[..count]);
+        let dist2 = closest.length_squared();
+        if dist2 >= best.2 {
+            // No closer than before: converged, up to rounding.
             break;
         }
-        closest = new_closest;
-        let dist2 = closest.length_squared();
+        best = (simplex, count, dist2);
         let scale = simplex[..count]
             .iter()
             .map(|v| v.w.length_squared())
             .fold(0.0, Real::max);
-        if dist2 <= scale * (Real::EPSILON * Real::EPSILON) || dist2 == 0.0 {
+        if dist2 <= scale * (Real::EPSILON * Real::EPSILON) {
             return overlap(&simplex[..count]);
         }
         // Search along −closest: the support of B − A there.
@@ -90,13 +87,15 @@ pub(crate) fn distance(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> CoreDistan
             break;
         }
         let v = vertex(ia, ib);
-        // No meaningful progress towards the origin: converged.
-        if closest.dot(closest - v.w) <= dist2 * (4.0 * Real::EPSILON) {
+        // The new point brings the bound on the distance within a few
+        // parts per million of the current one: converged.
+        if closest.dot(closest - v.w) <= dist2 * 1e-5 {
             break;
         }
         simplex[count] = v;
         count += 1;
     }
+    let (simplex, count, _) = best;
     let s = &simplex[..count];
     let total: Real = s.iter().map(|v| v.weight).sum();
     let inv = if total > 0.0 { 1.0 / total } else { 1.0 };

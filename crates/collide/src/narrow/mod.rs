@@ -39,6 +39,9 @@ pub struct ClosestPoints {
     pub on_b: Vec2,
     /// Their distance (> 0).
     pub distance: Real,
+    /// Unit direction from `on_a` to `on_b`, computed from the shapes'
+    /// cores, so it stays accurate even when the gap is tiny.
+    pub normal: Vec2,
 }
 
 fn check(a: &Transform, b: &Transform) -> Result<(), CollideError> {
@@ -354,6 +357,7 @@ pub(crate) fn convex_closest(
         on_a,
         on_b,
         distance: d.distance - r,
+        normal: ta.rotation.apply(n),
     })
 }
 

@@ -132,7 +132,10 @@ pub(crate) fn clean(input: &[Vec2], limit: usize) -> Result<Outline, CollideErro
         .map(|i| orient(points[0], points[i], points[(i + 1) % points.len()]))
         .sum();
     if area2.abs() <= tol * extent {
-        return Err(too_few(points.len()));
+        // No area: a flat outline, or one whose loops cancel (a bow tie).
+        let outline = Outline { points, index };
+        check_simple(&outline)?;
+        return Err(too_few(outline.points.len()));
     }
     if area2 < 0.0 {
         points.reverse();

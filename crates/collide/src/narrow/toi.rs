@@ -128,7 +128,7 @@ fn convex_toi(
                 point: c.points().first().map_or(at.translation, |p| p.point),
             });
         };
-        let normal = (cp.on_b - cp.on_a) * (1.0 / cp.distance);
+        let normal = cp.normal;
         if cp.distance <= tolerance {
             return Some(Impact {
                 time: t,
@@ -151,7 +151,7 @@ fn convex_toi(
     let (at, bt) = (moved(ta, va, t), moved(tb, vb, t));
     convex_closest(ca, &at, cb, &bt).map(|cp| Impact {
         time: t,
-        normal: (cp.on_b - cp.on_a) * (1.0 / cp.distance),
+        normal: cp.normal,
         point: (cp.on_a + cp.on_b) * 0.5,
     })
 }
