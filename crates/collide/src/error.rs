@@ -111,6 +111,11 @@ pub enum CollideError {
     },
     /// A compound shape with no parts.
     EmptyCompound,
+    /// Input with no area or volume where the shape needs some.
+    Degenerate {
+        /// What was wrong.
+        what: &'static str,
+    },
     /// A query that does not apply to these shapes.
     Unsupported {
         /// The query.
@@ -187,6 +192,7 @@ impl fmt::Display for CollideError {
                 "polygon is not convex at point {vertex} (Shape::polygon accepts concave polygons)"
             ),
             Self::EmptyCompound => write!(f, "a compound shape needs at least one part"),
+            Self::Degenerate { what } => write!(f, "degenerate input: {what}"),
             Self::Unsupported { operation, reason } => write!(f, "{operation}: {reason}"),
             Self::OutOfMemory { what, bytes } => {
                 write!(f, "out of memory allocating {bytes} bytes for {what}")

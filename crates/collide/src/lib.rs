@@ -36,6 +36,7 @@ mod error;
 mod math;
 pub mod moertel;
 mod narrow;
+mod narrow3d;
 mod pair;
 mod transform;
 
@@ -50,6 +51,12 @@ pub use narrow::shape::{Capsule, Circle, Compound, ConvexPolygon, ConvexShape, P
 pub use narrow::{
     ClosestPoints, Contact, ContactPoint, Impact, closest_points, contact, contacts, distance,
     intersects, separating_axis, time_of_impact,
+};
+pub use narrow3d::math3::{Rot3, Transform3, Vec3};
+pub use narrow3d::polyhedron::ConvexPolyhedron;
+pub use narrow3d::sat3::{Contact3, contact_polyhedra, intersects_polyhedra};
+pub use narrow3d::screen::{
+    DepthRange, Mat4, Viewport, screen_rect, screen_rect_of_box, screen_rect_unclipped,
 };
 pub use pair::{Pair, QueryStats};
 pub use transform::{Rot, Transform};

@@ -1,0 +1,309 @@
+//! Convex polyhedra: built as the convex hull of a point set (incremental,
+//! in `f64`), kept as vertices, distinct face planes, and the edges between
+//! faces that are not coplanar, each with its two face normals (what the
+//! Gauss-map pruning of edge pairs needs).
+
+use std::collections::HashMap;
+
+use crate::error::{CollideError, try_reserve_exact};
+use crate::math::Real;
+use crate::narrow3d::math3::Vec3;
+
+/// A face plane: points `p` of the polyhedron have `normal · p <= offset`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Plane {
+    pub(crate) normal: Vec3,
+    pub(crate) offset: Real,
+}
+
+/// An edge between two faces that are not coplanar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Edge {
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+    /// Normals of the two faces that meet at the edge.
+    pub(crate) n1: Vec3,
+    pub(crate) n2: Vec3,
+}
+
+/// A convex polyhedron in its local frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvexPolyhedron {
+    pub(crate) vertices: Vec<Vec3>,
+    pub(crate) faces: Vec<Plane>,
+    pub(crate) edges: Vec<Edge>,
+    pub(crate) centroid: Vec3,
+}
+
+#[derive(Clone, Copy)]
+struct Tri {
+    v: [usize; 3],
+    n: [f64; 3],
+    d: f64,
+    alive: bool,
+}
+
+type P = [f64; 3];
+
+fn sub(a: P, b: P) -> P {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn cross(a: P, b: P) -> P {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+fn dot(a: P, b: P) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn norm(a: P) -> f64 {
+    dot(a, a).sqrt()
+}
+
+impl ConvexPolyhedron {
+    /// The most points [`ConvexPolyhedron::hull`] takes.
+    pub const MAX_POINTS: usize = 1 << 16;
+
+    /// The convex hull of `points`.
+    ///
+    /// # Errors
+    /// [`CollideError::NonFinitePoint`] (with the point's x and y),
+    /// [`CollideError::TooManyPoints`], or [`CollideError::Degenerate`] when
+    /// the points are all on one plane (no volume).
+    pub fn hull(points: &[Vec3]) -> Result<Self, CollideError> {
+        if points.len() > Self::MAX_POINTS {
+            return Err(CollideError::TooManyPoints {
+                given: points.len(),
+                limit: Self::MAX_POINTS,
+            });
+        }
+        let mut pts: Vec<P> = Vec::new();
+        try_reserve_exact(&mut pts, points.len(), "hull points")?;
+        for (index, p) in points.iter().enumerate() {
+            if !p.is_finite() {
+                return Err(CollideError::NonFinitePoint {
+                    index,
+                    point: [p.x, p.y],
+                });
+            }
+            pts.push([f64::from(p.x), f64::from(p.y), f64::from(p.z)]);
+        }
+        let flat = CollideError::Degenerate {
+            what: "polyhedron points are all on one plane (or fewer than 4)",
+        };
+        if pts.len() < 4 {
+            return Err(flat);
+        }
+        let extent = pts
+            .iter()
+            .flat_map(|p| p.iter().map(|c| c.abs()))
+            .fold(0.0f64, f64::max)
+            .max(f64::MIN_POSITIVE);
+        let eps = extent * 1e-6;
+
+        // The first tetrahedron: extreme in x, furthest from it, from their
+        // line, from their plane.
+        let i0 = (0..pts.len())
+            .min_by(|&a, &b| pts[a][0].total_cmp(&pts[b][0]))
+            .ok_or(flat.clone())?;
+        let far = |f: &dyn Fn(P) -> f64| {
+            (0..pts.len())
+                .max_by(|&a, &b| f(pts[a]).total_cmp(&f(pts[b])))
+                .unwrap_or(0)
+        };
+        let i1 = far(&|p| norm(sub(p, pts[i0])));
+        let line = sub(pts[i1], pts[i0]);
+        let i2 = far(&|p| norm(cross(line, sub(p, pts[i0]))));
+        let n012 = cross(line, sub(pts[i2], pts[i0]));
+        let i3 = far(&|p| dot(n012, sub(p, pts[i0])).abs());
+        let ln = norm(line);
+        let nn = norm(n012);
+        if ln <= eps || nn <= eps * ln || (dot(n012, sub(pts[i3], pts[i0])) / nn).abs() <= eps {
+            return Err(flat);
+        }
+
+        let mut tris: Vec<Tri> = Vec::new();
+        let make = |v: [usize; 3], pts: &[P]| {
+            let n = cross(sub(pts[v[1]], pts[v[0]]), sub(pts[v[2]], pts[v[0]]));
+            let l = norm(n);
+            let n = if l > 0.0 {
+                [n[0] / l, n[1] / l, n[2] / l]
+            } else {
+                [0.0; 3]
+            };
+            Tri {
+                v,
+                n,
+                d: dot(n, pts[v[0]]),
+                alive: true,
+            }
+        };
+        let inside: P = [
+            (pts[i0][0] + pts[i1][0] + pts[i2][0] + pts[i3][0]) / 4.0,
+            (pts[i0][1] + pts[i1][1] + pts[i2][1] + pts[i3][1]) / 4.0,
+            (pts[i0][2] + pts[i1][2] + pts[i2][2] + pts[i3][2]) / 4.0,
+        ];
+        for f in [[i0, i1, i2], [i0, i1, i3], [i0, i2, i3], [i1, i2, i3]] {
+            let mut t = make(f, &pts);
+            if dot(t.n, inside) - t.d > 0.0 {
+                t = make([f[0], f[2], f[1]], &pts);
+            }
+            tris.push(t);
+        }
+        // Directed edge (a, b) → the live triangle that has it.
+        let mut edge_owner: HashMap<(usize, usize), usize> = HashMap::new();
+        for (k, t) in tris.iter().enumerate() {
+            for e in 0..3 {
+                edge_owner.insert((t.v[e], t.v[(e + 1) % 3]), k);
+            }
+        }
+        let mut visible: Vec<usize> = Vec::new();
+        let mut horizon: Vec<(usize, usize)> = Vec::new();
+        for (ip, &p) in pts.iter().enumerate() {
+            if [i0, i1, i2, i3].contains(&ip) {
+                continue;
+            }
+            visible.clear();
+            visible.extend(
+                (0..tris.len()).filter(|&k| tris[k].alive && dot(tris[k].n, p) - tris[k].d > eps),
+            );
+            if visible.is_empty() {
+                continue;
+            }
+            horizon.clear();
+            for &k in &visible {
+                let v = tris[k].v;
+                for e in 0..3 {
+                    let (a, b) = (v[e], v[(e + 1) % 3]);
+                    let twin = edge_owner.get(&(b, a)).copied();
+                    let twin_visible = twin.is_some_and(|t| visible.contains(&t));
+                    if !twin_visible {
+                        horizon.push((a, b));
+                    }
+                }
+            }
+            for &k in &visible {
+                tris[k].alive = false;
+                let v = tris[k].v;
+                for e in 0..3 {
+                    let key = (v[e], v[(e + 1) % 3]);
+                    if edge_owner.get(&key) == Some(&k) {
+                        edge_owner.remove(&key);
+                    }
+                }
+            }
+            for &(a, b) in &horizon {
+                let t = make([a, b, ip], &pts);
+                let k = tris.len();
+                tris.push(t);
+                for e in 0..3 {
+                    edge_owner.insert((t.v[e], t.v[(e + 1) % 3]), k);
+                }
+            }
+        }
+        Self::from_triangles(&pts, &tris, &edge_owner)
+    }
+
+    /// A box with these half extents, centred on the origin.
+    ///
+    /// # Errors
+    /// [`CollideError::InvalidShapeParameter`] unless all are finite and > 0.
+    pub fn cuboid(half: Vec3) -> Result<Self, CollideError> {
+        for (name, value) in [("half x", half.x), ("half y", half.y), ("half z", half.z)] {
+            if !(value > 0.0 && value.is_finite()) {
+                return Err(CollideError::InvalidShapeParameter {
+                    name,
+                    value,
+                    expected: "finite and > 0",
+                });
+            }
+        }
+        let mut corners = Vec::with_capacity(8);
+        for k in 0..8 {
+            let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+            corners.push(Vec3::new(half.x * s(1), half.y * s(2), half.z * s(4)));
+        }
+        Self::hull(&corners)
+    }
+
+    fn from_triangles(
+        pts: &[P],
+        tris: &[Tri],
+        edge_owner: &HashMap<(usize, usize), usize>,
+    ) -> Result<Self, CollideError> {
+        // Keep only the hull's vertices, renumbered.
+        let mut remap: HashMap<usize, u32> = HashMap::new();
+        let mut vertices = Vec::new();
+        for t in tris.iter().filter(|t| t.alive) {
+            for &v in &t.v {
+                if let std::collections::hash_map::Entry::Vacant(slot) = remap.entry(v) {
+                    slot.insert(vertices.len() as u32);
+                    let p = pts[v];
+                    vertices.push(Vec3::new(p[0] as Real, p[1] as Real, p[2] as Real));
+                }
+            }
+        }
+        let coplanar = |a: [f64; 3], b: [f64; 3]| dot(a, b) > 1.0 - 1e-9;
+        let mut faces: Vec<Plane> = Vec::new();
+        let mut face_normals: Vec<[f64; 3]> = Vec::new();
+        for t in tris.iter().filter(|t| t.alive) {
+            if !face_normals.iter().any(|&n| coplanar(n, t.n)) {
+                face_normals.push(t.n);
+                faces.push(Plane {
+                    normal: Vec3::new(t.n[0] as Real, t.n[1] as Real, t.n[2] as Real),
+                    offset: t.d as Real,
+                });
+            }
+        }
+        let mut edges = Vec::new();
+        for (&(a, b), &k) in edge_owner {
+            if a > b {
+                continue; // each undirected edge once
+            }
+            let Some(&twin) = edge_owner.get(&(b, a)) else {
+                continue;
+            };
+            let (n1, n2) = (tris[k].n, tris[twin].n);
+            if coplanar(n1, n2) {
+                continue;
+            }
+            let (Some(&ra), Some(&rb)) = (remap.get(&a), remap.get(&b)) else {
+                continue;
+            };
+            let v = |n: [f64; 3]| Vec3::new(n[0] as Real, n[1] as Real, n[2] as Real);
+            edges.push(Edge {
+                a: ra,
+                b: rb,
+                n1: v(n1),
+                n2: v(n2),
+            });
+        }
+        // HashMap order is random: sort so every build gives the same order.
+        edges.sort_by_key(|e| (e.a, e.b));
+        let n = vertices.len() as Real;
+        let sum = vertices.iter().fold(Vec3::ZERO, |s, &v| s + v);
+        Ok(Self {
+            centroid: sum * (1.0 / n),
+            vertices,
+            faces,
+            edges,
+        })
+    }
+
+    /// The hull's corners.
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.vertices
+    }
+
+    /// How many distinct face planes it has.
+    pub fn face_count(&self) -> usize {
+        self.faces.len()
+    }
+
+    /// How many edges lie between faces that are not coplanar.
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+}
