@@ -247,7 +247,16 @@ fn parry_pairs(default: usize) -> usize {
 #[test]
 fn counted_against_parry() {
     use proptest::strategy::ValueTree;
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    // Generation filters reject some draws; over a million pairs the
+    // default reject budget runs out, so lift it.
+    let config = Config {
+        max_global_rejects: u32::MAX,
+        max_local_rejects: u32::MAX,
+        ..Config::default()
+    };
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
     let mut small = Tally::default();
     let mut large = Tally::default();
     let n = parry_pairs(20_000);
