@@ -86,7 +86,7 @@ fn build(k: Kind) -> (Shape, SharedShape) {
             let theirs: Vec<PVec2> = pts.iter().map(|p| PVec2::new(p.x, p.y)).collect();
             (
                 Shape::Polygon(ConvexPolygon::new(&pts).unwrap()),
-                SharedShape::convex_polyline(theirs).unwrap(),
+                SharedShape::convex_polyline_unmodified(theirs).unwrap(),
             )
         }
     }

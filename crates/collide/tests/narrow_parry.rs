@@ -186,6 +186,12 @@ fn compare_with_parry(a: &Spec, pa: (f32, f32, f32), b: &Spec, pb: (f32, f32, f3
     }
     let hit = collide::intersects(&sa, &xa, &sb, &xb).unwrap();
     if hit != p.overlapping {
+        // Who is right? The brute-force oracle decides.
+        let truth = oracle_distance(a, &xa, b, &xb);
+        if (truth == 0.0) == hit {
+            t.parry_wrong += 1;
+            return;
+        }
         t.yes_no_disagree += 1;
         eprintln!("yes/no differs: {a:?} {pa:?} {b:?} {pb:?}: ours {hit}, parry {p:?}");
         return;
