@@ -127,6 +127,10 @@ fn grow(b: crate::Aabb, margin: Real) -> crate::Aabb {
 
 pub(crate) fn intersects_cores(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> bool {
     let r = a.radius + b.radius;
+    if let ([pa], [pb]) = (a.points, b.points) {
+        // Two discs: one distance, no axes.
+        return (xf.apply(*pb) - *pa).length_squared() <= r * r;
+    }
     let mut best = Real::NEG_INFINITY;
     if !a.normals.is_empty() {
         let s = sat::max_separation(a, b, xf, r).separation;
