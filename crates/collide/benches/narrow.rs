@@ -34,7 +34,10 @@ impl Lcg {
     }
 }
 
-fn poses(seed: u64, spread: f32) -> Vec<((f32, f32, f32), (f32, f32, f32))> {
+/// x, y and angle.
+type PoseNumbers = (f32, f32, f32);
+
+fn poses(seed: u64, spread: f32) -> Vec<(PoseNumbers, PoseNumbers)> {
     let mut r = Lcg(seed);
     (0..BATCH)
         .map(|_| {
