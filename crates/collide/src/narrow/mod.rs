@@ -58,71 +58,57 @@ fn check(a: &Transform, b: &Transform) -> Result<(), CollideError> {
 fn for_each_piece<'s>(
     shape: &'s Shape,
     transform: &Transform,
-    mut f: impl FnMut(Core<'s>, Transform, Option<&crate::Aabb>) -> bool,
+    mut f: impl FnMut(Core<'s>, Transform) -> bool,
 ) {
     match shape {
         Shape::Compound(c) => {
             for part in c.parts() {
-                if !f(
-                    part.shape.core(),
-                    transform.compose(&part.transform),
-                    Some(&part.aabb),
-                ) {
+                if !f(part.shape.core(), transform.compose(&part.transform)) {
                     return;
                 }
             }
         }
         _ => {
             if let Some(core) = shape.as_convex() {
-                f(core, *transform, None);
+                f(core, *transform);
             }
         }
     }
 }
 
-/// Calls `f` for every pair of convex pieces of `a` and `b` whose boxes
-/// overlap, until `f` returns false.
+/// Calls `f` for every pair of convex pieces of `a` and `b` whose world
+/// boxes overlap, until `f` returns false. Each piece's box is made once.
 fn for_each_pair<'s>(
     a: &'s Shape,
     xa: &Transform,
     b: &'s Shape,
     xb: &Transform,
-    margin: Real,
     mut f: impl FnMut(Core<'s>, Transform, Core<'s>, Transform) -> bool,
 ) {
-    if matches!(a, Shape::Compound(_)) || matches!(b, Shape::Compound(_)) {
-        // Cull with world boxes; a convex shape's box is made once.
-        let box_b = b.aabb(xb).ok().map(|bb| grow(bb, margin));
-        let mut go_on = true;
-        for_each_piece(a, xa, |ca, ta, _| {
-            let box_a = ca.aabb(&ta).ok();
-            if let (Some(ba), Some(bb)) = (box_a, box_b)
-                && !ba.intersects(&bb)
-            {
-                return true;
-            }
-            for_each_piece(b, xb, |cb, tb, _| {
-                if let (Some(ba), Some(bb)) = (box_a, cb.aabb(&tb).ok().map(|x| grow(x, margin)))
-                    && !ba.intersects(&bb)
-                {
-                    return true;
-                }
-                go_on = f(ca, ta, cb, tb);
-                go_on
-            });
-            go_on
-        });
-    } else if let (Some(ca), Some(cb)) = (a.as_convex(), b.as_convex()) {
+    if let (Some(ca), Some(cb)) = (a.as_convex(), b.as_convex()) {
         f(ca, *xa, cb, *xb);
+        return;
     }
-}
-
-fn grow(b: crate::Aabb, margin: Real) -> crate::Aabb {
-    if margin <= 0.0 {
-        return b;
-    }
-    let m = Vec2::new(margin, margin);
-    crate::Aabb::new(b.min() - m, b.max() + m).unwrap_or(b)
+    // A box that cannot be made (the shape reaches past f32) culls nothing.
+    let mut pieces_b: Vec<(Core<'s>, Transform, Option<crate::Aabb>)> = Vec::new();
+    for_each_piece(b, xb, |cb, tb| {
+        pieces_b.push((cb, tb, cb.aabb(&tb).ok()));
+        true
+    });
+    let box_b = b.aabb(xb).ok();
+    let apart = |p: Option<crate::Aabb>, q: Option<crate::Aabb>| matches!((p, q), (Some(p), Some(q)) if !p.intersects(&q));
+    for_each_piece(a, xa, |ca, ta| {
+        let box_a = ca.aabb(&ta).ok();
+        if apart(box_a, box_b) {
+            return true;
+        }
+        for &(cb, tb, box_piece) in &pieces_b {
+            if !apart(box_a, box_piece) && !f(ca, ta, cb, tb) {
+                return false;
+            }
+        }
+        true
+    });
 }
 
 pub(crate) fn intersects_cores(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> bool {
@@ -175,7 +161,7 @@ pub fn intersects(
 ) -> Result<bool, CollideError> {
     check(xa, xb)?;
     let mut hit = false;
-    for_each_pair(a, xa, b, xb, 0.0, |ca, ta, cb, tb| {
+    for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
         hit = intersects_cores(&ca, &cb, &ta.relative(&tb));
         !hit
     });
@@ -238,7 +224,7 @@ pub fn contact(
 ) -> Result<Option<Contact>, CollideError> {
     check(xa, xb)?;
     let mut best: Option<Contact> = None;
-    for_each_pair(a, xa, b, xb, 0.0, |ca, ta, cb, tb| {
+    for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
         if let Some(c) = contact::contact(&ca, &cb, &ta.relative(&tb)) {
             let c = c.to_world(&ta);
             if best.is_none_or(|b| c.depth > b.depth) {
@@ -265,7 +251,7 @@ pub fn contacts(
     check(xa, xb)?;
     let before = out.len();
     let mut result = Ok(());
-    for_each_pair(a, xa, b, xb, 0.0, |ca, ta, cb, tb| {
+    for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
         if let Some(c) = contact::contact(&ca, &cb, &ta.relative(&tb)) {
             if let Err(e) = crate::error::try_reserve(out, 1, "contacts") {
                 result = Err(e);
@@ -330,8 +316,8 @@ fn for_each_pieces_all<'s>(
     mut f: impl FnMut(Core<'s>, Transform, Core<'s>, Transform) -> bool,
 ) {
     let mut go_on = true;
-    for_each_piece(a, xa, |ca, ta, _| {
-        for_each_piece(b, xb, |cb, tb, _| {
+    for_each_piece(a, xa, |ca, ta| {
+        for_each_piece(b, xb, |cb, tb| {
             go_on = f(ca, ta, cb, tb);
             go_on
         });

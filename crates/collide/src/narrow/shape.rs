@@ -387,8 +387,6 @@ pub struct Part {
     pub transform: Transform,
     /// The part.
     pub shape: ConvexShape,
-    /// Its box in the compound's frame, for culling.
-    pub(crate) aabb: Aabb,
 }
 
 /// A shape made of convex parts, each with its own transform (a concave
@@ -416,12 +414,9 @@ impl Compound {
                     what: "compound part transform",
                 });
             }
-            let aabb = shape.aabb(&transform)?;
-            out.push(Part {
-                transform,
-                shape,
-                aabb,
-            });
+            // Checks the placed part stays within f32's range.
+            shape.aabb(&transform)?;
+            out.push(Part { transform, shape });
         }
         Ok(Self { parts: out })
     }
