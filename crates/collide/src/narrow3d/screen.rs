@@ -61,6 +61,10 @@ fn mul(m: &Mat4, p: Vec3) -> [f64; 4] {
 /// of `points`, clipped to the near plane; `None` when all of it is behind
 /// the near plane. `view_projection` maps world points to clip space.
 ///
+/// Every pair of a point in front and a point behind is cut, so a cloud of
+/// `f` front and `b` back points costs O(f·b): meant for boxes and small
+/// hulls, as the seed uses it.
+///
 /// # Errors
 /// [`CollideError::NonFinitePoint`] for a NaN or infinite point (naming its
 /// x and y), [`CollideError::NonFinite`] when the rectangle overflows `f32`.
@@ -102,7 +106,9 @@ pub fn screen_rect(
         hi = [hi[0].max(x), hi[1].max(y)];
         any = true;
     };
-    let clip: Vec<[f64; 4]> = points.iter().map(|&p| mul(view_projection, p)).collect();
+    let mut clip: Vec<[f64; 4]> = Vec::new();
+    crate::error::try_reserve_exact(&mut clip, points.len(), "clip-space points")?;
+    clip.extend(points.iter().map(|&p| mul(view_projection, p)));
     for ci in &clip {
         let si = near(ci);
         if si < 0.0 {
