@@ -242,6 +242,29 @@ proptest! {
         }
     }
 
+    /// The hull's corners are input points, it turns left at every corner,
+    /// and every input point lies inside or on it.
+    #[test]
+    fn hull_holds_every_point(pts in prop::collection::vec((-5.0f32..5.0, -5.0f32..5.0), 3..60)) {
+        let pts: Vec<Vec2> = pts.into_iter().map(|(x, y)| v(x, y)).collect();
+        let Ok(hull) = ConvexPolygon::hull(&pts) else {
+            return Ok(()); // collinear draws: refused, as the error tests check
+        };
+        let h = hull.points();
+        for (i, &c) in h.iter().enumerate() {
+            prop_assert!(pts.contains(&c), "corner {c:?} is an input point");
+            let (a, b) = (h[(i + h.len() - 1) % h.len()], h[(i + 1) % h.len()]);
+            prop_assert!((c - a).cross(b - c) > 0.0, "left turn at {i}");
+        }
+        for &p in &pts {
+            for i in 0..h.len() {
+                let (a, b) = (h[i], h[(i + 1) % h.len()]);
+                let side = f64::from(b.x - a.x) * f64::from(p.y - a.y) - f64::from(b.y - a.y) * f64::from(p.x - a.x);
+                prop_assert!(side >= -1e-4 * f64::from((b - a).length()), "{p:?} outside edge {i}");
+            }
+        }
+    }
+
     /// Whatever the numbers, constructors return a value or an error, and
     /// the queries on what they return never panic.
     #[test]

@@ -264,23 +264,24 @@ pub(crate) fn convex_hull(input: &[Vec2], limit: usize) -> Result<Vec<Vec2>, Col
     }
     let mut hull: Vec<Vec2> = Vec::new();
     try_reserve_exact(&mut hull, 2 * pts.len(), "hull points")?;
-    for pass in 0..2 {
-        let start = hull.len();
-        let iter: Box<dyn Iterator<Item = &Vec2>> = if pass == 0 {
-            Box::new(pts.iter())
-        } else {
-            Box::new(pts.iter().rev())
-        };
-        for &p in iter {
-            while hull.len() >= start + 2
-                && orient(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
-            {
-                hull.pop();
-            }
-            hull.push(p);
+    // Lower hull left to right, then upper hull right to left.
+    fn chain(hull: &mut Vec<Vec2>, p: Vec2, start: usize) {
+        while hull.len() >= start + 2
+            && orient(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+        {
+            hull.pop();
         }
-        hull.pop();
+        hull.push(p);
     }
+    for &p in &pts {
+        chain(&mut hull, p, 0);
+    }
+    hull.pop();
+    let start = hull.len();
+    for &p in pts.iter().rev() {
+        chain(&mut hull, p, start);
+    }
+    hull.pop();
     Ok(hull)
 }
 

@@ -134,8 +134,8 @@ fn walk(
     best
 }
 
-/// The edge of `incident` whose normal, placed in the reference frame by
-/// `rotation`, points most against `normal`. Only the two edges around the
+/// The edge of `incident` whose normal points most against the reference
+/// normal, given here in `incident`'s own frame (`normal_in_incident`). Only the two edges around the
 /// deepest point `support` can be it, so this is O(1).
 pub(crate) fn incident_edge(
     incident: &Core<'_>,
