@@ -411,9 +411,8 @@ fn ear_clip(points: &[Vec2]) -> Result<Vec<[usize; 3]>, CollideError> {
         } else {
             since_last_ear += 1;
             if since_last_ear > 2 * remaining + 2 {
-                return Err(CollideError::TooFewPoints {
-                    given: n,
-                    distinct: remaining,
+                return Err(CollideError::Degenerate {
+                    what: "polygon could not be split into triangles (corners too close to straight)",
                 });
             }
             i = next[i];
