@@ -68,6 +68,9 @@ enum Kind {
     Capsule,
     Rect,
     Polygon(usize),
+    /// Corners on a 3:1 ellipse: far from a disc, so bounding discs settle
+    /// fewer poses than on regular polygons.
+    Elongated(usize),
 }
 
 fn build(k: Kind) -> (Shape, SharedShape) {
@@ -84,8 +87,15 @@ fn build(k: Kind) -> (Shape, SharedShape) {
             Shape::Rect(Rect::new(1.0, 0.6).unwrap()),
             SharedShape::cuboid(1.0, 0.6),
         ),
-        Kind::Polygon(n) => {
-            let pts = regular(n, 1.0);
+        Kind::Polygon(_) | Kind::Elongated(_) => {
+            let pts = match k {
+                Kind::Elongated(n) => regular(n, 1.0)
+                    .into_iter()
+                    .map(|p| Vec2::new(1.5 * p.x, 0.5 * p.y))
+                    .collect(),
+                Kind::Polygon(n) => regular(n, 1.0),
+                _ => unreachable!(),
+            };
             let theirs: Vec<PVec2> = pts.iter().map(|p| PVec2::new(p.x, p.y)).collect();
             (
                 Shape::Polygon(ConvexPolygon::new(&pts).unwrap()),
@@ -182,6 +192,20 @@ fn two_d(c: &mut Criterion) {
     pair_2d(c, "capsule-polygon8", Kind::Capsule, Kind::Polygon(8));
     pair_2d(c, "rect-rect", Kind::Rect, Kind::Rect);
     pair_2d(c, "circle-polygon1024", Kind::Circle, Kind::Polygon(1024));
+    for n in [8, 64, 1024] {
+        pair_2d(
+            c,
+            &format!("elongated{n}-elongated{n}"),
+            Kind::Elongated(n),
+            Kind::Elongated(n),
+        );
+    }
+    pair_2d(
+        c,
+        "circle-elongated1024",
+        Kind::Circle,
+        Kind::Elongated(1024),
+    );
 }
 
 fn three_d(c: &mut Criterion) {

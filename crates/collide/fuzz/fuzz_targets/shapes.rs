@@ -53,12 +53,19 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let points3: Vec<Vec3> = rest.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
-    if let Ok(p) = ConvexPolyhedron::hull(&points3) {
-        let x = Transform3 {
-            translation: Vec3::new(head[0], head[1], head[2]),
-            rotation: collide::Rot3::IDENTITY,
-        };
-        let _ = collide::intersects_polyhedra(&p, &Transform3::IDENTITY, &p, &x);
-        let _ = collide::contact_polyhedra(&p, &Transform3::IDENTITY, &p, &x);
+    let mut solids = Vec::new();
+    solids.extend(ConvexPolyhedron::hull(&points3).ok());
+    solids.extend(ConvexPolyhedron::cuboid(Vec3::new(head[5], head[6], head[7])).ok());
+    let rotation = collide::Rot3::from_quaternion([head[3], head[4], head[5], head[6]])
+        .unwrap_or(collide::Rot3::IDENTITY);
+    let x = Transform3 {
+        translation: Vec3::new(head[0], head[1], head[2]),
+        rotation,
+    };
+    for a in &solids {
+        for b in &solids {
+            let _ = collide::intersects_polyhedra(a, &Transform3::IDENTITY, b, &x);
+            let _ = collide::contact_polyhedra(a, &Transform3::IDENTITY, b, &x);
+        }
     }
 });

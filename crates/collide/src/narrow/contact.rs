@@ -10,6 +10,8 @@ use crate::math::{Real, Vec2};
 use crate::narrow::gjk;
 use crate::narrow::sat::{self, FaceSeparation};
 use crate::narrow::shape::Core;
+use crate::narrow::shortcut;
+use crate::transform::Rot;
 use crate::transform::Transform;
 
 /// One contact point: the midpoint between the two surfaces, and how deep
@@ -85,6 +87,9 @@ pub(crate) fn contact(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> Option<Cont
     if a.normals.is_empty() && b.normals.is_empty() {
         return point_point(a, b, xf);
     }
+    if shortcut::by_bounds(a, b, xf) == Some(false) {
+        return None;
+    }
     let xf_inv = xf.inverse();
     let face_a = (!a.normals.is_empty()).then(|| sat::max_separation(a, b, xf, r));
     if face_a.is_some_and(|f| f.separation > r) {
@@ -130,6 +135,26 @@ pub(crate) fn contact(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> Option<Cont
     } else {
         clip(a, b, xf, face)
     })
+}
+
+/// Two world discs, decided exactly as `intersects` decides them (squared
+/// distance against squared radii), in the world. Coincident centres push
+/// along `a`'s x axis, as the general path does.
+pub(crate) fn discs(ca: Vec2, ra: Real, cb: Vec2, rb: Real, rot_a: Rot) -> Option<Contact> {
+    let r = ra + rb;
+    let d = cb - ca;
+    let d2 = d.length_squared();
+    if d2 > r * r {
+        return None;
+    }
+    let dist = d2.sqrt();
+    let normal = if dist > 0.0 {
+        d * (1.0 / dist)
+    } else {
+        rot_a.apply(Vec2::new(1.0, 0.0))
+    };
+    let mid = ((ca + normal * ra) + (cb - normal * rb)) * 0.5;
+    Some(Contact::single(normal, (r - dist).max(0.0), mid))
 }
 
 fn point_point(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> Option<Contact> {

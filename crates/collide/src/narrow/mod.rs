@@ -20,6 +20,7 @@ mod gjk;
 pub(crate) mod polygon;
 mod sat;
 pub(crate) mod shape;
+mod shortcut;
 mod toi;
 
 pub use contact::{Contact, ContactPoint};
@@ -117,6 +118,9 @@ pub(crate) fn intersects_cores(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> bo
         // Two discs: one distance, no axes.
         return (xf.apply(*pb) - *pa).length_squared() <= r * r;
     }
+    if let Some(answer) = shortcut::by_bounds(a, b, xf) {
+        return answer;
+    }
     let mut best = Real::NEG_INFINITY;
     if !a.normals.is_empty() {
         let s = sat::max_separation(a, b, xf, r).separation;
@@ -160,6 +164,22 @@ pub fn intersects(
     xb: &Transform,
 ) -> Result<bool, CollideError> {
     check(xa, xb)?;
+    match (a, b) {
+        (Shape::Circle(ca), Shape::Circle(cb)) => {
+            return Ok(shortcut::discs_intersect(
+                xa.translation,
+                ca.radius(),
+                xb.translation,
+                cb.radius(),
+            ));
+        }
+        (Shape::Rect(ra), Shape::Rect(rb)) => {
+            if let Some(answer) = shortcut::rects_intersect(ra, xa, rb, xb) {
+                return Ok(answer);
+            }
+        }
+        _ => {}
+    }
     let mut hit = false;
     for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
         hit = intersects_cores(&ca, &cb, &ta.relative(&tb));
@@ -223,6 +243,15 @@ pub fn contact(
     xb: &Transform,
 ) -> Result<Option<Contact>, CollideError> {
     check(xa, xb)?;
+    if let (Shape::Circle(ca), Shape::Circle(cb)) = (a, b) {
+        return Ok(contact::discs(
+            xa.translation,
+            ca.radius(),
+            xb.translation,
+            cb.radius(),
+            xa.rotation,
+        ));
+    }
     let mut best: Option<Contact> = None;
     for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
         if let Some(c) = contact::contact(&ca, &cb, &ta.relative(&tb)) {

@@ -2,7 +2,9 @@
 //! separating axes, and the screen-space rectangles that feed 3-D objects
 //! to the 2-D broad phase.
 
+mod gjk3;
 pub(crate) mod math3;
+mod obb;
 pub(crate) mod polyhedron;
 pub(crate) mod sat3;
 pub(crate) mod screen;

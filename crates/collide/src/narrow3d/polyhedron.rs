@@ -24,6 +24,9 @@ pub(crate) struct Edge {
     /// Normals of the two faces that meet at the edge.
     pub(crate) n1: Vec3,
     pub(crate) n2: Vec3,
+    /// `n2 × n1`, the plane of the edge's arc on the Gauss map, kept so
+    /// the edge-pair pruning costs four dot products.
+    pub(crate) arc: Vec3,
 }
 
 /// A convex polyhedron in its local frame.
@@ -33,6 +36,13 @@ pub struct ConvexPolyhedron {
     pub(crate) faces: Vec<Plane>,
     pub(crate) edges: Vec<Edge>,
     pub(crate) centroid: Vec3,
+    /// Every vertex lies within this distance of `centroid`.
+    pub(crate) outer_radius: Real,
+    /// The ball of this radius about `centroid` lies inside.
+    pub(crate) inner_radius: Real,
+    /// Half extents when this is a cuboid centred on its origin: boxes
+    /// take the 15-axis test.
+    pub(crate) box_half: Option<Vec3>,
 }
 
 #[derive(Clone, Copy)]
@@ -225,7 +235,9 @@ impl ConvexPolyhedron {
             let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
             corners.push(Vec3::new(half.x * s(1), half.y * s(2), half.z * s(4)));
         }
-        Self::hull(&corners)
+        let mut cuboid = Self::hull(&corners)?;
+        cuboid.box_half = Some(half);
+        Ok(cuboid)
     }
 
     fn from_triangles(
@@ -278,14 +290,28 @@ impl ConvexPolyhedron {
                 b: rb,
                 n1: v(n1),
                 n2: v(n2),
+                arc: v(n2).cross(v(n1)),
             });
         }
         // HashMap order is random: sort so every build gives the same order.
         edges.sort_by_key(|e| (e.a, e.b));
         let n = vertices.len() as Real;
         let sum = vertices.iter().fold(Vec3::ZERO, |s, &v| s + v);
+        let centroid = sum * (1.0 / n);
+        let outer_radius = vertices
+            .iter()
+            .map(|&v| (v - centroid).length())
+            .fold(0.0, Real::max);
+        let inner_radius = faces
+            .iter()
+            .map(|f| f.offset - f.normal.dot(centroid))
+            .fold(Real::INFINITY, Real::min)
+            .max(0.0);
         Ok(Self {
-            centroid: sum * (1.0 / n),
+            centroid,
+            outer_radius,
+            inner_radius,
+            box_half: None,
             vertices,
             faces,
             edges,

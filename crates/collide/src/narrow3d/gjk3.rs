@@ -1,0 +1,178 @@
+//! A yes/no overlap test for convex polyhedra by Gilbert–Johnson–Keerthi:
+//! grow a simplex of the Minkowski difference B − A towards the origin
+//! until a tetrahedron encloses it (overlap) or a support plane leaves it
+//! outside (apart). A handful of support searches instead of every face
+//! and edge pair, which is what makes it cheap on hulls with many faces.
+//!
+//! It answers only with a certificate that holds by a margin: apart when a
+//! plane separates by more than `slack`, overlapping when the origin lies
+//! `slack` inside a tetrahedron of the difference. Anything closer (and
+//! any degenerate simplex) is [`Verdict::Unsure`], and the caller falls
+//! back to the separating-axis test, so the two never disagree.
+
+use crate::math::Real;
+use crate::narrow3d::math3::{Transform3, Vec3};
+use crate::narrow3d::polyhedron::ConvexPolyhedron;
+
+/// What the test could prove.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Apart,
+    Overlap,
+    Unsure,
+}
+
+const MAX_ITERATIONS: usize = 32;
+
+fn furthest(vertices: &[Vec3], dir: Vec3) -> Vec3 {
+    let mut best = vertices[0];
+    let mut best_d = best.dot(dir);
+    for &v in &vertices[1..] {
+        let d = v.dot(dir);
+        if d > best_d {
+            best_d = d;
+            best = v;
+        }
+    }
+    best
+}
+
+/// `a` in its frame against `b` placed in `a`'s frame by `x`.
+pub(crate) fn overlap(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    x: &Transform3,
+    slack: Real,
+) -> Verdict {
+    let support = |d: Vec3| {
+        let on_b = x.apply(furthest(&b.vertices, x.rotation.apply_inverse(d)));
+        on_b - furthest(&a.vertices, -d)
+    };
+    let mut dir = x.apply(b.centroid) - a.centroid;
+    if dir.dot(dir) == 0.0 {
+        dir = Vec3::new(1.0, 0.0, 0.0);
+    }
+    let mut simplex = [Vec3::ZERO; 4];
+    simplex[0] = support(dir);
+    let mut count = 1;
+    dir = -simplex[0];
+    for _ in 0..MAX_ITERATIONS {
+        let len = dir.length();
+        if !(len > 0.0 && len.is_finite()) {
+            return Verdict::Unsure;
+        }
+        let p = support(dir);
+        let reach = p.dot(dir);
+        if reach < 0.0 {
+            // Nothing of B − A gets past the plane through the origin.
+            return if reach < -slack * len {
+                Verdict::Apart
+            } else {
+                Verdict::Unsure
+            };
+        }
+        simplex[count] = p;
+        count += 1;
+        match step(&mut simplex, &mut count, slack) {
+            Step::Toward(d) => dir = d,
+            Step::Done(v) => return v,
+        }
+    }
+    Verdict::Unsure
+}
+
+enum Step {
+    Toward(Vec3),
+    Done(Verdict),
+}
+
+/// Keeps the smallest face of the simplex (newest point last) nearest the
+/// origin and says where to search next.
+fn step(s: &mut [Vec3; 4], count: &mut usize, slack: Real) -> Step {
+    match *count {
+        2 => line(s, count),
+        3 => triangle(s, count),
+        _ => tetrahedron(s, count, slack),
+    }
+}
+
+fn line(s: &mut [Vec3; 4], count: &mut usize) -> Step {
+    let (b, a) = (s[0], s[1]);
+    let (ab, ao) = (b - a, -a);
+    if ab.dot(ao) > 0.0 {
+        Step::Toward(ab.cross(ao).cross(ab))
+    } else {
+        s[0] = a;
+        *count = 1;
+        Step::Toward(ao)
+    }
+}
+
+fn triangle(s: &mut [Vec3; 4], count: &mut usize) -> Step {
+    let (c, b, a) = (s[0], s[1], s[2]);
+    let (ab, ac, ao) = (b - a, c - a, -a);
+    let abc = ab.cross(ac);
+    if abc.cross(ac).dot(ao) > 0.0 {
+        if ac.dot(ao) > 0.0 {
+            *s = [c, a, a, a];
+            *count = 2;
+            return Step::Toward(ac.cross(ao).cross(ac));
+        }
+        *s = [b, a, a, a];
+        *count = 2;
+        return line(s, count);
+    }
+    if ab.cross(abc).dot(ao) > 0.0 {
+        *s = [b, a, a, a];
+        *count = 2;
+        return line(s, count);
+    }
+    let side = abc.dot(ao);
+    if side > 0.0 {
+        Step::Toward(abc)
+    } else if side < 0.0 {
+        // Keep the winding so the next point lands above the face.
+        *s = [b, c, a, a];
+        Step::Toward(-abc)
+    } else {
+        Step::Done(Verdict::Unsure)
+    }
+}
+
+fn tetrahedron(s: &mut [Vec3; 4], count: &mut usize, slack: Real) -> Step {
+    let (d, c, b, a) = (s[0], s[1], s[2], s[3]);
+    let volume = (b - a).dot((c - a).cross(d - a));
+    let scale = (b - a).length() * (c - a).length() * (d - a).length();
+    // (Written to be true for NaN as well.)
+    if volume.abs().partial_cmp(&(1e-6 * scale)) != Some(std::cmp::Ordering::Greater) {
+        return Step::Done(Verdict::Unsure);
+    }
+    // Signed distance of the origin outside face (p, q, r), away from `far`.
+    let outside = |p: Vec3, q: Vec3, r: Vec3, far: Vec3| {
+        let mut n = (q - p).cross(r - p);
+        if n.dot(far - p) > 0.0 {
+            n = -n;
+        }
+        -n.dot(p) / n.length()
+    };
+    let faces = [(b, c, a, d), (c, d, a, b), (d, b, a, c)];
+    let mut worst = (Real::NEG_INFINITY, 0);
+    for (k, &(p, q, r, far)) in faces.iter().enumerate() {
+        let dist = outside(p, q, r, far);
+        if dist > worst.0 {
+            worst = (dist, k);
+        }
+    }
+    if worst.0 > 0.0 {
+        let (p, q, r, _) = faces[worst.1];
+        *s = [p, q, r, r];
+        *count = 3;
+        return triangle(s, count);
+    }
+    let base = outside(b, c, d, a);
+    if worst.0 < -slack && base < -slack {
+        Step::Done(Verdict::Overlap)
+    } else {
+        Step::Done(Verdict::Unsure)
+    }
+}
