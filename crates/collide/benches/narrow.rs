@@ -221,21 +221,26 @@ fn three_d(c: &mut Criterion) {
             })
             .collect()
     };
+    let mut hull = |name: &'static str, n: usize| {
+        let pts = sphere_points(n);
+        let theirs: Vec<PVec3> = pts.iter().map(|p| PVec3::new(p.x, p.y, p.z)).collect();
+        (
+            name,
+            ConvexPolyhedron::hull(&pts).unwrap(),
+            Shared3::convex_hull(&theirs).unwrap(),
+        )
+    };
     let solids: Vec<(&str, ConvexPolyhedron, Shared3)> = vec![
+        hull("hull4-hull4", 4),
+        hull("hull8-hull8", 8),
         (
             "box-box",
             ConvexPolyhedron::cuboid(Vec3::new(1.0, 0.7, 0.5)).unwrap(),
             Shared3::cuboid(1.0, 0.7, 0.5),
         ),
-        {
-            let pts = sphere_points(16);
-            let theirs: Vec<PVec3> = pts.iter().map(|p| PVec3::new(p.x, p.y, p.z)).collect();
-            (
-                "hull16-hull16",
-                ConvexPolyhedron::hull(&pts).unwrap(),
-                Shared3::convex_hull(&theirs).unwrap(),
-            )
-        },
+        hull("hull16-hull16", 16),
+        hull("hull64-hull64", 64),
+        hull("hull1024-hull1024", 1024),
     ];
     let mut r = Lcg(13);
     let ps: Vec<([f32; 3], [f32; 3])> = (0..BATCH)
@@ -297,6 +302,12 @@ fn three_d(c: &mut Criterion) {
                 black_box(hits)
             })
         });
+        if ours_shape.vertices().len() > 100 {
+            // Our contact's edge query is O(edges²): tens of milliseconds a
+            // pair at 1,024 vertices, minutes for a criterion run.
+            g.finish();
+            continue;
+        }
         g.bench_function(BenchmarkId::new("contact", "collide"), |b| {
             b.iter(|| {
                 let mut depth = 0.0;

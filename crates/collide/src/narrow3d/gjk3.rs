@@ -6,9 +6,12 @@
 //!
 //! It answers only with a certificate that holds by a margin: apart when a
 //! plane separates by more than `slack`, overlapping when the origin lies
-//! `slack` inside a tetrahedron of the difference. Anything closer (and
-//! any degenerate simplex) is [`Verdict::Unsure`], and the caller falls
-//! back to the separating-axis test, so the two never disagree.
+//! `slack` inside a tetrahedron of the difference. When the origin lies
+//! inside but near a face, the search goes on beyond that face. Pairs that
+//! stay closer than the margin (touching, up to rounding), a degenerate
+//! simplex, or running out of iterations give [`Verdict::Unsure`], and the
+//! caller falls back to the separating-axis test, so the two never
+//! disagree.
 
 use crate::math::Real;
 use crate::narrow3d::math3::{Transform3, Vec3};
@@ -22,7 +25,7 @@ pub(crate) enum Verdict {
     Unsure,
 }
 
-const MAX_ITERATIONS: usize = 32;
+const MAX_ITERATIONS: usize = 64;
 
 fn furthest(vertices: &[Vec3], dir: Vec3) -> Vec3 {
     let mut best = vertices[0];
@@ -63,19 +66,35 @@ pub(crate) fn overlap(
         }
         let p = support(dir);
         let reach = p.dot(dir);
-        if reach < 0.0 {
-            // Nothing of B − A gets past the plane through the origin.
-            return if reach < -slack * len {
-                Verdict::Apart
-            } else {
-                Verdict::Unsure
-            };
+        if reach < -slack * len {
+            // Nothing of B − A gets within `slack` of the plane through the origin.
+            return Verdict::Apart;
         }
+        // (Apart by less than the margin along this direction: keep going,
+        // a better direction may show more; the iteration cap ends it.)
         simplex[count] = p;
         count += 1;
         match step(&mut simplex, &mut count, slack) {
             Step::Toward(d) => dir = d,
             Step::Done(v) => return v,
+            Step::NearFace((p, q, r, far)) => {
+                // Reach beyond that face: if the difference goes on past it,
+                // one of the three tetrahedra joining the far corner, the
+                // new point and an edge of the face holds the origin deeper.
+                let mut n = (q - p).cross(r - p);
+                if n.dot(far - p) > 0.0 {
+                    n = -n;
+                }
+                let beyond = support(n);
+                let held = [(p, q), (q, r), (r, p)]
+                    .iter()
+                    .any(|&(u, v)| holds_origin([far, beyond, u, v], slack));
+                return if held {
+                    Verdict::Overlap
+                } else {
+                    Verdict::Unsure
+                };
+            }
         }
     }
     Verdict::Unsure
@@ -84,6 +103,9 @@ pub(crate) fn overlap(
 enum Step {
     Toward(Vec3),
     Done(Verdict),
+    /// The origin is inside the tetrahedron but within the margin of face
+    /// (p, q, r), whose opposite corner is the last point.
+    NearFace((Vec3, Vec3, Vec3, Vec3)),
 }
 
 /// Keeps the smallest face of the simplex (newest point last) nearest the
@@ -171,8 +193,29 @@ fn tetrahedron(s: &mut [Vec3; 4], count: &mut usize, slack: Real) -> Step {
     }
     let base = outside(b, c, d, a);
     if worst.0 < -slack && base < -slack {
-        Step::Done(Verdict::Overlap)
-    } else {
-        Step::Done(Verdict::Unsure)
+        return Step::Done(Verdict::Overlap);
     }
+    // Inside, but within the margin of a face: usually the face is deep
+    // inside the difference and the origin just sits near its plane.
+    let near = if base > worst.0 {
+        (b, c, d, a)
+    } else {
+        faces[worst.1]
+    };
+    Step::NearFace(near)
+}
+
+/// Is the origin inside tetrahedron `t` by more than `margin`?
+fn holds_origin(t: [Vec3; 4], margin: Real) -> bool {
+    let [a, b, c, d] = t;
+    [(a, b, c, d), (a, c, d, b), (a, d, b, c), (b, d, c, a)]
+        .iter()
+        .all(|&(p, q, r, far)| {
+            let mut n = (q - p).cross(r - p);
+            if n.dot(far - p) > 0.0 {
+                n = -n;
+            }
+            let len = n.length();
+            len > 0.0 && -n.dot(p) < -margin * len
+        })
 }
