@@ -7,7 +7,7 @@
 //!
 //! | query | answers | method |
 //! | --- | --- | --- |
-//! | [`intersects`] | yes / no | separating axes, stopping at the first that separates; rounded corners by distance |
+//! | [`intersects`] | yes / no | bounding discs or a closed form when sure; else separating axes, stopping at the first that separates; rounded corners by distance |
 //! | [`separating_axis`] | an axis that separates, if any | as above |
 //! | [`contact`] | normal, depth, 1–2 points | deepest axis + edge clipping |
 //! | [`closest_points`], [`distance`] | for apart shapes | GJK |
