@@ -1,6 +1,7 @@
 //! Distance between two convex cores by Gilbert–Johnson–Keerthi: walk a
 //! simplex of the Minkowski difference towards the origin. Each step costs
-//! one support search per shape, so large polygons cost O(n + m) per step
+//! one support search per shape: a scan on small cores, a climb from every
+//! √n-th corner on large polygons (O(√n + √m) per step)
 //! and a handful of steps in all.
 
 use crate::math::{Real, Vec2};

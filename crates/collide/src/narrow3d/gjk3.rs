@@ -81,11 +81,7 @@ pub(crate) fn overlap(
                 // Reach beyond that face: if the difference goes on past it,
                 // one of the three tetrahedra joining the far corner, the
                 // new point and an edge of the face holds the origin deeper.
-                let mut n = (q - p).cross(r - p);
-                if n.dot(far - p) > 0.0 {
-                    n = -n;
-                }
-                let beyond = support(n);
+                let beyond = support(outward(p, q, r, far));
                 let held = [(p, q), (q, r), (r, p)]
                     .iter()
                     .any(|&(u, v)| holds_origin([far, beyond, u, v], slack));
@@ -171,10 +167,7 @@ fn tetrahedron(s: &mut [Vec3; 4], count: &mut usize, slack: Real) -> Step {
     }
     // Signed distance of the origin outside face (p, q, r), away from `far`.
     let outside = |p: Vec3, q: Vec3, r: Vec3, far: Vec3| {
-        let mut n = (q - p).cross(r - p);
-        if n.dot(far - p) > 0.0 {
-            n = -n;
-        }
+        let n = outward(p, q, r, far);
         -n.dot(p) / n.length()
     };
     let faces = [(b, c, a, d), (c, d, a, b), (d, b, a, c)];
@@ -205,16 +198,19 @@ fn tetrahedron(s: &mut [Vec3; 4], count: &mut usize, slack: Real) -> Step {
     Step::NearFace(near)
 }
 
+/// The normal of face (p, q, r), pointing away from the corner `far`.
+fn outward(p: Vec3, q: Vec3, r: Vec3, far: Vec3) -> Vec3 {
+    let n = (q - p).cross(r - p);
+    if n.dot(far - p) > 0.0 { -n } else { n }
+}
+
 /// Is the origin inside tetrahedron `t` by more than `margin`?
 fn holds_origin(t: [Vec3; 4], margin: Real) -> bool {
     let [a, b, c, d] = t;
     [(a, b, c, d), (a, c, d, b), (a, d, b, c), (b, d, c, a)]
         .iter()
         .all(|&(p, q, r, far)| {
-            let mut n = (q - p).cross(r - p);
-            if n.dot(far - p) > 0.0 {
-                n = -n;
-            }
+            let n = outward(p, q, r, far);
             let len = n.length();
             len > 0.0 && -n.dot(p) < -margin * len
         })

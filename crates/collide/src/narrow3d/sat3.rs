@@ -213,10 +213,11 @@ pub fn intersects_polyhedra(
     xb: &Transform3,
 ) -> Result<bool, CollideError> {
     check(xa, xb)?;
+    let x = relative(xa, xb);
     if let (Some(ha), Some(hb)) = (a.box_half, b.box_half) {
-        return Ok(obb::box_gap(ha, hb, &relative(xa, xb), true).max_gap <= 0.0);
+        return Ok(obb::box_gap(ha, hb, &x, true).max_gap <= 0.0);
     }
-    if let Some(answer) = shortcut(a, b, &relative(xa, xb)) {
+    if let Some(answer) = shortcut(a, b, &x) {
         return Ok(answer);
     }
     Ok(deepest(a, xa, b, xb, true).max_separation <= 0.0)
@@ -234,14 +235,15 @@ pub fn contact_polyhedra(
     xb: &Transform3,
 ) -> Result<Option<Contact3>, CollideError> {
     check(xa, xb)?;
+    let x = relative(xa, xb);
     if let (Some(ha), Some(hb)) = (a.box_half, b.box_half) {
-        let g = obb::box_gap(ha, hb, &relative(xa, xb), false);
+        let g = obb::box_gap(ha, hb, &x, false);
         return Ok((g.max_gap <= 0.0).then(|| Contact3 {
             normal: xa.rotation.apply(g.normal),
             depth: -g.gap,
         }));
     }
-    if shortcut(a, b, &relative(xa, xb)) == Some(false) {
+    if shortcut(a, b, &x) == Some(false) {
         return Ok(None);
     }
     let d = deepest(a, xa, b, xb, false);
