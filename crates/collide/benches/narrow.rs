@@ -302,12 +302,6 @@ fn three_d(c: &mut Criterion) {
                 black_box(hits)
             })
         });
-        if ours_shape.vertices().len() > 100 {
-            // Our contact's edge query is O(edges²): tens of milliseconds a
-            // pair at 1,024 vertices, minutes for a criterion run.
-            g.finish();
-            continue;
-        }
         g.bench_function(BenchmarkId::new("contact", "collide"), |b| {
             b.iter(|| {
                 let mut depth = 0.0;

@@ -54,7 +54,9 @@ pub use narrow::{
 };
 pub use narrow3d::math3::{Rot3, Transform3, Vec3};
 pub use narrow3d::polyhedron::ConvexPolyhedron;
-pub use narrow3d::sat3::{Contact3, contact_polyhedra, intersects_polyhedra};
+pub use narrow3d::sat3::{
+    Contact3, contact_polyhedra, contact_polyhedra_by_axes, intersects_polyhedra,
+};
 pub use narrow3d::screen::{
     DepthRange, Mat4, Viewport, screen_rect, screen_rect_of_box, screen_rect_unclipped,
 };

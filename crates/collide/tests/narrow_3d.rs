@@ -9,7 +9,7 @@ mod narrow;
 
 use collide::{
     ConvexPolyhedron, DepthRange, Rot3, Transform3, Vec3, Viewport, contact_polyhedra,
-    intersects_polyhedra, screen_rect_of_box, screen_rect_unclipped,
+    contact_polyhedra_by_axes, intersects_polyhedra, screen_rect_of_box, screen_rect_unclipped,
 };
 use narrow::cases;
 use parry3d::math::{Pose, Vec3 as PVec3};
@@ -94,7 +94,9 @@ proptest! {
         let (qa, qb) = (their_pose(pa), their_pose(pb));
         let hit = intersects_polyhedra(&oa, &xa, &ob, &xb).unwrap();
         let c = contact_polyhedra(&oa, &xa, &ob, &xb).unwrap();
+        let by_axes = contact_polyhedra_by_axes(&oa, &xa, &ob, &xb).unwrap();
         prop_assert_eq!(hit, c.is_some());
+        prop_assert_eq!(hit, by_axes.is_some());
         let dist = parry3d::query::distance(&qa, ta.as_ref(), &qb, tb.as_ref()).unwrap().distance;
         let pc = parry3d::query::contact(&qa, ta.as_ref(), &qb, tb.as_ref(), 0.0).unwrap();
         let depth = pc.filter(|c| c.dist < 0.0).map_or(0.0, |c| -c.dist);
@@ -104,9 +106,8 @@ proptest! {
         if depth > BAND {
             prop_assert!(hit, "parry: overlapping by {}", depth);
         }
-        if let Some(c) = c
-            && c.depth > BAND
-        {
+        // EPA's depth and the exact one by every axis, each on its own.
+        for c in [c, by_axes].into_iter().flatten().filter(|c| c.depth > BAND) {
             // Our translation separates (by parry's judgement) and is minimal.
             let mv = |by: f32| {
                 let t = xb.translation + c.normal * by;

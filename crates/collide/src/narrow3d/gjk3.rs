@@ -18,15 +18,19 @@ use crate::narrow3d::math3::{Transform3, Vec3};
 use crate::narrow3d::polyhedron::ConvexPolyhedron;
 
 /// What the test could prove.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Verdict {
     Apart,
-    Overlap,
+    /// With a tetrahedron of B − A that holds the origin by the margin:
+    /// where the penetration search starts.
+    Overlap([Vec3; 4]),
     Unsure,
 }
 
 const MAX_ITERATIONS: usize = 64;
 
+/// A vertex furthest along `dir`, by looking at every one.
+#[inline]
 fn furthest(vertices: &[Vec3], dir: Vec3) -> Vec3 {
     let mut best = vertices[0];
     let mut best_d = best.dot(dir);
@@ -40,6 +44,49 @@ fn furthest(vertices: &[Vec3], dir: Vec3) -> Vec3 {
     best
 }
 
+/// Support points of the Minkowski difference B − A, with `b` placed in
+/// `a`'s frame by `x`.
+pub(crate) struct Difference<'s> {
+    pub(crate) a: &'s ConvexPolyhedron,
+    pub(crate) b: &'s ConvexPolyhedron,
+    pub(crate) x: &'s Transform3,
+    /// Climb from the last answer (for searches whose directions turn
+    /// slowly) rather than from the directory of extreme vertices.
+    pub(crate) warm: bool,
+    last: Option<(u32, u32)>,
+}
+
+impl<'s> Difference<'s> {
+    pub(crate) fn new(a: &'s ConvexPolyhedron, b: &'s ConvexPolyhedron, x: &'s Transform3) -> Self {
+        Self {
+            a,
+            b,
+            x,
+            warm: false,
+            last: None,
+        }
+    }
+
+    /// The point of B − A furthest along `dir`.
+    #[inline]
+    pub(crate) fn support(&mut self, dir: Vec3) -> Vec3 {
+        if !(self.a.climbs() || self.b.climbs()) {
+            let on_b = furthest(&self.b.vertices, self.x.rotation.apply_inverse(dir));
+            return self.x.apply(on_b) - furthest(&self.a.vertices, -dir);
+        }
+        let (from_a, from_b) = match self.last.filter(|_| self.warm) {
+            Some((ia, ib)) => (Some(ia), Some(ib)),
+            None => (None, None),
+        };
+        let ia = self.a.support_index(-dir, from_a);
+        let ib = self
+            .b
+            .support_index(self.x.rotation.apply_inverse(dir), from_b);
+        self.last = Some((ia, ib));
+        self.x.apply(self.b.vertices[ib as usize]) - self.a.vertices[ia as usize]
+    }
+}
+
 /// `a` in its frame against `b` placed in `a`'s frame by `x`.
 pub(crate) fn overlap(
     a: &ConvexPolyhedron,
@@ -47,10 +94,8 @@ pub(crate) fn overlap(
     x: &Transform3,
     slack: Real,
 ) -> Verdict {
-    let support = |d: Vec3| {
-        let on_b = x.apply(furthest(&b.vertices, x.rotation.apply_inverse(d)));
-        on_b - furthest(&a.vertices, -d)
-    };
+    let mut difference = Difference::new(a, b, x);
+    let mut support = |d: Vec3| difference.support(d);
     let mut dir = x.apply(b.centroid) - a.centroid;
     if dir.dot(dir) == 0.0 {
         dir = Vec3::new(1.0, 0.0, 0.0);
@@ -82,14 +127,11 @@ pub(crate) fn overlap(
                 // one of the three tetrahedra joining the far corner, the
                 // new point and an edge of the face holds the origin deeper.
                 let beyond = support(outward(p, q, r, far));
-                let held = [(p, q), (q, r), (r, p)]
+                return [(p, q), (q, r), (r, p)]
                     .iter()
-                    .any(|&(u, v)| holds_origin([far, beyond, u, v], slack));
-                return if held {
-                    Verdict::Overlap
-                } else {
-                    Verdict::Unsure
-                };
+                    .map(|&(u, v)| [far, beyond, u, v])
+                    .find(|&t| holds_origin(t, slack))
+                    .map_or(Verdict::Unsure, Verdict::Overlap);
             }
         }
     }
@@ -186,7 +228,7 @@ fn tetrahedron(s: &mut [Vec3; 4], count: &mut usize, slack: Real) -> Step {
     }
     let base = outside(b, c, d, a);
     if worst.0 < -slack && base < -slack {
-        return Step::Done(Verdict::Overlap);
+        return Step::Done(Verdict::Overlap([a, b, c, d]));
     }
     // Inside, but within the margin of a face: usually the face is deep
     // inside the difference and the origin just sits near its plane.

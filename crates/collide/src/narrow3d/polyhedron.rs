@@ -1,7 +1,9 @@
 //! Convex polyhedra: built as the convex hull of a point set (incremental,
 //! in `f64`), kept as vertices, distinct face planes, and the edges between
 //! faces that are not coplanar, each with its two face normals (what the
-//! Gauss-map pruning of edge pairs needs).
+//! Gauss-map pruning of edge pairs needs). Each vertex also keeps its
+//! neighbours on the hull, so that large hulls find their support points by
+//! climbing from a nearby vertex instead of scanning them all.
 
 use std::collections::HashMap;
 
@@ -43,7 +45,19 @@ pub struct ConvexPolyhedron {
     /// Half extents when this is a cuboid centred on its origin: boxes
     /// take the 15-axis test.
     pub(crate) box_half: Option<Vec3>,
+    /// Vertex `v`'s neighbours on the hull are
+    /// `neighbours[neighbour_start[v]..neighbour_start[v + 1]]`.
+    neighbour_start: Vec<u32>,
+    neighbours: Vec<u32>,
+    /// The vertices furthest along the 26 directions of a 3×3×3 grid
+    /// (repeats removed): where a climb starts.
+    directory: Vec<u32>,
 }
+
+/// Hulls with at least this many vertices climb to their support points;
+/// below it, scanning every vertex is cheaper than the directory and the
+/// climb.
+const CLIMB_FROM: usize = 48;
 
 #[derive(Clone, Copy)]
 struct Tri {
@@ -70,6 +84,18 @@ fn dot(a: P, b: P) -> f64 {
 }
 fn norm(a: P) -> f64 {
     dot(a, a).sqrt()
+}
+
+/// Index of a vertex furthest along `dir`, by looking at every one.
+fn scan(vertices: &[Vec3], dir: Vec3) -> u32 {
+    let mut best = (Real::NEG_INFINITY, 0);
+    for (k, v) in vertices.iter().enumerate() {
+        let d = v.dot(dir);
+        if d > best.0 {
+            best = (d, k as u32);
+        }
+    }
+    best.1
 }
 
 impl ConvexPolyhedron {
@@ -307,6 +333,34 @@ impl ConvexPolyhedron {
             .map(|f| f.offset - f.normal.dot(centroid))
             .fold(Real::INFINITY, Real::min)
             .max(0.0);
+        // Every directed edge of the triangulation, coplanar ones included:
+        // a climb over a finer graph of the same convex surface still stops
+        // only at a highest vertex.
+        let mut directed: Vec<(u32, u32)> = edge_owner
+            .keys()
+            .filter_map(|(a, b)| Some((*remap.get(a)?, *remap.get(b)?)))
+            .collect();
+        directed.sort_unstable();
+        let mut neighbour_start = vec![0u32; vertices.len() + 1];
+        for &(a, _) in &directed {
+            neighbour_start[a as usize + 1] += 1;
+        }
+        for v in 0..vertices.len() {
+            neighbour_start[v + 1] += neighbour_start[v];
+        }
+        let neighbours = directed.iter().map(|&(_, b)| b).collect();
+        let mut directory: Vec<u32> = Vec::new();
+        for k in 0..27 {
+            let axis = |i: i32| ((k / 3i32.pow(i as u32)) % 3 - 1) as Real;
+            let dir = Vec3::new(axis(0), axis(1), axis(2));
+            if dir == Vec3::ZERO {
+                continue;
+            }
+            let best = scan(&vertices, dir);
+            if !directory.contains(&best) {
+                directory.push(best);
+            }
+        }
         Ok(Self {
             centroid,
             outer_radius,
@@ -315,7 +369,57 @@ impl ConvexPolyhedron {
             vertices,
             faces,
             edges,
+            neighbour_start,
+            neighbours,
+            directory,
         })
+    }
+
+    /// Does it find support points by climbing (rather than a scan)?
+    #[inline]
+    pub(crate) fn climbs(&self) -> bool {
+        self.vertices.len() >= CLIMB_FROM
+    }
+
+    /// A vertex furthest along `dir` (local frame). `from`: a vertex to
+    /// climb from, such as the answer for a nearby direction.
+    pub(crate) fn support_index(&self, dir: Vec3, from: Option<u32>) -> u32 {
+        if self.vertices.len() < CLIMB_FROM {
+            return scan(&self.vertices, dir);
+        }
+        let start = from.unwrap_or_else(|| {
+            let mut best = (Real::NEG_INFINITY, 0);
+            for &v in &self.directory {
+                let d = self.vertices[v as usize].dot(dir);
+                if d > best.0 {
+                    best = (d, v);
+                }
+            }
+            best.1
+        });
+        self.climb(dir, start)
+    }
+
+    /// Moves to a higher neighbour until there is none: on a convex
+    /// surface a vertex no neighbour beats is a highest one.
+    fn climb(&self, dir: Vec3, start: u32) -> u32 {
+        let mut at = start;
+        let mut height = self.vertices[at as usize].dot(dir);
+        loop {
+            let from = at as usize;
+            let around = &self.neighbours
+                [self.neighbour_start[from] as usize..self.neighbour_start[from + 1] as usize];
+            for &w in around {
+                let h = self.vertices[w as usize].dot(dir);
+                if h > height {
+                    height = h;
+                    at = w;
+                }
+            }
+            if at as usize == from {
+                return at;
+            }
+        }
     }
 
     /// The hull's corners.
