@@ -106,6 +106,19 @@ proptest! {
         if depth > BAND {
             prop_assert!(hit, "parry: overlapping by {}", depth);
         }
+        // Contact points lie where the shapes overlap, grown by the depth
+        // (on a deep overlap, a clipped corner may have passed through the
+        // other shape), and no deeper than the contact.
+        for c in [c, by_axes].into_iter().flatten() {
+            prop_assert!(!c.points().is_empty(), "no contact points: {:?}", c);
+            for p in c.points() {
+                let at = PVec3::new(p.point.x, p.point.y, p.point.z);
+                let reach = c.depth + BAND * (1.0 + c.depth);
+                let (da, db) = (ta.distance_to_point(&qa, at, true), tb.distance_to_point(&qb, at, true));
+                prop_assert!(da <= reach && db <= reach, "{:?} is {} from a, {} from b; {:?}", p, da, db, c);
+                prop_assert!(p.depth <= c.depth, "{:?} deeper than {}", p, c.depth);
+            }
+        }
         // EPA's depth and the exact one by every axis, each on its own.
         for c in [c, by_axes].into_iter().flatten().filter(|c| c.depth > BAND) {
             // Our translation separates (by parry's judgement) and is minimal.
@@ -280,4 +293,68 @@ fn flat_point_sets_are_refused() {
         (cube.vertices().len(), cube.face_count(), cube.edge_count()),
         (8, 6, 12)
     );
+}
+
+/// A small box sunk 0.1 into a big one's top face: four points, at the
+/// small box's bottom corners lifted halfway out, each 0.1 deep.
+#[test]
+fn a_box_on_a_box_touches_at_its_four_bottom_corners() {
+    let big = ConvexPolyhedron::cuboid(Vec3::new(5.0, 5.0, 1.0)).unwrap();
+    let small = ConvexPolyhedron::cuboid(Vec3::new(1.0, 0.5, 0.5)).unwrap();
+    let on_top = Transform3 {
+        translation: Vec3::new(0.3, -0.2, 1.4),
+        rotation: Rot3::from_axis_angle(Vec3::new(0.0, 0.0, 1.0), 0.4).unwrap(),
+    };
+    let c = contact_polyhedra(&big, &Transform3::IDENTITY, &small, &on_top)
+        .unwrap()
+        .unwrap();
+    assert!(
+        (c.depth - 0.1).abs() < 1e-5 && c.normal.z > 1.0 - 1e-6,
+        "{c:?}"
+    );
+    assert_eq!(c.points().len(), 4);
+    for p in c.points() {
+        assert!(
+            (p.depth - 0.1).abs() < 1e-5 && (p.point.z - 0.95).abs() < 1e-5,
+            "{p:?}"
+        );
+        let local = on_top.rotation.apply_inverse(p.point - on_top.translation);
+        assert!(
+            (local.x.abs() - 1.0).abs() < 1e-4 && (local.y.abs() - 0.5).abs() < 1e-4,
+            "{local:?}"
+        );
+    }
+}
+
+/// Two long bars crossed at right angles, each turned 45° about its
+/// length so that edge meets edge: one point, where the edges cross.
+#[test]
+fn crossed_bars_touch_at_one_point() {
+    let along_x = ConvexPolyhedron::cuboid(Vec3::new(3.0, 0.2, 0.2)).unwrap();
+    let along_y = ConvexPolyhedron::cuboid(Vec3::new(0.2, 3.0, 0.2)).unwrap();
+    let quarter = std::f32::consts::FRAC_PI_4;
+    let reach = 0.2 * std::f32::consts::SQRT_2; // centre to edge
+    let xa = Transform3 {
+        translation: Vec3::ZERO,
+        rotation: Rot3::from_axis_angle(Vec3::new(1.0, 0.0, 0.0), quarter).unwrap(),
+    };
+    let xb = Transform3 {
+        translation: Vec3::new(0.1, 0.2, 2.0 * reach - 0.05),
+        rotation: Rot3::from_axis_angle(Vec3::new(0.0, 1.0, 0.0), quarter).unwrap(),
+    };
+    for c in [
+        contact_polyhedra(&along_x, &xa, &along_y, &xb)
+            .unwrap()
+            .unwrap(),
+        contact_polyhedra_by_axes(&along_x, &xa, &along_y, &xb)
+            .unwrap()
+            .unwrap(),
+    ] {
+        assert!((c.depth - 0.05).abs() < 1e-3 && c.normal.z > 0.999, "{c:?}");
+        assert_eq!(c.points().len(), 1, "{c:?}");
+        let p = c.points()[0].point;
+        // Above a's top edge (y = 0) at b's bottom edge (x = 0.1), halfway.
+        let expected = Vec3::new(0.1, 0.0, reach - 0.025);
+        assert!((p - expected).length() < 1e-3, "{p:?}");
+    }
 }

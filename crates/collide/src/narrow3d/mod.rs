@@ -4,6 +4,7 @@
 
 mod epa;
 mod gjk3;
+pub(crate) mod manifold;
 pub(crate) mod math3;
 mod obb;
 pub(crate) mod polyhedron;

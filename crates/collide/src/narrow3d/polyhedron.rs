@@ -52,6 +52,14 @@ pub struct ConvexPolyhedron {
     /// The vertices furthest along the 26 directions of a 3×3×3 grid
     /// (repeats removed): where a climb starts.
     directory: Vec<u32>,
+    /// Face `f`'s corners, counter-clockwise seen from outside, are
+    /// `face_corners[face_start[f]..face_start[f + 1]]`: what contact
+    /// points are clipped from.
+    face_start: Vec<u32>,
+    face_corners: Vec<u32>,
+    /// The faces around vertex `v`, likewise.
+    vertex_face_start: Vec<u32>,
+    vertex_faces: Vec<u32>,
 }
 
 const ILL_CONDITIONED: &str = "polyhedron points too ill-conditioned for a hull in floating point \
@@ -89,6 +97,50 @@ fn dot(a: P, b: P) -> f64 {
 }
 fn norm(a: P) -> f64 {
     dot(a, a).sqrt()
+}
+
+/// Pairs `(key, value)` sorted by key, as compressed rows: the values of
+/// key `k` are `values[start[k]..start[k + 1]]`.
+fn grouped(keys: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; keys + 1];
+    for &(k, _) in pairs {
+        start[k as usize + 1] += 1;
+    }
+    for k in 0..keys {
+        start[k + 1] += start[k];
+    }
+    (start, pairs.iter().map(|&(_, v)| v).collect())
+}
+
+/// Each face's corners in counter-clockwise order about its normal, from
+/// `(face, corner)` pairs sorted by face.
+fn face_loops(
+    faces: &[Plane],
+    vertices: &[Vec3],
+    face_corner: &[(u32, u32)],
+) -> (Vec<u32>, Vec<u32>) {
+    let (start, mut corners) = grouped(faces.len(), face_corner);
+    for (f, plane) in faces.iter().enumerate() {
+        let ring = &mut corners[start[f] as usize..start[f + 1] as usize];
+        let n = ring.len() as Real;
+        let centre = ring
+            .iter()
+            .fold(Vec3::ZERO, |s, &v| s + vertices[v as usize])
+            * (1.0 / n);
+        let Some(u) = ring
+            .first()
+            .and_then(|&v| (vertices[v as usize] - centre).normalized())
+        else {
+            continue;
+        };
+        let w = plane.normal.cross(u);
+        let angle = |v: &u32| {
+            let d = vertices[*v as usize] - centre;
+            d.dot(w).atan2(d.dot(u))
+        };
+        ring.sort_by(|a, b| angle(a).total_cmp(&angle(b)));
+    }
+    (start, corners)
 }
 
 /// Index of a vertex furthest along `dir`, by looking at every one.
@@ -337,15 +389,32 @@ impl ConvexPolyhedron {
         let coplanar = |a: [f64; 3], b: [f64; 3]| dot(a, b) > 1.0 - 1e-9;
         let mut faces: Vec<Plane> = Vec::new();
         let mut face_normals: Vec<[f64; 3]> = Vec::new();
+        // (face, corner) for every corner of every triangle.
+        let mut face_corner: Vec<(u32, u32)> = Vec::new();
         for t in tris.iter().filter(|t| t.alive) {
-            if !face_normals.iter().any(|&n| coplanar(n, t.n)) {
-                face_normals.push(t.n);
-                faces.push(Plane {
-                    normal: Vec3::new(t.n[0] as Real, t.n[1] as Real, t.n[2] as Real),
-                    offset: t.d as Real,
-                });
+            let face = match face_normals.iter().position(|&n| coplanar(n, t.n)) {
+                Some(face) => face,
+                None => {
+                    face_normals.push(t.n);
+                    faces.push(Plane {
+                        normal: Vec3::new(t.n[0] as Real, t.n[1] as Real, t.n[2] as Real),
+                        offset: t.d as Real,
+                    });
+                    faces.len() - 1
+                }
+            };
+            for v in t.v {
+                if let Some(&r) = remap.get(&v) {
+                    face_corner.push((face as u32, r));
+                }
             }
         }
+        face_corner.sort_unstable();
+        face_corner.dedup();
+        let (face_start, face_corners) = face_loops(&faces, &vertices, &face_corner);
+        let mut corner_face: Vec<(u32, u32)> = face_corner.iter().map(|&(f, v)| (v, f)).collect();
+        corner_face.sort_unstable();
+        let (vertex_face_start, vertex_faces) = grouped(vertices.len(), &corner_face);
         let mut edges = Vec::new();
         for (&(a, b), &k) in edge_owner {
             if a > b {
@@ -392,14 +461,7 @@ impl ConvexPolyhedron {
             .filter_map(|(a, b)| Some((*remap.get(a)?, *remap.get(b)?)))
             .collect();
         directed.sort_unstable();
-        let mut neighbour_start = vec![0u32; vertices.len() + 1];
-        for &(a, _) in &directed {
-            neighbour_start[a as usize + 1] += 1;
-        }
-        for v in 0..vertices.len() {
-            neighbour_start[v + 1] += neighbour_start[v];
-        }
-        let neighbours = directed.iter().map(|&(_, b)| b).collect();
+        let (neighbour_start, neighbours) = grouped(vertices.len(), &directed);
         let mut directory: Vec<u32> = Vec::new();
         for k in 0..27 {
             let axis = |i: i32| ((k / 3i32.pow(i as u32)) % 3 - 1) as Real;
@@ -423,7 +485,27 @@ impl ConvexPolyhedron {
             neighbour_start,
             neighbours,
             directory,
+            face_start,
+            face_corners,
+            vertex_face_start,
+            vertex_faces,
         })
+    }
+
+    /// Face `f`'s corners, counter-clockwise seen from outside.
+    pub(crate) fn face_corners(&self, f: usize) -> &[u32] {
+        &self.face_corners[self.face_start[f] as usize..self.face_start[f + 1] as usize]
+    }
+
+    /// The faces around vertex `v`.
+    pub(crate) fn faces_around(&self, v: usize) -> &[u32] {
+        &self.vertex_faces
+            [self.vertex_face_start[v] as usize..self.vertex_face_start[v + 1] as usize]
+    }
+
+    /// Vertex `v`'s neighbours on the hull.
+    pub(crate) fn neighbours(&self, v: usize) -> &[u32] {
+        &self.neighbours[self.neighbour_start[v] as usize..self.neighbour_start[v + 1] as usize]
     }
 
     /// Does it find support points by climbing (rather than a scan)?
@@ -458,9 +540,7 @@ impl ConvexPolyhedron {
         let mut height = self.vertices[at as usize].dot(dir);
         loop {
             let from = at as usize;
-            let around = &self.neighbours
-                [self.neighbour_start[from] as usize..self.neighbour_start[from + 1] as usize];
-            for &w in around {
+            for &w in self.neighbours(from) {
                 let h = self.vertices[w as usize].dot(dir);
                 if h > height {
                     height = h;

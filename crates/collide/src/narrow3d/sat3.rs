@@ -14,6 +14,7 @@ use crate::error::CollideError;
 use crate::math::Real;
 use crate::narrow3d::epa;
 use crate::narrow3d::gjk3::{self, Verdict};
+use crate::narrow3d::manifold::{self, ContactPoint3};
 use crate::narrow3d::math3::{Transform3, Vec3};
 use crate::narrow3d::obb;
 use crate::narrow3d::polyhedron::ConvexPolyhedron;
@@ -26,6 +27,43 @@ pub struct Contact3 {
     pub normal: Vec3,
     /// Penetration depth (≥ 0; 0 when they only touch).
     pub depth: Real,
+    points: [ContactPoint3; 4],
+    count: u8,
+}
+
+impl Contact3 {
+    /// The contact points: up to four where faces lie on each other, one
+    /// where edges or corners meet.
+    pub fn points(&self) -> &[ContactPoint3] {
+        &self.points[..usize::from(self.count)]
+    }
+
+    /// The minimum translation vector: move the second shape by this.
+    pub fn mtv(&self) -> Vec3 {
+        self.normal * self.depth
+    }
+
+    /// The contact along `normal` (`a`'s frame) with its points, in world.
+    fn new(
+        a: &ConvexPolyhedron,
+        xa: &Transform3,
+        b: &ConvexPolyhedron,
+        x: &Transform3,
+        normal: Vec3,
+        depth: Real,
+    ) -> Self {
+        let found = manifold::contact_points(a, b, x, normal, depth);
+        let mut points = found.points;
+        for p in &mut points {
+            p.point = xa.apply(p.point);
+        }
+        Self {
+            normal: xa.rotation.apply(normal),
+            depth,
+            points,
+            count: found.count,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -287,16 +325,10 @@ pub fn contact_polyhedra(
     let x = relative(xa, xb);
     if let (Some(ha), Some(hb)) = (a.box_half, b.box_half) {
         let g = obb::box_gap(ha, hb, &x, false);
-        return Ok((g.max_gap <= 0.0).then(|| Contact3 {
-            normal: xa.rotation.apply(g.normal),
-            depth: -g.gap,
-        }));
+        return Ok((g.max_gap <= 0.0).then(|| Contact3::new(a, xa, b, &x, g.normal, -g.gap)));
     }
     if let Ok(found) = contact_by_epa(a, b, &x) {
-        return Ok(found.map(|(normal, depth)| Contact3 {
-            normal: xa.rotation.apply(normal),
-            depth,
-        }));
+        return Ok(found.map(|(normal, depth)| Contact3::new(a, xa, b, &x, normal, depth)));
     }
     Ok(contact_by_every_axis(a, xa, b, xb, &x))
 }
@@ -331,10 +363,7 @@ fn contact_by_every_axis(
         return None;
     }
     let d = deepest(a, xa, b, xb, false);
-    (d.max_separation <= 0.0).then(|| Contact3 {
-        normal: xa.rotation.apply(d.best.normal),
-        depth: -d.best.separation,
-    })
+    (d.max_separation <= 0.0).then(|| Contact3::new(a, xa, b, x, d.best.normal, -d.best.separation))
 }
 
 #[cfg(test)]
