@@ -8,8 +8,9 @@
 mod narrow;
 
 use collide::{
-    ConvexPolyhedron, DepthRange, Rot3, Transform3, Vec3, Viewport, contact_polyhedra,
-    contact_polyhedra_by_axes, intersects_polyhedra, screen_rect_of_box, screen_rect_unclipped,
+    ConvexPolyhedron, DepthRange, Rot3, Transform3, Vec3, Viewport, closest_points_polyhedra,
+    contact_polyhedra, contact_polyhedra_by_axes, distance_polyhedra, intersects_polyhedra,
+    screen_rect_of_box, screen_rect_unclipped,
 };
 use narrow::cases;
 use parry3d::math::{Pose, Vec3 as PVec3};
@@ -103,20 +104,33 @@ proptest! {
         if dist > BAND {
             prop_assert!(!hit, "parry: apart by {}", dist);
         }
+        // Closest points: on the shapes (so never nearer than the truth)
+        // and no farther apart than parry's.
+        let near = closest_points_polyhedra(&oa, &xa, &ob, &xb).unwrap();
+        prop_assert_eq!(near.is_none(), hit);
+        if let Some(cp) = near {
+            let tol = 1e-4 * (1.0 + cp.distance);
+            let on = |p: Vec3| PVec3::new(p.x, p.y, p.z);
+            prop_assert!(ta.distance_to_point(&qa, on(cp.on_a), true) <= tol, "{:?} off a", cp);
+            prop_assert!(tb.distance_to_point(&qb, on(cp.on_b), true) <= tol, "{:?} off b", cp);
+            prop_assert!(cp.distance <= dist + tol, "ours {} parry {}", cp.distance, dist);
+            prop_assert!((distance_polyhedra(&oa, &xa, &ob, &xb).unwrap() - cp.distance).abs() == 0.0);
+        }
         if depth > BAND {
             prop_assert!(hit, "parry: overlapping by {}", depth);
         }
         // Contact points lie where the shapes overlap, grown by the depth
         // (on a deep overlap, a clipped corner may have passed through the
         // other shape), and no deeper than the contact.
-        for c in [c, by_axes].into_iter().flatten() {
-            prop_assert!(!c.points().is_empty(), "no contact points: {:?}", c);
+        let both = [("EPA", c), ("every axis", by_axes)];
+        for (method, c) in both.into_iter().filter_map(|(m, c)| Some((m, c?))) {
+            prop_assert!(!c.points().is_empty(), "{}: no contact points: {:?}", method, c);
             for p in c.points() {
                 let at = PVec3::new(p.point.x, p.point.y, p.point.z);
                 let reach = c.depth + BAND * (1.0 + c.depth);
                 let (da, db) = (ta.distance_to_point(&qa, at, true), tb.distance_to_point(&qb, at, true));
-                prop_assert!(da <= reach && db <= reach, "{:?} is {} from a, {} from b; {:?}", p, da, db, c);
-                prop_assert!(p.depth <= c.depth, "{:?} deeper than {}", p, c.depth);
+                prop_assert!(da <= reach && db <= reach, "{}: {:?} is {} from a, {} from b; {:?}", method, p, da, db, c);
+                prop_assert!(p.depth <= c.depth, "{}: {:?} deeper than {}", method, p, c.depth);
             }
         }
         // EPA's depth and the exact one by every axis, each on its own.

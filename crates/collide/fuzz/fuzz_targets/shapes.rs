@@ -67,6 +67,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = collide::intersects_polyhedra(a, &Transform3::IDENTITY, b, &x);
             let _ = collide::contact_polyhedra(a, &Transform3::IDENTITY, b, &x);
             let _ = collide::contact_polyhedra_by_axes(a, &Transform3::IDENTITY, b, &x);
+            let _ = collide::closest_points_polyhedra(a, &Transform3::IDENTITY, b, &x);
         }
     }
 });

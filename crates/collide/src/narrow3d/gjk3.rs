@@ -70,9 +70,17 @@ impl<'s> Difference<'s> {
     /// The point of B − A furthest along `dir`.
     #[inline]
     pub(crate) fn support(&mut self, dir: Vec3) -> Vec3 {
+        let (on_a, on_b) = self.support_pair(dir);
+        on_b - on_a
+    }
+
+    /// The corners of A (furthest along `-dir`) and of B (along `dir`,
+    /// placed in A's frame) whose difference is [`Self::support`].
+    #[inline]
+    pub(crate) fn support_pair(&mut self, dir: Vec3) -> (Vec3, Vec3) {
         if !(self.a.climbs() || self.b.climbs()) {
             let on_b = furthest(&self.b.vertices, self.x.rotation.apply_inverse(dir));
-            return self.x.apply(on_b) - furthest(&self.a.vertices, -dir);
+            return (furthest(&self.a.vertices, -dir), self.x.apply(on_b));
         }
         let (from_a, from_b) = match self.last.filter(|_| self.warm) {
             Some((ia, ib)) => (Some(ia), Some(ib)),
@@ -83,7 +91,10 @@ impl<'s> Difference<'s> {
             .b
             .support_index(self.x.rotation.apply_inverse(dir), from_b);
         self.last = Some((ia, ib));
-        self.x.apply(self.b.vertices[ib as usize]) - self.a.vertices[ia as usize]
+        (
+            self.a.vertices[ia as usize],
+            self.x.apply(self.b.vertices[ib as usize]),
+        )
     }
 }
 

@@ -8,10 +8,12 @@
 //! plane are the points, each halfway between the two surfaces. More than
 //! four are cut to the deepest one and the three that span the largest
 //! area. Otherwise two edges or corners meet: one point, halfway between
-//! the closest points of the edges that lie flattest in the contact plane
-//! at each shape's support corner.
+//! the closest points of the two shapes once the second is moved just
+//! clear along the normal (GJK), then moved back.
 
 use crate::math::Real;
+use crate::narrow3d::distance3;
+use crate::narrow3d::gjk3::Difference;
 use crate::narrow3d::math3::{Transform3, Vec3};
 use crate::narrow3d::polyhedron::ConvexPolyhedron;
 
@@ -77,7 +79,8 @@ pub(crate) fn contact_points(
         return fallback();
     };
     if align_a.max(align_b) < FACE_ALIGNMENT {
-        return edge_point(a, b, x, va, vb, normal, depth);
+        return witness_point(a, b, x, normal, depth)
+            .unwrap_or_else(|| edge_point(a, b, x, va, vb, normal, depth));
     }
     let mut reference = [Vec3::ZERO; MAX_CLIPPED];
     let mut incident = [Vec3::ZERO; MAX_CLIPPED];
@@ -136,7 +139,8 @@ pub(crate) fn contact_points(
     }
     if count == 0 {
         // The normal is near the face's but edges meet, a little above it.
-        return edge_point(a, b, x, va, vb, normal, depth);
+        return witness_point(a, b, x, normal, depth)
+            .unwrap_or_else(|| edge_point(a, b, x, va, vb, normal, depth));
     }
     reduce(&found[..count])
 }
@@ -223,6 +227,27 @@ fn reduce(found: &[ContactPoint3]) -> Points {
     }
     out.count = count as u8;
     out
+}
+
+/// One point where edges or corners meet: take `b` just clear of `a` along
+/// the normal, find the closest points by GJK, and put `b`'s back; the
+/// point is halfway between the two.
+fn witness_point(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    x: &Transform3,
+    normal: Vec3,
+    depth: Real,
+) -> Option<Points> {
+    let lift = depth + 1e-3 * (a.outer_radius + b.outer_radius);
+    let clear = Transform3 {
+        translation: x.translation + normal * lift,
+        rotation: x.rotation,
+    };
+    let start = clear.apply(b.centroid) - a.centroid;
+    let (on_a, on_b) = distance3::closest(&mut Difference::new(a, b, &clear), start)?;
+    let on_b = on_b - normal * lift;
+    Some(Points::one((on_a + on_b) * 0.5, depth))
 }
 
 /// One point between the edges at each support corner that lie flattest

@@ -2,6 +2,7 @@
 //! separating axes, and the screen-space rectangles that feed 3-D objects
 //! to the 2-D broad phase.
 
+pub(crate) mod distance3;
 mod epa;
 mod gjk3;
 pub(crate) mod manifold;

@@ -82,7 +82,7 @@ struct Deepest {
 }
 
 /// Placement of `b` in `a`'s frame.
-fn relative(xa: &Transform3, xb: &Transform3) -> Transform3 {
+pub(crate) fn relative(xa: &Transform3, xb: &Transform3) -> Transform3 {
     // Columns of Raᵀ Rb are Raᵀ applied to Rb's columns.
     let cols = xb.rotation.columns().map(|c| xa.rotation.apply_inverse(c));
     Transform3 {
