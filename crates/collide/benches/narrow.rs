@@ -264,6 +264,24 @@ fn three_d(c: &mut Criterion) {
         .iter()
         .map(|(t, a)| Pose3::new(PVec3::new(t[0], t[1], t[2]), PVec3::new(a[0], a[1], a[2])))
         .collect();
+    // For distance: the same turns, translations spread so most are apart.
+    let spread = 2.4;
+    let ours_far: Vec<Transform3> = ours
+        .iter()
+        .map(|x| Transform3 {
+            translation: x.translation * spread,
+            rotation: x.rotation,
+        })
+        .collect();
+    let theirs_far: Vec<Pose3> = ps
+        .iter()
+        .map(|(t, a)| {
+            Pose3::new(
+                PVec3::new(t[0], t[1], t[2]) * spread,
+                PVec3::new(a[0], a[1], a[2]),
+            )
+        })
+        .collect();
     for (name, ours_shape, their_shape) in &solids {
         let mut g = c.benchmark_group(format!("3d/{name}"));
         g.bench_function(BenchmarkId::new("intersects", "collide"), |b| {
@@ -334,6 +352,38 @@ fn three_d(c: &mut Criterion) {
                     }
                 }
                 black_box(depth)
+            })
+        });
+        g.bench_function(BenchmarkId::new("distance", "collide"), |b| {
+            b.iter(|| {
+                let mut total = 0.0;
+                for x in &ours_far {
+                    total += collide::distance_polyhedra(
+                        ours_shape,
+                        &Transform3::IDENTITY,
+                        ours_shape,
+                        x,
+                    )
+                    .unwrap();
+                }
+                black_box(total)
+            })
+        });
+        g.bench_function(BenchmarkId::new("distance", "parry3d"), |b| {
+            let id = Pose3::IDENTITY;
+            b.iter(|| {
+                let mut total = 0.0;
+                for x in &theirs_far {
+                    total += parry3d::query::distance(
+                        &id,
+                        their_shape.as_ref(),
+                        x,
+                        their_shape.as_ref(),
+                    )
+                    .unwrap()
+                    .distance;
+                }
+                black_box(total)
             })
         });
         g.finish();
