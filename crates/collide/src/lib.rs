@@ -52,7 +52,9 @@ pub use narrow::{
     ClosestPoints, Contact, ContactPoint, Impact, closest_points, contact, contacts, distance,
     intersects, separating_axis, time_of_impact,
 };
-pub use narrow3d::distance3::{ClosestPoints3, closest_points_polyhedra, distance_polyhedra};
+pub use narrow3d::distance3::{
+    ClosestPoints3, closest_points_polyhedra, distance_polyhedra, separating_axis_polyhedra,
+};
 pub use narrow3d::manifold::ContactPoint3;
 pub use narrow3d::math3::{Rot3, Transform3, Vec3};
 pub use narrow3d::polyhedron::ConvexPolyhedron;

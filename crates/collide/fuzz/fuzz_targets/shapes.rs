@@ -68,6 +68,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = collide::contact_polyhedra(a, &Transform3::IDENTITY, b, &x);
             let _ = collide::contact_polyhedra_by_axes(a, &Transform3::IDENTITY, b, &x);
             let _ = collide::closest_points_polyhedra(a, &Transform3::IDENTITY, b, &x);
+            let _ = collide::separating_axis_polyhedra(a, &Transform3::IDENTITY, b, &x);
         }
     }
 });

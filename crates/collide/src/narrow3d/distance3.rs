@@ -20,7 +20,7 @@ pub struct ClosestPoints3 {
     pub on_a: Vec3,
     /// The point on the second shape nearest the first (world).
     pub on_b: Vec3,
-    /// Their distance (> 0).
+    /// Their distance (> 0, or 0 within rounding of touching).
     pub distance: Real,
 }
 
@@ -40,14 +40,46 @@ pub fn closest_points_polyhedra(
     }
     let x = sat3::relative(xa, xb);
     let start = x.apply(b.centroid) - a.centroid;
-    let Some((on_a, on_b)) = closest(&mut Difference::new(a, b, &x), start) else {
-        return Ok(None); // GJK says touching: within rounding of the test
-    };
+    let (on_a, on_b) = closest(&mut Difference::new(a, b, &x), start);
     Ok(Some(ClosestPoints3 {
         on_a: xa.apply(on_a),
         on_b: xa.apply(on_b),
         distance: (on_b - on_a).length(),
     }))
+}
+
+/// A unit axis (world, from the first shape towards the second) on which
+/// the placed polyhedra's projections do not overlap: the direction between
+/// their closest points, the axis that separates them most, or on a very
+/// thin gap a face normal or edge cross product (exact where the closest
+/// points' direction is not). `None` when they overlap or touch.
+///
+/// # Errors
+/// [`CollideError::NonFiniteTransform`] for a NaN or infinite transform.
+pub fn separating_axis_polyhedra(
+    a: &ConvexPolyhedron,
+    xa: &Transform3,
+    b: &ConvexPolyhedron,
+    xb: &Transform3,
+) -> Result<Option<Vec3>, CollideError> {
+    let Some(c) = closest_points_polyhedra(a, xa, b, xb)? else {
+        return Ok(None);
+    };
+    // Below this gap, rounding in the closest points can turn their
+    // direction by more than the gap allows: take a face or edge axis.
+    let thin = 1e-3 * (a.outer_radius + b.outer_radius);
+    if c.distance >= thin
+        && let Some(axis) = (c.on_b - c.on_a).normalized()
+    {
+        // Check it: the nearest point of B − A along the axis must lie
+        // beyond the origin (GJK can stop short on a flat simplex).
+        let x = sat3::relative(xa, xb);
+        let local = xa.rotation.apply_inverse(axis);
+        if local.dot(Difference::new(a, b, &x).support(-local)) > 0.0 {
+            return Ok(Some(axis));
+        }
+    }
+    Ok(sat3::separating_face_or_edge_axis(a, xa, b, xb))
 }
 
 /// The distance between the placed polyhedra (0 when they overlap).
@@ -96,9 +128,9 @@ impl Nearest {
     }
 }
 
-/// The closest points `(on_a, on_b)` in A's frame, or `None` when GJK finds
-/// the origin inside the difference (or does not settle).
-pub(crate) fn closest(difference: &mut Difference<'_>, start: Vec3) -> Option<(Vec3, Vec3)> {
+/// The closest points `(on_a, on_b)` in A's frame, for a pair already
+/// found apart (touching pairs give points within rounding of each other).
+pub(crate) fn closest(difference: &mut Difference<'_>, start: Vec3) -> (Vec3, Vec3) {
     let corner = |difference: &mut Difference<'_>, dir: Vec3| {
         let (a, b) = difference.support_pair(dir);
         Corner { w: b - a, a, b }
@@ -124,7 +156,7 @@ pub(crate) fn closest(difference: &mut Difference<'_>, start: Vec3) -> Option<(V
             .fold(0.0, Real::max);
         // (Written to stop on NaN as well.)
         if vv.partial_cmp(&(1e-12 * scale)) != Some(std::cmp::Ordering::Greater) {
-            return None; // the origin is on the simplex: touching or inside
+            break; // the origin is on the simplex: touching, to rounding
         }
         let next = corner(difference, -v);
         // No support point gets nearer than the current one (within
@@ -141,7 +173,16 @@ pub(crate) fn closest(difference: &mut Difference<'_>, start: Vec3) -> Option<(V
         let nearest = match count {
             2 => segment(simplex[0].w, simplex[1].w),
             3 => triangle(simplex[0].w, simplex[1].w, simplex[2].w, [0, 1, 2]),
-            _ => tetrahedron(&simplex)?,
+            _ => match tetrahedron(&simplex) {
+                Some(nearest) => nearest,
+                None => {
+                    // The origin inside: the caller found the pair apart,
+                    // so only by rounding; the last face is as near as it
+                    // gets.
+                    (simplex, weight, count) = (old, old_weight, old_count);
+                    break;
+                }
+            },
         };
         let grown = simplex;
         for k in 0..nearest.count {
@@ -160,7 +201,7 @@ pub(crate) fn closest(difference: &mut Difference<'_>, start: Vec3) -> Option<(V
     }
     let on_a = (0..count).fold(Vec3::ZERO, |s, k| s + simplex[k].a * weight[k]);
     let on_b = (0..count).fold(Vec3::ZERO, |s, k| s + simplex[k].b * weight[k]);
-    Some((on_a, on_b))
+    (on_a, on_b)
 }
 
 fn segment(p: Vec3, q: Vec3) -> Nearest {
@@ -265,3 +306,4 @@ fn tetrahedron(s: &[Corner; 4]) -> Option<Nearest> {
     }
     best.map(|(_, n)| n)
 }
+

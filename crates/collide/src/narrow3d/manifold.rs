@@ -245,7 +245,7 @@ fn witness_point(
         rotation: x.rotation,
     };
     let start = clear.apply(b.centroid) - a.centroid;
-    let (on_a, on_b) = distance3::closest(&mut Difference::new(a, b, &clear), start)?;
+    let (on_a, on_b) = distance3::closest(&mut Difference::new(a, b, &clear), start);
     let on_b = on_b - normal * lift;
     Some(Points::one((on_a + on_b) * 0.5, depth))
 }

@@ -283,6 +283,27 @@ fn contact_by_epa(
     }
 }
 
+/// The face-preferred axis (world, from `a` towards `b`) that separates
+/// the placed pair, computed from face normals and edge directions alone:
+/// exact even where the gap is too thin for the direction between closest
+/// points to be trusted. `None` when no axis separates.
+pub(crate) fn separating_face_or_edge_axis(
+    a: &ConvexPolyhedron,
+    xa: &Transform3,
+    b: &ConvexPolyhedron,
+    xb: &Transform3,
+) -> Option<Vec3> {
+    let x = relative(xa, xb);
+    let (gap, normal) = if let (Some(ha), Some(hb)) = (a.box_half, b.box_half) {
+        let g = obb::box_gap(ha, hb, &x, false);
+        (g.gap, g.normal)
+    } else {
+        let d = deepest(a, xa, b, xb, false);
+        (d.best.separation, d.best.normal)
+    };
+    (gap > 0.0).then(|| xa.rotation.apply(normal))
+}
+
 /// Do the placed polyhedra overlap or touch?
 ///
 /// # Errors
