@@ -71,6 +71,10 @@ enum Kind {
     /// Corners on a 3:1 ellipse: far from a disc, so bounding discs settle
     /// fewer poses than on regular polygons.
     Elongated(usize),
+    /// A concave star of n corners (radii 1 and 0.55 in turn), decomposed
+    /// into convex parts; parry gets a compound of the same parts, so the
+    /// rows time the pairing of parts, not the decompositions.
+    Star(usize),
 }
 
 fn build(k: Kind) -> (Shape, SharedShape) {
@@ -87,6 +91,43 @@ fn build(k: Kind) -> (Shape, SharedShape) {
             Shape::Rect(Rect::new(1.0, 0.6).unwrap()),
             SharedShape::cuboid(1.0, 0.6),
         ),
+        Kind::Star(n) => {
+            let pts: Vec<Vec2> = regular(n, 1.0)
+                .into_iter()
+                .enumerate()
+                .map(|(k, p)| {
+                    if k % 2 == 0 {
+                        p
+                    } else {
+                        Vec2::new(0.55 * p.x, 0.55 * p.y)
+                    }
+                })
+                .collect();
+            let ours = Shape::polygon(&pts).unwrap();
+            let Shape::Compound(compound) = &ours else {
+                panic!("a star is concave");
+            };
+            let parts = compound
+                .parts()
+                .iter()
+                .map(|part| {
+                    let collide::ConvexShape::Polygon(p) = &part.shape else {
+                        panic!("parts of a polygon are polygons");
+                    };
+                    let corners: Vec<PVec2> =
+                        p.points().iter().map(|q| PVec2::new(q.x, q.y)).collect();
+                    let t = part.transform;
+                    (
+                        Pose::new(
+                            PVec2::new(t.translation.x, t.translation.y),
+                            t.rotation.angle(),
+                        ),
+                        SharedShape::convex_polyline_unmodified(corners).unwrap(),
+                    )
+                })
+                .collect();
+            (ours, SharedShape::compound(parts))
+        }
         Kind::Polygon(_) | Kind::Elongated(_) => {
             let pts = match k {
                 Kind::Elongated(n) => regular(n, 1.0)
@@ -206,6 +247,9 @@ fn two_d(c: &mut Criterion) {
         Kind::Circle,
         Kind::Elongated(1024),
     );
+    for n in [16, 64, 1024] {
+        pair_2d(c, &format!("star{n}-star{n}"), Kind::Star(n), Kind::Star(n));
+    }
 }
 
 fn three_d(c: &mut Criterion) {

@@ -307,4 +307,45 @@ proptest! {
             }
         }
     }
+
+    /// Two concave compounds, paired through their circle trees, against
+    /// every pair of parts: the same yes/no, and the contact is the deepest
+    /// part pair's.
+    #[test]
+    fn compound_pairs_match_every_part_pair(
+        ra in prop::collection::vec(0.3f32..2.0, 5..40),
+        rb in prop::collection::vec(0.3f32..2.0, 5..40),
+        (x, y, turn_a, turn_b) in (-3.0f32..3.0, -3.0f32..3.0, -3.2f32..3.2, -3.2f32..3.2),
+    ) {
+        let (a, b) = (Shape::polygon(&star(&ra)).unwrap(), Shape::polygon(&star(&rb)).unwrap());
+        let (xa, xb) = (Transform::new([0.0, 0.0], turn_a).unwrap(), Transform::new([x, y], turn_b).unwrap());
+        let parts = |s: &Shape, x: &Transform| -> Vec<(Shape, Transform)> {
+            match s {
+                Shape::Compound(c) => c.parts().iter().map(|part| {
+                    let collide::ConvexShape::Polygon(p) = &part.shape else { panic!("polygon parts") };
+                    (Shape::Polygon(p.clone()), x.compose(&part.transform))
+                }).collect(),
+                other => vec![(other.clone(), *x)],
+            }
+        };
+        let (pa, pb) = (parts(&a, &xa), parts(&b, &xb));
+        let mut any = false;
+        let mut deepest = f32::NEG_INFINITY;
+        for (sa, ta) in &pa {
+            for (sb, tb) in &pb {
+                if intersects(sa, ta, sb, tb).unwrap() {
+                    any = true;
+                }
+                if let Some(c) = contact(sa, ta, sb, tb).unwrap() {
+                    deepest = deepest.max(c.depth);
+                }
+            }
+        }
+        prop_assert_eq!(intersects(&a, &xa, &b, &xb).unwrap(), any);
+        let c = contact(&a, &xa, &b, &xb).unwrap();
+        prop_assert_eq!(c.is_some(), deepest > f32::NEG_INFINITY);
+        if let Some(c) = c {
+            prop_assert!((c.depth - deepest).abs() <= 1e-5 * (1.0 + deepest), "{} vs {}", c.depth, deepest);
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! Every query takes two shapes, each with the [`Transform`] that places it
 //! in the world, and dispatches on the pair. Convex pairs go to one
 //! implementation written against the core-plus-radius view of
-//! [`shape`]; compounds test their parts pairwise after an AABB cull.
+//! [`shape`]; compounds pair their parts by walking trees of bounding
+//! circles (`circle_tree.rs`).
 //!
 //! | query | answers | method |
 //! | --- | --- | --- |
@@ -15,6 +16,7 @@
 //!
 //! Touching counts as intersecting, as it does for [`Aabb`](crate::Aabb).
 
+mod circle_tree;
 mod contact;
 mod gjk;
 pub(crate) mod polygon;
@@ -77,8 +79,9 @@ fn for_each_piece<'s>(
     }
 }
 
-/// Calls `f` for every pair of convex pieces of `a` and `b` whose world
-/// boxes overlap, until `f` returns false. Each piece's box is made once.
+/// Calls `f` for every pair of convex pieces of `a` and `b` whose bounding
+/// circles overlap, until `f` returns false: a walk of the two compounds'
+/// circle trees (a convex shape is a tree of one leaf).
 fn for_each_pair<'s>(
     a: &'s Shape,
     xa: &Transform,
@@ -90,26 +93,41 @@ fn for_each_pair<'s>(
         f(ca, *xa, cb, *xb);
         return;
     }
-    // A box that cannot be made (the shape reaches past f32) culls nothing.
-    let mut pieces_b: Vec<(Core<'s>, Transform, Option<crate::Aabb>)> = Vec::new();
-    for_each_piece(b, xb, |cb, tb| {
-        pieces_b.push((cb, tb, cb.aabb(&tb).ok()));
-        true
-    });
-    let box_b = b.aabb(xb).ok();
-    let apart = |p: Option<crate::Aabb>, q: Option<crate::Aabb>| matches!((p, q), (Some(p), Some(q)) if !p.intersects(&q));
-    for_each_piece(a, xa, |ca, ta| {
-        let box_a = ca.aabb(&ta).ok();
-        if apart(box_a, box_b) {
-            return true;
+    let alone = |s: &Shape| {
+        s.as_convex().map(|c| {
+            [circle_tree::Node::leaf(
+                c.bound.centre,
+                c.bound.outer + c.radius,
+                0,
+            )]
+        })
+    };
+    let (alone_a, alone_b) = (alone(a), alone(b));
+    fn tree<'t>(
+        s: &'t Shape,
+        alone: &'t Option<[circle_tree::Node; 1]>,
+    ) -> &'t [circle_tree::Node] {
+        match s {
+            Shape::Compound(c) => c.tree(),
+            _ => alone.as_ref().map_or(&[], |n| n.as_slice()),
         }
-        for &(cb, tb, box_piece) in &pieces_b {
-            if !apart(box_a, box_piece) && !f(ca, ta, cb, tb) {
-                return false;
-            }
-        }
-        true
-    });
+    }
+    let piece = |s: &'s Shape, x: &Transform, i: u32| match s {
+        Shape::Compound(c) => c
+            .parts()
+            .get(i as usize)
+            .map(|part| (part.shape.core(), x.compose(&part.transform))),
+        _ => s.as_convex().map(|core| (core, *x)),
+    };
+    circle_tree::overlapping_leaves(
+        tree(a, &alone_a),
+        tree(b, &alone_b),
+        &xa.relative(xb),
+        |i, j| match (piece(a, xa, i), piece(b, xb, j)) {
+            (Some((ca, ta)), Some((cb, tb))) => f(ca, ta, cb, tb),
+            _ => true,
+        },
+    );
 }
 
 pub(crate) fn intersects_cores(a: &Core<'_>, b: &Core<'_>, xf: &Transform) -> bool {

@@ -10,6 +10,7 @@
 use crate::aabb::Aabb;
 use crate::error::CollideError;
 use crate::math::{Real, Vec2};
+use crate::narrow::circle_tree;
 use crate::narrow::polygon;
 use crate::transform::Transform;
 
@@ -502,6 +503,8 @@ pub struct Part {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compound {
     parts: Vec<Part>,
+    /// Bounding circles over the parts, for pairing parts of two shapes.
+    tree: Vec<circle_tree::Node>,
 }
 
 impl Compound {
@@ -526,12 +529,45 @@ impl Compound {
             shape.aabb(&transform)?;
             out.push(Part { transform, shape });
         }
-        Ok(Self { parts: out })
+        let mut circles = Vec::new();
+        crate::error::try_reserve_exact(&mut circles, out.len(), "compound parts")?;
+        circles.extend(out.iter().map(|part| {
+            // About the middle of the part's box, not its vertex mean: near
+            // the smallest circle, which matters for thin parts (the
+            // spikes of a star), whose circles would otherwise overlap
+            // many more of the other shape's.
+            let core = part.shape.core();
+            let (lo, hi) = core.points.iter().fold(
+                (
+                    Vec2::new(Real::INFINITY, Real::INFINITY),
+                    Vec2::new(Real::NEG_INFINITY, Real::NEG_INFINITY),
+                ),
+                |(lo, hi), p| {
+                    (
+                        Vec2::new(lo.x.min(p.x), lo.y.min(p.y)),
+                        Vec2::new(hi.x.max(p.x), hi.y.max(p.y)),
+                    )
+                },
+            );
+            let centre = (lo + hi) * 0.5;
+            let reach = core
+                .points
+                .iter()
+                .map(|&p| (p - centre).length())
+                .fold(0.0, Real::max);
+            (part.transform.apply(centre), reach + core.radius)
+        }));
+        let tree = circle_tree::build(&circles)?;
+        Ok(Self { parts: out, tree })
     }
 
     /// The parts.
     pub fn parts(&self) -> &[Part] {
         &self.parts
+    }
+
+    pub(crate) fn tree(&self) -> &[circle_tree::Node] {
+        &self.tree
     }
 }
 

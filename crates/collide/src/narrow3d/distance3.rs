@@ -306,4 +306,3 @@ fn tetrahedron(s: &[Corner; 4]) -> Option<Nearest> {
     }
     best.map(|(_, n)| n)
 }
-
