@@ -118,6 +118,7 @@ pub(crate) fn overlapping_leaves(
     if a.is_empty() || b.is_empty() {
         return;
     }
+    let inverse = xf.inverse();
     let mut stack = [(0u32, 0u32); STACK];
     let mut depth = 1;
     while depth > 0 {
@@ -140,18 +141,27 @@ pub(crate) fn overlapping_leaves(
             (true, false) => false,
             (false, false) => na.radius >= nb.radius,
         };
-        let (tree, node) = if open_a { (a, na) } else { (b, nb) };
-        let (mut big, mut small) = (node.first, node.second);
-        // Bigger parts first: an overlap, where there is one, turns up
-        // sooner, and a yes/no query stops there.
-        if tree[small as usize].radius > tree[big as usize].radius {
-            std::mem::swap(&mut big, &mut small);
-        }
-        let pairs = if open_a {
-            [(big, j), (small, j)]
+        // Deeper child first (its circle reaches furthest past the other's
+        // centre): where the shapes overlap, the walk heads into the
+        // overlap and a yes/no query stops at its first pair.
+        let (first, second) = if open_a {
+            let other = xf.apply(nb.centre);
+            let gap = |k: u32| (a[k as usize].centre - other).length() - a[k as usize].radius;
+            if gap(na.second) < gap(na.first) {
+                ((na.second, j), (na.first, j))
+            } else {
+                ((na.first, j), (na.second, j))
+            }
         } else {
-            [(i, big), (i, small)]
+            let other = inverse.apply(na.centre);
+            let gap = |k: u32| (b[k as usize].centre - other).length() - b[k as usize].radius;
+            if gap(nb.second) < gap(nb.first) {
+                ((i, nb.second), (i, nb.first))
+            } else {
+                ((i, nb.first), (i, nb.second))
+            }
         };
+        let pairs = [first, second];
         if depth + 2 > STACK {
             // Unreachable for trees built here; never lose a pair.
             brute_force(a, b, &mut f);
