@@ -5,6 +5,8 @@
 //! overlap come out in O(log P + log Q) per pair found, instead of every
 //! part of one against every part of the other.
 
+use std::cell::Cell;
+
 use crate::error::{CollideError, try_reserve_exact};
 use crate::math::{Real, Vec2};
 use crate::transform::Transform;
@@ -107,12 +109,14 @@ fn grow(circles: &[(Vec2, Real)], order: &mut [u32], nodes: &mut Vec<Node>) -> u
 const STACK: usize = 160;
 
 /// Calls `f(part of a, part of b)` for every pair of leaves whose circles
-/// overlap, `b`'s tree placed in `a`'s frame by `xf`, until `f` returns
-/// false.
+/// overlap by at least `floor` (0: touching will do; a search for the
+/// deepest pair raises it as it goes), `b`'s tree placed in `a`'s frame by
+/// `xf`, until `f` returns false.
 pub(crate) fn overlapping_leaves(
     a: &[Node],
     b: &[Node],
     xf: &Transform,
+    floor: &Cell<Real>,
     mut f: impl FnMut(u32, u32) -> bool,
 ) {
     if a.is_empty() || b.is_empty() {
@@ -125,8 +129,10 @@ pub(crate) fn overlapping_leaves(
         depth -= 1;
         let (i, j) = stack[depth];
         let (na, nb) = (a[i as usize], b[j as usize]);
-        let reach = na.radius + nb.radius;
-        if (xf.apply(nb.centre) - na.centre).length_squared() > reach * reach {
+        // Circles overlapping by less than `floor` cannot hold a pair that
+        // overlaps by more (moving one circle clear moves its part clear).
+        let need = na.radius + nb.radius - floor.get();
+        if need < 0.0 || (xf.apply(nb.centre) - na.centre).length_squared() > need * need {
             continue;
         }
         let open_a = match (na.is_leaf(), nb.is_leaf()) {

@@ -28,6 +28,8 @@ mod toi;
 pub use contact::{Contact, ContactPoint};
 pub use toi::Impact;
 
+use std::cell::Cell;
+
 use crate::error::CollideError;
 use crate::math::{Real, Vec2};
 use crate::transform::Transform;
@@ -87,6 +89,7 @@ fn for_each_pair<'s>(
     xa: &Transform,
     b: &'s Shape,
     xb: &Transform,
+    floor: &Cell<Real>,
     mut f: impl FnMut(Core<'s>, Transform, Core<'s>, Transform) -> bool,
 ) {
     if let (Some(ca), Some(cb)) = (a.as_convex(), b.as_convex()) {
@@ -123,6 +126,7 @@ fn for_each_pair<'s>(
         tree(a, &alone_a),
         tree(b, &alone_b),
         &xa.relative(xb),
+        floor,
         |i, j| match (piece(a, xa, i), piece(b, xb, j)) {
             (Some((ca, ta)), Some((cb, tb))) => f(ca, ta, cb, tb),
             _ => true,
@@ -199,7 +203,7 @@ pub fn intersects(
         _ => {}
     }
     let mut hit = false;
-    for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
+    for_each_pair(a, xa, b, xb, &Cell::new(0.0), |ca, ta, cb, tb| {
         hit = intersects_cores(&ca, &cb, &ta.relative(&tb));
         !hit
     });
@@ -271,11 +275,14 @@ pub fn contact(
         ));
     }
     let mut best: Option<Contact> = None;
-    for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
+    // Only pairs that could overlap deeper than the deepest so far.
+    let floor = Cell::new(0.0);
+    for_each_pair(a, xa, b, xb, &floor, |ca, ta, cb, tb| {
         if let Some(c) = contact::contact(&ca, &cb, &ta.relative(&tb)) {
             let c = c.to_world(&ta);
             if best.is_none_or(|b| c.depth > b.depth) {
                 best = Some(c);
+                floor.set(c.depth);
             }
         }
         true
@@ -298,7 +305,7 @@ pub fn contacts(
     check(xa, xb)?;
     let before = out.len();
     let mut result = Ok(());
-    for_each_pair(a, xa, b, xb, |ca, ta, cb, tb| {
+    for_each_pair(a, xa, b, xb, &Cell::new(0.0), |ca, ta, cb, tb| {
         if let Some(c) = contact::contact(&ca, &cb, &ta.relative(&tb)) {
             if let Err(e) = crate::error::try_reserve(out, 1, "contacts") {
                 result = Err(e);
