@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{CollideError, try_reserve_exact};
+use crate::error::{CollideError, try_reserve, try_reserve_exact};
 use crate::math::Real;
 use crate::narrow3d::math3::Vec3;
 
@@ -316,6 +316,7 @@ impl ConvexPolyhedron {
                     what: ILL_CONDITIONED,
                 });
             }
+            try_reserve(&mut tris, horizon.len(), "hull triangles")?;
             for &(a, b) in &horizon {
                 let t = make([a, b, ip], &pts);
                 let k = tris.len();
