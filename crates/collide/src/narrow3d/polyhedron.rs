@@ -195,6 +195,11 @@ impl ConvexPolyhedron {
             .fold(0.0f64, f64::max)
             .max(f64::MIN_POSITIVE);
         let eps = extent * 1e-6;
+        // A point this far above a face sees it. Far below `eps` (the
+        // flatness test) and far above f64 rounding of f32 input: a coarse
+        // threshold here leaves dents that tilt sliver faces, and a corner
+        // next to one ends up well outside them.
+        let sees = extent * 1e-10;
 
         // The first tetrahedron: extreme in x, furthest from it, from their
         // line, from their plane.
@@ -264,11 +269,33 @@ impl ConvexPolyhedron {
                 continue;
             }
             let height = |t: &Tri| dot(t.n, p) - t.d;
-            let Some(seed) = (0..tris.len())
-                .filter(|&k| tris[k].alive && height(&tris[k]) > eps)
-                .max_by(|&a, &b| height(&tris[a]).total_cmp(&height(&tris[b])))
-            else {
-                continue;
+            // Climb from the newest face to a face no neighbour sees p
+            // better from: on a point outside, that is nearly always the
+            // most visible face, found in O(√n) steps instead of a scan
+            // of every face (which made the hull O(n²)). A climb that
+            // ends on a face that does not see p scans, to be sure.
+            let mut at = tris.len() - 1;
+            loop {
+                let v = tris[at].v;
+                let better = (0..3)
+                    .filter_map(|e| edge_owner.get(&(v[(e + 1) % 3], v[e])).copied())
+                    .max_by(|&a, &b| height(&tris[a]).total_cmp(&height(&tris[b])))
+                    .filter(|&k| height(&tris[k]) > height(&tris[at]));
+                match better {
+                    Some(k) => at = k,
+                    None => break,
+                }
+            }
+            let seed = if height(&tris[at]) > sees {
+                at
+            } else {
+                let Some(seed) = (0..tris.len())
+                    .filter(|&k| tris[k].alive && height(&tris[k]) > sees)
+                    .max_by(|&a, &b| height(&tris[a]).total_cmp(&height(&tris[b])))
+                else {
+                    continue;
+                };
+                seed
             };
             // The visible faces reachable from the most visible one: a
             // connected patch, so its border is one horizon loop.
@@ -282,7 +309,7 @@ impl ConvexPolyhedron {
                 for e in 0..3 {
                     if let Some(&twin) = edge_owner.get(&(v[(e + 1) % 3], v[e]))
                         && tris[twin].seen_by != ip + 1
-                        && height(&tris[twin]) > eps
+                        && height(&tris[twin]) > sees
                     {
                         tris[twin].seen_by = ip + 1;
                         visible.push(twin);
@@ -327,20 +354,40 @@ impl ConvexPolyhedron {
             }
         }
         // Rounding can still leave a fold or a stray triangle where a point
-        // lay within `eps` of a face and near a corner. Check that the
-        // surface is closed and that every corner lies below every face
-        // (O(V·F), no worse than the construction), and refuse the points
+        // lay within `sees` of a face and near a corner. Check that the
+        // surface is closed and convex at every edge; and, where it costs
+        // no more than the construction (up to 10⁸ corner–face pairs),
+        // that every corner lies below every face. Refuse the points
         // otherwise rather than answer with a wrong solid.
         let below = extent * 1e-4;
-        let mut corners: Vec<usize> = tris.iter().filter(|t| t.alive).flat_map(|t| t.v).collect();
+        let mut corners: Vec<usize> = Vec::new();
+        try_reserve_exact(&mut corners, 3 * tris.len(), "hull corners")?;
+        corners.extend(tris.iter().filter(|t| t.alive).flat_map(|t| t.v));
         corners.sort_unstable();
         corners.dedup();
+        let alive = tris.iter().filter(|t| t.alive).count();
+        let every_corner = corners.len().saturating_mul(alive) <= 100_000_000;
+        let refuse = Err(CollideError::Degenerate {
+            what: ILL_CONDITIONED,
+        });
         for (k, t) in tris.iter().enumerate().filter(|(_, t)| t.alive) {
-            let owns = (0..3).all(|e| edge_owner.get(&(t.v[e], t.v[(e + 1) % 3])) == Some(&k));
-            if !owns || corners.iter().any(|&c| dot(t.n, pts[c]) - t.d > below) {
-                return Err(CollideError::Degenerate {
-                    what: ILL_CONDITIONED,
-                });
+            for e in 0..3 {
+                let (a, b) = (t.v[e], t.v[(e + 1) % 3]);
+                // Closed: the triangle owns its edge, and a twin exists …
+                let Some(&twin) = edge_owner.get(&(b, a)) else {
+                    return refuse;
+                };
+                if edge_owner.get(&(a, b)) != Some(&k) {
+                    return refuse;
+                }
+                // … and convex across it: the twin's far corner is below.
+                let apex = tris[twin].v.iter().copied().find(|&v| v != a && v != b);
+                if apex.is_none_or(|v| dot(t.n, pts[v]) - t.d > below) {
+                    return refuse;
+                }
+            }
+            if every_corner && corners.iter().any(|&c| dot(t.n, pts[c]) - t.d > below) {
+                return refuse;
             }
         }
         Self::from_triangles(&pts, &tris, &edge_owner)
@@ -389,21 +436,39 @@ impl ConvexPolyhedron {
         }
         let coplanar = |a: [f64; 3], b: [f64; 3]| dot(a, b) > 1.0 - 1e-9;
         let mut faces: Vec<Plane> = Vec::new();
-        let mut face_normals: Vec<[f64; 3]> = Vec::new();
         // (face, corner) for every corner of every triangle.
         let mut face_corner: Vec<(u32, u32)> = Vec::new();
-        for t in tris.iter().filter(|t| t.alive) {
-            let face = match face_normals.iter().position(|&n| coplanar(n, t.n)) {
-                Some(face) => face,
-                None => {
-                    face_normals.push(t.n);
-                    faces.push(Plane {
-                        normal: Vec3::new(t.n[0] as Real, t.n[1] as Real, t.n[2] as Real),
-                        offset: t.d as Real,
-                    });
-                    faces.len() - 1
-                }
-            };
+        // Triangles joined across an edge between coplanar triangles are
+        // one face (union–find over the edges: O(n), where matching each
+        // triangle against every face found so far was O(n²)).
+        let mut parent: Vec<usize> = Vec::new();
+        try_reserve_exact(&mut parent, tris.len(), "hull faces")?;
+        parent.extend(0..tris.len());
+        fn root(parent: &mut [usize], mut k: usize) -> usize {
+            while parent[k] != k {
+                parent[k] = parent[parent[k]];
+                k = parent[k];
+            }
+            k
+        }
+        for (&(a, b), &k) in edge_owner {
+            if let Some(&twin) = edge_owner.get(&(b, a))
+                && coplanar(tris[k].n, tris[twin].n)
+            {
+                let (rk, rt) = (root(&mut parent, k), root(&mut parent, twin));
+                parent[rk.max(rt)] = rk.min(rt);
+            }
+        }
+        let mut face_of_root: HashMap<usize, usize> = HashMap::new();
+        for (k, t) in tris.iter().enumerate().filter(|(_, t)| t.alive) {
+            let r = root(&mut parent, k);
+            let face = *face_of_root.entry(r).or_insert_with(|| {
+                faces.push(Plane {
+                    normal: Vec3::new(t.n[0] as Real, t.n[1] as Real, t.n[2] as Real),
+                    offset: t.d as Real,
+                });
+                faces.len() - 1
+            });
             for v in t.v {
                 if let Some(&r) = remap.get(&v) {
                     face_corner.push((face as u32, r));
