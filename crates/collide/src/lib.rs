@@ -1,4 +1,4 @@
-//! 2-D collision detection.
+//! 2-D collision detection, and a 3-D narrow phase.
 //!
 //! * [`Aabb`]: axis-aligned boxes, closed (touching edges intersect),
 //!   checked finite when made.
@@ -20,6 +20,33 @@
 //! let mut pairs = Vec::new();
 //! Grid::new().find_pairs(&boxes, &mut pairs)?;
 //! assert_eq!(pairs, [Pair { a: 0, b: 1 }]);
+//! # Ok::<(), collide::CollideError>(())
+//! ```
+//!
+//! The narrow phase decides what the broad phase's pairs really do:
+//! * 2-D, every pair of [`Shape`] kinds (circles, capsules, boxes, convex
+//!   polygons, compounds; concave polygons become compounds through
+//!   [`Shape::polygon`]): [`intersects`], [`separating_axis`], [`contact`]
+//!   (normal, depth, points), [`closest_points`], [`distance`],
+//!   [`time_of_impact`].
+//! * 3-D, [`ConvexPolyhedron`] (a hull, or a cuboid: an oriented box once
+//!   placed): [`intersects_polyhedra`], [`contact_polyhedra`] (EPA, with
+//!   points; [`contact_polyhedra_by_axes`] is the separating-axis method
+//!   alone), [`closest_points_polyhedra`], [`distance_polyhedra`],
+//!   [`separating_axis_polyhedra`]; and [`screen_rect_of_box`], a 3-D box's
+//!   rectangle on the screen, clipped at the near plane, for the broad phase.
+//!
+//! ```
+//! use collide::{ConvexPolyhedron, Transform3, Vec3, contact_polyhedra};
+//! let crate_box = ConvexPolyhedron::cuboid(Vec3::new(1.0, 1.0, 1.0))?;
+//! let dropped = Transform3 {
+//!     translation: Vec3::new(0.0, 0.0, 1.9),
+//!     ..Transform3::IDENTITY
+//! };
+//! let c = contact_polyhedra(&crate_box, &Transform3::IDENTITY, &crate_box, &dropped)?
+//!     .expect("they overlap");
+//! assert!((c.depth - 0.1).abs() < 1e-5 && c.normal.z > 0.999);
+//! assert_eq!(c.points().len(), 4); // the four corners of the resting face
 //! # Ok::<(), collide::CollideError>(())
 //! ```
 //!
