@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
 
+use collide::moertel::CRand;
 use collide::{Capsule, Circle, ConvexPolygon, Rect, Shape, Transform, Vec2};
 
 const PANEL: usize = 240;
@@ -18,21 +19,18 @@ const ROWS: usize = 3;
 /// World units across a panel.
 const SPAN: f32 = 5.0;
 
-struct Lcg(u64);
-impl Lcg {
+/// Uniform in `lo..hi` from the ANSI C generator the demo already uses.
+struct Uniform(CRand);
+impl Uniform {
     fn next(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 40) as f32) / ((1u64 << 24) as f32)
+        self.0.rand() as f32 / CRand::RAND_MAX as f32
     }
     fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.next()
     }
 }
 
-fn shape(kind: usize, rng: &mut Lcg) -> Result<Shape, Box<dyn Error>> {
+fn shape(kind: usize, rng: &mut Uniform) -> Result<Shape, Box<dyn Error>> {
     Ok(match kind % 6 {
         0 => Shape::Circle(Circle::new(rng.range(0.5, 1.0))?),
         1 => Shape::Capsule(Capsule::along_x(rng.range(0.4, 0.9), rng.range(0.25, 0.5))?),
@@ -108,7 +106,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         width,
     };
     let probe = Shape::Circle(Circle::new(1e-3)?);
-    let mut rng = Lcg(2026);
+    let mut rng = Uniform(CRand::new(2026));
     for panel in 0..COLUMNS * ROWS {
         let (ox, oy) = ((panel % COLUMNS) * PANEL, (panel / COLUMNS) * PANEL);
         let a = shape(panel, &mut rng)?;
