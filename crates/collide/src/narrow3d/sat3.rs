@@ -351,6 +351,7 @@ pub fn contact_polyhedra(
     if let Ok(found) = contact_by_epa(a, b, &x) {
         return Ok(found.map(|(normal, depth)| Contact3::new(a, xa, b, &x, normal, depth)));
     }
+    // The spheres and GJK have had their say: straight to every axis.
     Ok(contact_by_every_axis(a, xa, b, xb, &x))
 }
 
@@ -370,6 +371,9 @@ pub fn contact_polyhedra_by_axes(
 ) -> Result<Option<Contact3>, CollideError> {
     check(xa, xb)?;
     let x = relative(xa, xb);
+    if shortcut(a, b, &x) == Some(false) {
+        return Ok(None);
+    }
     Ok(contact_by_every_axis(a, xa, b, xb, &x))
 }
 
@@ -380,9 +384,6 @@ fn contact_by_every_axis(
     xb: &Transform3,
     x: &Transform3,
 ) -> Option<Contact3> {
-    if shortcut(a, b, x) == Some(false) {
-        return None;
-    }
     let d = deepest(a, xa, b, xb, false);
     (d.max_separation <= 0.0).then(|| Contact3::new(a, xa, b, x, d.best.normal, -d.best.separation))
 }
