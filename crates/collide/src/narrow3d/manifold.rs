@@ -70,17 +70,15 @@ pub(crate) fn contact_points(
     let toward_a = x.rotation.apply_inverse(-normal);
     let va = a.support_index(normal, None);
     let vb = b.support_index(toward_a, None);
-    let on_a = a.vertices[va as usize];
-    let on_b = x.apply(b.vertices[vb as usize]);
-    let fallback = || Points::one((on_a + on_b) * 0.5, depth);
+    // Faces too big for the clip buffers, or none found: one point.
+    let fallback = || witness_point(a, b, x, normal, depth);
     let (Some((fa, align_a)), Some((fb, align_b))) =
         (best_face_at(a, va, normal), best_face_at(b, vb, toward_a))
     else {
         return fallback();
     };
     if align_a.max(align_b) < FACE_ALIGNMENT {
-        return witness_point(a, b, x, normal, depth)
-            .unwrap_or_else(|| edge_point(a, b, x, va, vb, normal, depth));
+        return witness_point(a, b, x, normal, depth);
     }
     let mut reference = [Vec3::ZERO; MAX_CLIPPED];
     let mut incident = [Vec3::ZERO; MAX_CLIPPED];
@@ -139,8 +137,7 @@ pub(crate) fn contact_points(
     }
     if count == 0 {
         // The normal is near the face's but edges meet, a little above it.
-        return witness_point(a, b, x, normal, depth)
-            .unwrap_or_else(|| edge_point(a, b, x, va, vb, normal, depth));
+        return witness_point(a, b, x, normal, depth);
     }
     reduce(&found[..count])
 }
@@ -238,7 +235,7 @@ fn witness_point(
     x: &Transform3,
     normal: Vec3,
     depth: Real,
-) -> Option<Points> {
+) -> Points {
     let lift = depth + 1e-3 * (a.outer_radius + b.outer_radius);
     let clear = Transform3 {
         translation: x.translation + normal * lift,
@@ -247,74 +244,5 @@ fn witness_point(
     let start = clear.apply(b.centroid) - a.centroid;
     let (on_a, on_b) = distance3::closest(&mut Difference::new(a, b, &clear), start);
     let on_b = on_b - normal * lift;
-    Some(Points::one((on_a + on_b) * 0.5, depth))
-}
-
-/// One point between the edges at each support corner that lie flattest
-/// in the contact plane.
-fn edge_point(
-    a: &ConvexPolyhedron,
-    b: &ConvexPolyhedron,
-    x: &Transform3,
-    va: u32,
-    vb: u32,
-    normal: Vec3,
-    depth: Real,
-) -> Points {
-    let toward_a = x.rotation.apply_inverse(-normal);
-    let flattest = |shape: &ConvexPolyhedron, v: u32, dir: Vec3| {
-        shape
-            .neighbours(v as usize)
-            .iter()
-            .copied()
-            .max_by(|&p, &q| {
-                let h = |w: u32| shape.vertices[w as usize].dot(dir);
-                h(p).total_cmp(&h(q))
-            })
-            .unwrap_or(v)
-    };
-    let (wa, wb) = (flattest(a, va, normal), flattest(b, vb, toward_a));
-    let (p0, p1) = (a.vertices[va as usize], a.vertices[wa as usize]);
-    let (q0, q1) = (
-        x.apply(b.vertices[vb as usize]),
-        x.apply(b.vertices[wb as usize]),
-    );
-    let (s, t) = closest_on_segments(p0, p1, q0, q1);
-    let on_a = p0 + (p1 - p0) * s;
-    let on_b = q0 + (q1 - q0) * t;
     Points::one((on_a + on_b) * 0.5, depth)
-}
-
-/// Parameters of the closest points of segments `p0 p1` and `q0 q1`
-/// (Ericson, *Real-Time Collision Detection*, 5.1.9).
-fn closest_on_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Real, Real) {
-    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
-    let (a, e, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
-    let tiny = Real::EPSILON;
-    if a <= tiny && e <= tiny {
-        return (0.0, 0.0);
-    }
-    if a <= tiny {
-        return (0.0, (f / e).clamp(0.0, 1.0));
-    }
-    let c = d1.dot(r);
-    if e <= tiny {
-        return ((-c / a).clamp(0.0, 1.0), 0.0);
-    }
-    let b = d1.dot(d2);
-    let denom = a * e - b * b;
-    let mut s = if denom > tiny * a * e {
-        ((b * f - c * e) / denom).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let mut t = (b * s + f) / e;
-    if t < 0.0 {
-        t = 0.0;
-        s = (-c / a).clamp(0.0, 1.0);
-    } else if t > 1.0 {
-        t = 1.0;
-        s = ((b - c) / a).clamp(0.0, 1.0);
-    }
-    (s, t)
 }
