@@ -1,0 +1,165 @@
+//! `retarget IN --width W [--height H] -o OUT`: content-aware resizing from
+//! the command line. All the work is in the library; this file reads the
+//! arguments and the files.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, ValueEnum};
+use retarget::io::{self, AnyRaster};
+use retarget::{EnergyOptions, Limits, Mode, Options, Raster, Sample};
+
+#[derive(Parser, Debug)]
+#[command(version, about = "Content-aware image resizing by accumulated energy")]
+struct Args {
+    /// The image to resize (PNG, JPEG, GIF, TIFF, WebP, BMP).
+    input: PathBuf,
+    /// Target width in pixels, or a percentage of the source ("50%").
+    #[arg(long, short = 'W')]
+    width: Option<String>,
+    /// Target height in pixels, or a percentage ("75%"). Default: unchanged.
+    #[arg(long, short = 'H')]
+    height: Option<String>,
+    /// Where to write the result; the format follows the extension.
+    #[arg(long, short = 'o')]
+    output: PathBuf,
+    /// The method.
+    #[arg(long, value_enum, default_value_t = ModeArg::Separable)]
+    mode: ModeArg,
+    /// An image the source's size: white (or opaque) pixels are kept at full
+    /// size while the target allows.
+    #[arg(long)]
+    protect: Option<PathBuf>,
+    /// An image the source's size: white (or opaque) pixels go first when
+    /// shrinking.
+    #[arg(long)]
+    remove: Option<PathBuf>,
+    /// Separable mode: share of the allowed content-awareness, 0 (uniform
+    /// scaling) to 1.
+    #[arg(long, default_value_t = 1.0)]
+    strength: f64,
+    /// Weight of saliency against gradient in the energy.
+    #[arg(long, default_value_t = EnergyOptions::default().saliency)]
+    saliency: f32,
+    /// Share of width given regardless of energy, 0 to 1.
+    #[arg(long, default_value_t = EnergyOptions::default().floor)]
+    floor: f32,
+    /// Mesh and parallax modes: the mesh's height over its width (default:
+    /// picked from the target).
+    #[arg(long)]
+    k: Option<f64>,
+    /// Largest side accepted, for input and output.
+    #[arg(long, default_value_t = Limits::default().max_side)]
+    max_side: u32,
+    /// Most pixels accepted, for input and output.
+    #[arg(long, default_value_t = Limits::default().max_pixels)]
+    max_pixels: u64,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum)]
+enum ModeArg {
+    Separable,
+    Mesh,
+    Parallax,
+}
+
+/// "640" or "50%" of `source`.
+fn parse_size(text: &str, source: u32, what: &str) -> Result<u32> {
+    let t = text.trim();
+    let value = if let Some(p) = t.strip_suffix('%') {
+        let pct: f64 = p
+            .trim()
+            .parse()
+            .with_context(|| format!("--{what} {text:?}: not a percentage"))?;
+        if !(pct.is_finite() && pct > 0.0) {
+            bail!("--{what} {text:?}: the percentage must be above 0");
+        }
+        (f64::from(source) * pct / 100.0).round().max(1.0)
+    } else {
+        let px: u64 = t
+            .parse()
+            .with_context(|| format!("--{what} {text:?}: not a whole number of pixels"))?;
+        px as f64
+    };
+    if value < 1.0 {
+        bail!("--{what} {text:?}: the target must be at least 1 pixel");
+    }
+    if value > f64::from(u32::MAX) {
+        bail!("--{what} {text:?}: too large");
+    }
+    Ok(value as u32)
+}
+
+fn run<S: Sample>(src: &Raster<S>, w: u32, h: u32, opts: &Options) -> Result<Raster<S>> {
+    Ok(retarget::retarget(src, w, h, opts)?)
+}
+
+fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    if args.width.is_none() && args.height.is_none() {
+        bail!("give --width, --height or both");
+    }
+    let limits = Limits {
+        max_side: args.max_side,
+        max_pixels: args.max_pixels,
+    };
+    let t0 = Instant::now();
+    let pic = io::read(&args.input, &limits)?;
+    let (sw, sh) = (pic.raster.width(), pic.raster.height());
+    let w = args
+        .width
+        .as_deref()
+        .map_or(Ok(sw), |t| parse_size(t, sw, "width"))?;
+    let h = args
+        .height
+        .as_deref()
+        .map_or(Ok(sh), |t| parse_size(t, sh, "height"))?;
+    let opts = Options {
+        mode: match args.mode {
+            ModeArg::Separable => Mode::Separable,
+            ModeArg::Mesh => Mode::Mesh,
+            ModeArg::Parallax => Mode::Parallax,
+        },
+        energy: EnergyOptions {
+            saliency: args.saliency,
+            floor: args.floor,
+        },
+        strength: args.strength,
+        k: args.k,
+        protect: args
+            .protect
+            .as_deref()
+            .map(|p| io::read_mask(p, &limits))
+            .transpose()?,
+        remove: args
+            .remove
+            .as_deref()
+            .map(|p| io::read_mask(p, &limits))
+            .transpose()?,
+        limits,
+    };
+    let t1 = Instant::now();
+    let out = match &pic.raster {
+        AnyRaster::U8(r) => AnyRaster::U8(run(r, w, h, &opts)?),
+        AnyRaster::U16(r) => AnyRaster::U16(run(r, w, h, &opts)?),
+    };
+    let t2 = Instant::now();
+    io::write(&args.output, &out, pic.icc.as_deref(), pic.exif.as_deref())?;
+    tracing::info!(
+        read_ms = (t1 - t0).as_secs_f64() * 1e3,
+        resize_ms = (t2 - t1).as_secs_f64() * 1e3,
+        write_ms = t2.elapsed().as_secs_f64() * 1e3,
+        "{}x{} -> {}x{} ({})",
+        sw,
+        sh,
+        w,
+        h,
+        opts.mode.name()
+    );
+    Ok(())
+}

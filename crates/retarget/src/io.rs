@@ -1,0 +1,398 @@
+//! Image files: read with the size checked before any pixel buffer exists,
+//! EXIF orientation applied, ICC profile and EXIF kept; written atomically
+//! (a temporary file in the same folder, renamed over the target only once
+//! complete).
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use image::{
+    DynamicImage, ExtendedColorType, ImageDecoder, ImageEncoder, ImageReader, metadata::Orientation,
+};
+use thiserror::Error;
+
+use crate::raster::{Limits, Raster};
+use crate::{Mask, RetargetError};
+
+/// A file that could not be read or written.
+#[derive(Debug, Error)]
+pub enum IoError {
+    /// The file could not be opened, read or written.
+    #[error("{}: {source}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not an image we can decode, or a corrupt or truncated one.
+    #[error("{}: {source}", path.display())]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder said.
+        source: image::ImageError,
+    },
+    /// The image could not be encoded.
+    #[error("{}: {source}", path.display())]
+    Encode {
+        /// The file.
+        path: PathBuf,
+        /// What the encoder said.
+        source: image::ImageError,
+    },
+    /// An output name whose extension names no format we write.
+    #[error("{}: cannot write this format (use .png, .jpg, .tif, .webp or .bmp)", path.display())]
+    UnknownFormat {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The image's size or layout is refused.
+    #[error("{}: {source}", path.display())]
+    Image {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        source: RetargetError,
+    },
+}
+
+/// Decoded pixels, 8 or 16 bits per sample.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyRaster {
+    /// 8 bits per sample.
+    U8(Raster<u8>),
+    /// 16 bits per sample (float images are read as 16-bit).
+    U16(Raster<u16>),
+}
+
+impl AnyRaster {
+    /// Width.
+    pub fn width(&self) -> u32 {
+        match self {
+            AnyRaster::U8(r) => r.width(),
+            AnyRaster::U16(r) => r.width(),
+        }
+    }
+    /// Height.
+    pub fn height(&self) -> u32 {
+        match self {
+            AnyRaster::U8(r) => r.height(),
+            AnyRaster::U16(r) => r.height(),
+        }
+    }
+}
+
+/// An image file's pixels and the metadata we carry over.
+#[derive(Debug, Clone)]
+pub struct Picture {
+    /// Pixels, already turned upright by the EXIF orientation.
+    pub raster: AnyRaster,
+    /// The embedded ICC colour profile.
+    pub icc: Option<Vec<u8>>,
+    /// The raw EXIF block (TIFF structure), with its orientation reset to 1.
+    pub exif: Option<Vec<u8>>,
+}
+
+/// Reads an image file. The header's size is checked against `limits`
+/// before the pixels are decoded.
+pub fn read(path: &Path, limits: &Limits) -> Result<Picture, IoError> {
+    let file = |source| IoError::File {
+        path: path.to_owned(),
+        source,
+    };
+    let decode = |source| IoError::Decode {
+        path: path.to_owned(),
+        source,
+    };
+    let reader = ImageReader::new(BufReader::new(File::open(path).map_err(file)?))
+        .with_guessed_format()
+        .map_err(file)?;
+    let mut dec = reader.into_decoder().map_err(decode)?;
+    let (w, h) = dec.dimensions();
+    limits
+        .check("image", u64::from(w), u64::from(h))
+        .map_err(|source| IoError::Image {
+            path: path.to_owned(),
+            source,
+        })?;
+    let mut lim = image::Limits::default();
+    lim.max_image_width = Some(limits.max_side);
+    lim.max_image_height = Some(limits.max_side);
+    // Room for the largest image the limits allow at 16-bit RGBA.
+    lim.max_alloc = Some(limits.max_pixels.saturating_mul(8));
+    dec.set_limits(lim).map_err(decode)?;
+    // Metadata errors are not fatal: the pixels still resize.
+    let icc = dec.icc_profile().ok().flatten();
+    let exif = dec.exif_metadata().ok().flatten();
+    let orientation = dec.orientation().unwrap_or(Orientation::NoTransforms);
+    let mut img = DynamicImage::from_decoder(dec).map_err(decode)?;
+    img.apply_orientation(orientation);
+    let raster = to_raster(img).map_err(|source| IoError::Image {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(Picture {
+        raster,
+        icc,
+        exif: exif.map(upright_exif),
+    })
+}
+
+fn to_raster(img: DynamicImage) -> Result<AnyRaster, RetargetError> {
+    let (w, h) = (img.width(), img.height());
+    Ok(match img {
+        DynamicImage::ImageLuma8(b) => AnyRaster::U8(Raster::from_vec(w, h, 1, b.into_raw())?),
+        DynamicImage::ImageLumaA8(b) => AnyRaster::U8(Raster::from_vec(w, h, 2, b.into_raw())?),
+        DynamicImage::ImageRgb8(b) => AnyRaster::U8(Raster::from_vec(w, h, 3, b.into_raw())?),
+        DynamicImage::ImageRgba8(b) => AnyRaster::U8(Raster::from_vec(w, h, 4, b.into_raw())?),
+        DynamicImage::ImageLuma16(b) => AnyRaster::U16(Raster::from_vec(w, h, 1, b.into_raw())?),
+        DynamicImage::ImageLumaA16(b) => AnyRaster::U16(Raster::from_vec(w, h, 2, b.into_raw())?),
+        DynamicImage::ImageRgb16(b) => AnyRaster::U16(Raster::from_vec(w, h, 3, b.into_raw())?),
+        DynamicImage::ImageRgba16(b) => AnyRaster::U16(Raster::from_vec(w, h, 4, b.into_raw())?),
+        DynamicImage::ImageRgb32F(_) => {
+            AnyRaster::U16(Raster::from_vec(w, h, 3, img.to_rgb16().into_raw())?)
+        }
+        other => AnyRaster::U16(Raster::from_vec(w, h, 4, other.to_rgba16().into_raw())?),
+    })
+}
+
+/// Sets the EXIF orientation tag (0x0112) of IFD0 to 1, since the pixels
+/// were turned upright on reading. A block we cannot parse is dropped
+/// rather than carried wrong.
+fn upright_exif(mut exif: Vec<u8>) -> Vec<u8> {
+    fn fix(b: &mut [u8]) -> Option<()> {
+        let le = match b.get(0..2)? {
+            b"II" => true,
+            b"MM" => false,
+            _ => return None,
+        };
+        let u16_at = |b: &[u8], i: usize| -> Option<u16> {
+            let s: [u8; 2] = b.get(i..i + 2)?.try_into().ok()?;
+            Some(if le {
+                u16::from_le_bytes(s)
+            } else {
+                u16::from_be_bytes(s)
+            })
+        };
+        let u32_at = |b: &[u8], i: usize| -> Option<u32> {
+            let s: [u8; 4] = b.get(i..i + 4)?.try_into().ok()?;
+            Some(if le {
+                u32::from_le_bytes(s)
+            } else {
+                u32::from_be_bytes(s)
+            })
+        };
+        let ifd = u32_at(b, 4)? as usize;
+        let count = u16_at(b, ifd)? as usize;
+        for k in 0..count {
+            let e = ifd + 2 + 12 * k;
+            if u16_at(b, e)? == 0x0112 {
+                let one = if le {
+                    1u16.to_le_bytes()
+                } else {
+                    1u16.to_be_bytes()
+                };
+                b.get_mut(e + 8..e + 10)?.copy_from_slice(&one);
+            }
+        }
+        Some(())
+    }
+    match fix(&mut exif) {
+        Some(()) => exif,
+        None => Vec::new(),
+    }
+}
+
+/// Reads a mask image: a pixel is set where its luma (or alpha, if it has
+/// one) is at least half.
+pub fn read_mask(path: &Path, limits: &Limits) -> Result<Mask, IoError> {
+    let pic = read(path, limits)?;
+    let (w, h) = (pic.raster.width(), pic.raster.height());
+    let bits = match &pic.raster {
+        AnyRaster::U8(r) => mask_bits(r.as_slice(), r.channels(), 128),
+        AnyRaster::U16(r) => mask_bits(r.as_slice(), r.channels(), 32768),
+    };
+    Mask::from_vec(w, h, bits).map_err(|source| IoError::Image {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+fn mask_bits<S: Copy + Into<u32>>(s: &[S], channels: u8, half: u32) -> Vec<bool> {
+    let c = usize::from(channels);
+    s.chunks_exact(c)
+        .map(|p| match c {
+            2 | 4 => p[c - 1].into() >= half,
+            3 => (p[0].into() + p[1].into() + p[2].into()) >= 3 * half,
+            _ => p[0].into() >= half,
+        })
+        .collect()
+}
+
+/// Writes an image to `path` (format from the extension), carrying the ICC
+/// profile and EXIF where the format allows. 16-bit images go to JPEG, WebP
+/// and BMP as 8-bit. The file appears only once it is complete.
+pub fn write(
+    path: &Path,
+    raster: &AnyRaster,
+    icc: Option<&[u8]>,
+    exif: Option<&[u8]>,
+) -> Result<(), IoError> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let file_err = |source| IoError::File {
+        path: path.to_owned(),
+        source,
+    };
+    let enc_err = |source| IoError::Encode {
+        path: path.to_owned(),
+        source,
+    };
+    if !matches!(
+        ext.as_str(),
+        "png" | "jpg" | "jpeg" | "tif" | "tiff" | "webp" | "bmp"
+    ) {
+        return Err(IoError::UnknownFormat {
+            path: path.to_owned(),
+        });
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".retarget-")
+        .tempfile_in(dir)
+        .map_err(file_err)?;
+    {
+        let mut out = BufWriter::new(tmp.as_file());
+        let (w, h) = (raster.width(), raster.height());
+        // The pixels as bytes, in a layout this format takes.
+        let eight_bit = matches!(ext.as_str(), "jpg" | "jpeg" | "webp" | "bmp");
+        let (bytes, color) = encode_layout(raster, eight_bit, ext.as_str());
+        let set_meta = |enc: &mut dyn ImageEncoderMeta| {
+            if let Some(p) = icc {
+                enc.icc(p.to_vec());
+            }
+            if let Some(e) = exif.filter(|e| !e.is_empty()) {
+                enc.exif(e.to_vec());
+            }
+        };
+        match ext.as_str() {
+            "png" => {
+                let mut e = image::codecs::png::PngEncoder::new(&mut out);
+                set_meta(&mut e);
+                e.write_image(&bytes, w, h, color).map_err(enc_err)?;
+            }
+            "jpg" | "jpeg" => {
+                let mut e = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 92);
+                set_meta(&mut e);
+                e.write_image(&bytes, w, h, color).map_err(enc_err)?;
+            }
+            "tif" | "tiff" => {
+                let mut buf = std::io::Cursor::new(Vec::new());
+                let mut e = image::codecs::tiff::TiffEncoder::new(&mut buf);
+                set_meta(&mut e);
+                e.write_image(&bytes, w, h, color).map_err(enc_err)?;
+                out.write_all(buf.get_ref()).map_err(file_err)?;
+            }
+            "webp" => {
+                let mut e = image::codecs::webp::WebPEncoder::new_lossless(&mut out);
+                set_meta(&mut e);
+                e.write_image(&bytes, w, h, color).map_err(enc_err)?;
+            }
+            _ => {
+                let e = image::codecs::bmp::BmpEncoder::new(&mut out);
+                e.write_image(&bytes, w, h, color).map_err(enc_err)?;
+            }
+        }
+        out.flush().map_err(file_err)?;
+    }
+    tmp.as_file().sync_all().map_err(file_err)?;
+    tmp.persist(path).map_err(|e| file_err(e.error))?;
+    Ok(())
+}
+
+/// The two metadata setters, over the encoders' own trait. A format that
+/// cannot carry a block refuses it, and then it is left out.
+trait ImageEncoderMeta {
+    fn icc(&mut self, icc: Vec<u8>);
+    fn exif(&mut self, exif: Vec<u8>);
+}
+
+impl<E: ImageEncoder> ImageEncoderMeta for E {
+    fn icc(&mut self, icc: Vec<u8>) {
+        let _refused = self.set_icc_profile(icc);
+    }
+    fn exif(&mut self, exif: Vec<u8>) {
+        let _refused = self.set_exif_metadata(exif);
+    }
+}
+
+fn encode_layout(raster: &AnyRaster, eight_bit: bool, ext: &str) -> (Vec<u8>, ExtendedColorType) {
+    let colour = |c: u8, sixteen: bool| match (c, sixteen) {
+        (1, false) => ExtendedColorType::L8,
+        (2, false) => ExtendedColorType::La8,
+        (3, false) => ExtendedColorType::Rgb8,
+        (_, false) => ExtendedColorType::Rgba8,
+        (1, true) => ExtendedColorType::L16,
+        (2, true) => ExtendedColorType::La16,
+        (3, true) => ExtendedColorType::Rgb16,
+        (_, true) => ExtendedColorType::Rgba16,
+    };
+    // JPEG has no alpha; WebP and BMP take no grey+alpha: widen or drop.
+    let target_channels = |c: u8| match (ext, c) {
+        ("jpg" | "jpeg", 2) => 1,
+        ("jpg" | "jpeg", 4) => 3,
+        ("webp" | "bmp", 1) => 3,
+        ("webp" | "bmp", 2) => 4,
+        _ => c,
+    };
+    match raster {
+        AnyRaster::U8(r) => {
+            let tc = target_channels(r.channels());
+            (
+                convert_channels(r.as_slice(), r.channels(), tc),
+                colour(tc, false),
+            )
+        }
+        AnyRaster::U16(r) if eight_bit => {
+            let bytes: Vec<u8> = r
+                .as_slice()
+                .iter()
+                .map(|&v| ((u32::from(v) * 255 + 32767) / 65535) as u8)
+                .collect();
+            let tc = target_channels(r.channels());
+            (
+                convert_channels(&bytes, r.channels(), tc),
+                colour(tc, false),
+            )
+        }
+        AnyRaster::U16(r) => {
+            let bytes = r.as_slice().iter().flat_map(|v| v.to_ne_bytes()).collect();
+            (bytes, colour(r.channels(), true))
+        }
+    }
+}
+
+fn convert_channels(s: &[u8], from: u8, to: u8) -> Vec<u8> {
+    if from == to {
+        return s.to_vec();
+    }
+    let (f, t) = (usize::from(from), usize::from(to));
+    let mut out = Vec::with_capacity(s.len() / f * t);
+    for p in s.chunks_exact(f) {
+        match (from, to) {
+            (2, 1) | (4, 3) => out.extend_from_slice(&p[..t]),
+            (1, 3) => out.extend_from_slice(&[p[0]; 3]),
+            (2, 4) => out.extend_from_slice(&[p[0], p[0], p[0], p[1]]),
+            _ => out.extend_from_slice(&p[..t.min(f)]),
+        }
+    }
+    out
+}
