@@ -1,8 +1,9 @@
 //! The energy of an image: where detail is, so it can be kept.
 //!
 //! Energy = gradient magnitude of a slightly blurred luma, plus a cheap
-//! saliency term (the distance of each blurred pixel's colour from the image's
-//! mean colour: frequency-tuned saliency, Achanta et al. 2009), each term
+//! saliency term (the squared distance of each blurred pixel's colour from
+//! the image's mean colour: frequency-tuned saliency, Achanta et al. 2009;
+//! squared, so a distinct object outweighs a gentle ramp), each term
 //! divided by its image mean so their mix does not depend on contrast.
 //! Transparent pixels count as black (colour is weighted by alpha).
 //!
@@ -170,7 +171,8 @@ fn terms(p: &Planes, means: &[f32; 3], x: usize, y: usize) -> (f32, f32) {
     let grad = 0.5 * (gx.abs() + gy.abs());
     let mut sal = 0.0;
     for (k, m) in means.iter().enumerate().take(p.count) {
-        sal += (p.data[k][i] - m).abs();
+        let d = p.data[k][i] - m;
+        sal += d * d;
     }
     (grad, sal)
 }

@@ -331,7 +331,22 @@ fn mesh_retarget<S: Sample>(
             remove: remove.as_ref().map(transpose_mask).transpose()?,
             ..opts.clone()
         };
-        let coords = mesh_coords(&t, height, &pass)?;
+        let coords = mesh_coords(&t, height, &pass).map_err(|e| match e {
+            RetargetError::OutOfReach {
+                target,
+                mode,
+                min,
+                max,
+                ..
+            } => RetargetError::OutOfReach {
+                axis: "height",
+                target,
+                mode,
+                min,
+                max,
+            },
+            other => other,
+        })?;
         img = coords::transpose(&coords::sample(&t, &coords, &opts.limits)?, &opts.limits)?;
     }
     Ok(img)

@@ -50,12 +50,15 @@ pub fn solve_theta(width: u32, target: u32, k: f64) -> Result<f64, RetargetError
             range: "(0, inf)",
         });
     }
-    if g < k - 1e-12 || g > r + 1e-12 {
+    // Shrinking takes θ past atan k, down to k·W at 90°; enlarging takes
+    // θ below atan k, up to W·√(1+k²).
+    let min = k.min(1.0);
+    if g < min - 1e-12 || g > r + 1e-12 {
         return Err(RetargetError::OutOfReach {
             axis: "width",
             target,
             mode: "the mesh rotation with this k",
-            min: k * w,
+            min: min * w,
             max: r * w,
         });
     }

@@ -1,11 +1,13 @@
 //! Area-weighted 1-D resampling through an [`AxisMap`].
 //!
-//! Output pixel `j` covers `[j, j+1)`; pulled back through the map it covers
-//! `[X⁻¹(j), X⁻¹(j+1))` of the source, and its value is the average of the
-//! source over that interval (each source pixel weighted by its overlap), so
-//! shrinking never aliases. Where the interval is shorter than one pixel
-//! (enlarging) it is widened to one pixel about its centre, which is linear
-//! interpolation. Colour is weighted by alpha (premultiplied while filtering).
+//! Output pixel `j` covers `[j, j+1)`. Each source line covers
+//! `[X(i), X(i+1))` of the output, and pixel `j` is the average of the
+//! source lines weighted by how much of `[j, j+1)` each covers: a box filter
+//! in output space, so shrinking never aliases and lines of zero width (a
+//! removed object) weigh nothing. Where `[j, j+1)` pulls back to less than
+//! one source pixel (enlarging) it is linear interpolation at the centre's
+//! pre-image instead. Colour is weighted by alpha (premultiplied while
+//! filtering).
 
 use crate::error::{RetargetError, try_vec};
 use crate::raster::{Limits, Raster, Sample};
@@ -42,7 +44,8 @@ impl Taps {
 
 /// The filter that renders `map` into `out_len` output lines.
 pub fn taps(map: &AxisMap, out_len: usize) -> Result<Taps, RetargetError> {
-    let n = map.source_len() as f64;
+    let n = map.source_len();
+    let e = map.edges();
     let mut first = try_vec(out_len, 0u32, "filter taps")?;
     let mut offsets = try_vec(out_len + 1, 0u32, "filter taps")?;
     let mut weights: Vec<f32> = Vec::new();
@@ -52,36 +55,62 @@ pub fn taps(map: &AxisMap, out_len: usize) -> Result<Taps, RetargetError> {
     } else {
         1.0
     };
-    let mut lo = map.inverse(0.0);
+    let mut tap = Vec::new();
+    let mut lo_line = 0usize;
     for j in 0..out_len {
-        let hi = map.inverse((j + 1) as f64 * scale);
-        let (mut a, mut b) = (lo, hi);
-        lo = hi;
-        if b - a < 1.0 {
-            let c = 0.5 * (a + b);
-            (a, b) = (c - 0.5, c + 0.5);
+        let (a, b) = (j as f64 * scale, (j + 1) as f64 * scale);
+        // Source lines overlapping [a, b) in output space, and how many
+        // source pixels that is.
+        while lo_line + 1 < n && e[lo_line + 1] <= a {
+            lo_line += 1;
         }
-        a = a.clamp(0.0, n);
-        b = b.clamp(0.0, n);
-        if b - a < 1e-9 {
-            // Only at an edge: take the edge pixel.
-            let i = (a.floor() as usize).min(n as usize - 1);
-            (a, b) = (i as f64, i as f64 + 1.0);
+        tap.clear();
+        let mut covered = 0.0;
+        let mut i = lo_line;
+        while i < n && e[i] < b {
+            let w = e[i + 1] - e[i];
+            let overlap = (b.min(e[i + 1]) - a.max(e[i])).max(0.0);
+            if w > 0.0 {
+                covered += overlap / w;
+            }
+            tap.push(overlap);
+            i += 1;
         }
-        let i0 = a.floor() as usize;
-        let i1 = (b.ceil() as usize).min(n as usize);
-        let total = b - a;
+        let start = if covered >= 1.0 {
+            lo_line
+        } else {
+            // Enlarging here: linear interpolation between the two source
+            // pixel centres around the output centre's pre-image, skipping
+            // lines of zero width.
+            let c = map.inverse(0.5 * (a + b));
+            let ic = (c.floor() as usize).min(n - 1);
+            let f = c - ic as f64;
+            let next = |k: usize| (k + 1..n).find(|&m| map.width(m) > 0.0).unwrap_or(k);
+            let prev = |k: usize| (0..k).rev().find(|&m| map.width(m) > 0.0).unwrap_or(k);
+            let (l, r, t) = if f >= 0.5 {
+                (ic, next(ic), f - 0.5)
+            } else {
+                (prev(ic), ic, f + 0.5)
+            };
+            tap.clear();
+            tap.resize(r - l + 1, 0.0);
+            tap[0] += 1.0 - t;
+            tap[r - l] += t;
+            l
+        };
+        let total: f64 = tap.iter().sum();
         weights
-            .try_reserve(i1 - i0)
+            .try_reserve(tap.len())
             .map_err(|_| RetargetError::OutOfMemory {
                 what: "filter weights",
-                bytes: ((weights.len() + i1 - i0) * 4) as u64,
+                bytes: ((weights.len() + tap.len()) * 4) as u64,
             })?;
-        for i in i0..i1 {
-            let overlap = (b.min(i as f64 + 1.0) - a.max(i as f64)).max(0.0);
-            weights.push((overlap / total) as f32);
+        if total > 0.0 {
+            weights.extend(tap.iter().map(|&w| (w / total) as f32));
+        } else {
+            weights.push(1.0);
         }
-        first[j] = i0 as u32;
+        first[j] = start as u32;
         offsets[j + 1] = weights.len() as u32;
     }
     Ok(Taps {

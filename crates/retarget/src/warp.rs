@@ -6,19 +6,18 @@
 //! total W: each column's width is the blend `cosθ + k·e(x)·sinθ` of uniform
 //! scaling and energy-proportional width.
 //!
-//! The separable mode takes that blend per axis, `w(x) = G·((1 − t) + t·e(x))`
-//! with `G = target / source`, `e` the column's energy with mean 1 (floored),
-//! and `t = k·sinθ / G` the share given to energy. `t` is chosen in closed
-//! form per target as the most content-aware blend in which no column grows
-//! while shrinking (nor shrinks while enlarging):
+//! The separable mode does this per axis, with one energy profile per
+//! column (row), at θ = 90°, where each line's projected width is its share
+//! of the energy, `k·e(x)`, and with that width capped at the line's own
+//! (a line never grows while the image shrinks): `w(x) = min(1, k·e(x))`,
+//! `k` solved exactly for the target (the most energetic lines saturate
+//! first). Enlarging is the mirror image, `w(x) = max(1, μ/e(x))`: the least
+//! energetic lines stretch (the seed's own enlarging branch stretches detail
+//! most). `strength` < 1 blends with uniform scaling, as a smaller θ does.
 //!
-//! `t = strength · (1/G − 1) / (e_max − 1)`, at most 1.
-//!
-//! `t` is negative when enlarging, which stretches low-energy columns most
-//! (the seed's own enlarging branch stretches detail most). `G = 1` is the
-//! identity, and `x'` never decreases when the target shrinks: animating the
-//! size moves every pixel one way only (`∂x'/∂G = (x·e_max − Z(x))/(e_max − 1)
-//! ≥ 0`).
+//! Each line's width only shrinks as the target shrinks, so animating the
+//! size moves every pixel one way only, and the source size is the
+//! identity.
 
 use crate::error::{RetargetError, try_vec};
 
@@ -138,32 +137,35 @@ pub fn separable_map(
         .filter(|&i| !is_protected(i) && (w_removed.is_none() || !is_removed(i)))
         .collect();
     if !blended.is_empty() {
-        let m = blended.len() as f64;
+        let m = blended.len();
         let sum: f64 = blended.iter().map(|&i| profile[i].max(0.0)).sum();
         let scale = if sum > 0.0 && sum.is_finite() {
-            m / sum
+            m as f64 / sum
         } else {
             0.0
         };
         let floor = opts.floor.clamp(0.0, 1.0);
         // Energy with mean 1, floored: e = (1 − f)·ê + f (a flat profile is
         // all ones).
-        let e = |i: usize| {
-            if scale > 0.0 {
-                (1.0 - floor) * profile[i].max(0.0) * scale + floor
-            } else {
-                1.0
-            }
-        };
-        let e_max = blended.iter().map(|&i| e(i)).fold(1.0f64, f64::max);
-        let g = free_total / m;
-        let t = if e_max > 1.0 + 1e-12 && g > 0.0 {
-            (opts.strength.clamp(0.0, 1.0) * (1.0 / g - 1.0) / (e_max - 1.0)).min(1.0)
+        let e: Vec<f64> = blended
+            .iter()
+            .map(|&i| {
+                if scale > 0.0 {
+                    (1.0 - floor) * profile[i].max(0.0) * scale + floor
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        let g = free_total / m as f64;
+        let fitted = if free_total <= m as f64 {
+            fill_down(&e, free_total)?
         } else {
-            0.0
+            fill_up(&e, free_total)?
         };
-        for &i in &blended {
-            widths[i] = g * ((1.0 - t) + t * e(i));
+        let s = opts.strength.clamp(0.0, 1.0);
+        for (k, &i) in blended.iter().enumerate() {
+            widths[i] = (1.0 - s) * g + s * fitted[k];
         }
     }
     for (i, w) in widths.iter_mut().enumerate() {
@@ -176,4 +178,80 @@ pub fn separable_map(
         }
     }
     AxisMap::from_widths(&widths)
+}
+
+/// Widths `min(1, k·e)` summing to `total` (≤ the count): the view at 90°,
+/// each line's projected width its share of the energy, none wider than it
+/// was. Solved exactly: the most energetic lines saturate first.
+fn fill_down(e: &[f64], total: f64) -> Result<Vec<f64>, RetargetError> {
+    let n = e.len();
+    let mut order = try_vec(n, 0usize, "line order")?;
+    for (i, o) in order.iter_mut().enumerate() {
+        *o = i;
+    }
+    order.sort_by(|&a, &b| e[b].total_cmp(&e[a]));
+    // rest[m] = energy of the lines after the m most energetic.
+    let mut rest = try_vec(n + 1, 0.0f64, "line energies")?;
+    for m in (0..n).rev() {
+        rest[m] = rest[m + 1] + e[order[m]];
+    }
+    let mut out = try_vec(n, 0.0f64, "line widths")?;
+    for m in 0..=n {
+        // The m most energetic lines saturated; the rest share what is left.
+        let left = total - m as f64;
+        if left < 0.0 {
+            break;
+        }
+        let k = if rest[m] > 0.0 {
+            left / rest[m]
+        } else {
+            f64::INFINITY
+        };
+        let last_saturates = m == 0 || k * e[order[m - 1]] >= 1.0 - 1e-12;
+        let next_fits = m == n || k * e[order[m]] <= 1.0 + 1e-12;
+        if last_saturates && next_fits {
+            for (idx, &i) in order.iter().enumerate() {
+                out[i] = if idx < m {
+                    1.0
+                } else if k.is_finite() {
+                    k * e[i]
+                } else {
+                    0.0
+                };
+            }
+            return Ok(out);
+        }
+    }
+    // Unreachable for total in [0, n]; uniform is the safe answer.
+    out.fill(total / n as f64);
+    Ok(out)
+}
+
+/// Widths `max(1, μ/e)` summing to `total` (≥ the count): enlarging
+/// stretches the least energetic lines, none narrower than it was.
+fn fill_up(e: &[f64], total: f64) -> Result<Vec<f64>, RetargetError> {
+    let n = e.len();
+    let inv: Vec<f64> = e.iter().map(|&v| 1.0 / v.max(1e-9)).collect();
+    let mut order = try_vec(n, 0usize, "line order")?;
+    for (i, o) in order.iter_mut().enumerate() {
+        *o = i;
+    }
+    order.sort_by(|&a, &b| inv[b].total_cmp(&inv[a]));
+    let mut out = try_vec(n, 1.0f64, "line widths")?;
+    let mut top = 0.0;
+    for m in 1..=n {
+        // The m least energetic lines stretched; the rest stay 1.
+        top += inv[order[m - 1]];
+        let mu = (total - (n - m) as f64) / top;
+        let last_stretches = mu * inv[order[m - 1]] >= 1.0 - 1e-12;
+        let next_stays = m == n || mu * inv[order[m]] <= 1.0 + 1e-12;
+        if last_stretches && next_stays {
+            for (idx, &i) in order.iter().enumerate() {
+                out[i] = if idx < m { mu * inv[i] } else { 1.0 };
+            }
+            return Ok(out);
+        }
+    }
+    out.fill(total / n as f64);
+    Ok(out)
 }
