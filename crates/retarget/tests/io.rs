@@ -1,0 +1,280 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Files and the command line: bad input gets a clear error and never a
+//! panic or a half-written output; depth, orientation and ICC survive.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use image::{ImageEncoder, codecs::png::PngEncoder};
+use retarget::io::{self, AnyRaster, IoError};
+use retarget::{Limits, RetargetError};
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn png_bytes(w: u32, h: u32, icc: Option<Vec<u8>>) -> Vec<u8> {
+    let data: Vec<u8> = (0..w * h * 3).map(|i| (i * 7 % 256) as u8).collect();
+    let mut out = Vec::new();
+    let mut enc = PngEncoder::new(&mut out);
+    if let Some(p) = icc {
+        enc.set_icc_profile(p).unwrap();
+    }
+    enc.write_image(&data, w, h, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    out
+}
+
+fn cli() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_retarget"))
+}
+
+fn run(args: &[&str]) -> (bool, String) {
+    let o = cli().args(args).output().unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A PNG header claiming 100,000 × 100,000: refused before decoding, with
+/// the size in the message.
+#[test]
+fn huge_header_is_refused_before_allocating() {
+    let dir = tmp();
+    let mut bytes = png_bytes(4, 4, None);
+    // IHDR's width and height are bytes 16..24; its CRC covers 12..29.
+    bytes[16..20].copy_from_slice(&100_000u32.to_be_bytes());
+    bytes[20..24].copy_from_slice(&100_000u32.to_be_bytes());
+    let crc = crc32(&bytes[12..29]);
+    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+    let p = dir.path().join("huge.png");
+    std::fs::write(&p, &bytes).unwrap();
+    let err = io::read(&p, &Limits::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            IoError::Image {
+                source: RetargetError::TooLarge {
+                    width: 100_000,
+                    height: 100_000,
+                    ..
+                },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("100000x100000"), "{err}");
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = 0xffff_ffffu32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+#[test]
+fn truncated_and_garbage_files_are_errors() {
+    let dir = tmp();
+    let full = png_bytes(64, 64, None);
+    for cut in [0, 8, 20, 40, full.len() / 2, full.len() - 5] {
+        let p = dir.path().join(format!("cut{cut}.png"));
+        std::fs::write(&p, &full[..cut]).unwrap();
+        let err = io::read(&p, &Limits::default()).unwrap_err();
+        assert!(err.to_string().contains(&format!("cut{cut}.png")), "{err}");
+    }
+    let p = dir.path().join("text.png");
+    std::fs::write(&p, b"this is not an image at all").unwrap();
+    assert!(io::read(&p, &Limits::default()).is_err());
+    let missing = dir.path().join("missing.png");
+    assert!(matches!(
+        io::read(&missing, &Limits::default()),
+        Err(IoError::File { .. })
+    ));
+}
+
+/// A failed write leaves the old output in place and no stray file.
+#[test]
+fn writes_are_atomic() {
+    let dir = tmp();
+    let out = dir.path().join("out.jpg");
+    std::fs::write(&out, b"previous contents").unwrap();
+    // JPEG cannot hold 70,000 columns: the encoder fails mid-way.
+    let wide = retarget::Raster::from_vec(70_000, 1, 1, vec![0u8; 70_000]).unwrap();
+    let err = io::write(&out, &AnyRaster::U8(wide), None, None).unwrap_err();
+    assert!(err.to_string().contains("out.jpg"), "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous contents");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "left behind: {names:?}");
+    // An unknown extension is refused up front.
+    let small = retarget::Raster::from_vec(1, 1, 1, vec![0u8]).unwrap();
+    let err = io::write(&dir.path().join("x.xyz"), &AnyRaster::U8(small), None, None).unwrap_err();
+    assert!(matches!(err, IoError::UnknownFormat { .. }));
+}
+
+#[test]
+fn sixteen_bit_png_round_trips_as_sixteen_bit() {
+    let dir = tmp();
+    let src =
+        retarget::Raster::from_vec(50, 20, 3, (0..3000u32).map(|i| (i * 21) as u16).collect())
+            .unwrap();
+    let p = dir.path().join("deep.png");
+    io::write(&p, &AnyRaster::U16(src), None, None).unwrap();
+    let out = dir.path().join("deep_out.png");
+    let (ok, err) = run(&[
+        p.to_str().unwrap(),
+        "--width",
+        "25",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    match io::read(&out, &Limits::default()).unwrap().raster {
+        AnyRaster::U16(r) => assert_eq!((r.width(), r.height(), r.channels()), (25, 20, 3)),
+        other => panic!("came back 8-bit: {:?}", other.width()),
+    }
+}
+
+#[test]
+fn icc_profile_is_carried() {
+    let dir = tmp();
+    let icc: Vec<u8> = (0..200u32).map(|i| (i * 13) as u8).collect();
+    let p = dir.path().join("icc.png");
+    std::fs::write(&p, png_bytes(40, 30, Some(icc.clone()))).unwrap();
+    let out = dir.path().join("icc_out.png");
+    let (ok, err) = run(&[
+        p.to_str().unwrap(),
+        "--width",
+        "50%",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let pic = io::read(&out, &Limits::default()).unwrap();
+    assert_eq!(pic.icc.as_deref(), Some(&icc[..]));
+    assert_eq!(pic.raster.width(), 20);
+}
+
+/// A JPEG whose EXIF says "rotate 90° clockwise" is read upright, and the
+/// output's EXIF says 1 so no viewer turns it again.
+#[test]
+fn exif_orientation_is_honoured() {
+    let dir = tmp();
+    // Big-endian TIFF, IFD0 with one entry: Orientation (0x0112) = 6.
+    let exif: Vec<u8> = vec![
+        b'M', b'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0,
+    ];
+    let data = vec![128u8; 40 * 30 * 3];
+    let mut bytes = Vec::new();
+    let mut enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 90);
+    enc.set_exif_metadata(exif).unwrap();
+    enc.write_image(&data, 40, 30, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    let p = dir.path().join("turned.jpg");
+    std::fs::write(&p, &bytes).unwrap();
+    let pic = io::read(&p, &Limits::default()).unwrap();
+    assert_eq!((pic.raster.width(), pic.raster.height()), (30, 40));
+    let out = dir.path().join("turned_out.jpg");
+    let (ok, err) = run(&[
+        p.to_str().unwrap(),
+        "--height",
+        "20",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let back = io::read(&out, &Limits::default()).unwrap();
+    assert_eq!(
+        (back.raster.width(), back.raster.height()),
+        (30, 20),
+        "turned twice?"
+    );
+}
+
+#[test]
+fn command_line_errors_are_clear() {
+    let dir = tmp();
+    let p = dir.path().join("in.png");
+    std::fs::write(&p, png_bytes(40, 30, None)).unwrap();
+    let o = dir.path().join("o.png");
+    let (i, o) = (p.to_str().unwrap(), o.to_str().unwrap());
+    let cases: &[(&[&str], &str)] = &[
+        (&[i, "--width", "0", "-o", o], "at least 1 pixel"),
+        (&[i, "--width", "abc", "-o", o], "not a whole number"),
+        (&[i, "--width=-5%", "-o", o], "must be above 0"),
+        (&[i, "--width", "x%", "-o", o], "not a percentage"),
+        (&[i, "--width", "70000", "-o", o], "over the limit"),
+        (&[i, "-o", o], "give --width, --height or both"),
+        (
+            &[i, "--width", "10", "--mode", "mesh", "--k", "0.5", "-o", o],
+            "out of reach",
+        ),
+        (
+            &[i, "--width", "20", "--strength", "2", "-o", o],
+            "strength",
+        ),
+        (&[i, "--width", "20", "--protect", i, "-o", o], ""),
+    ];
+    for (args, want) in cases {
+        let (ok, err) = run(args);
+        if want.is_empty() {
+            assert!(ok, "{args:?}: {err}");
+        } else {
+            assert!(!ok, "{args:?} succeeded");
+            assert!(err.contains(want), "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+    }
+    // A mask of the wrong size names both sizes.
+    let m = dir.path().join("mask.png");
+    std::fs::write(&m, png_bytes(10, 10, None)).unwrap();
+    let (ok, err) = run(&[i, "--width", "20", "--remove", m.to_str().unwrap(), "-o", o]);
+    assert!(
+        !ok && err.contains("10x10") && err.contains("40x30"),
+        "{err}"
+    );
+}
+
+/// Every mode through the command line, in each format we write.
+#[test]
+fn modes_and_formats() {
+    let dir = tmp();
+    let p = dir.path().join("in.png");
+    std::fs::write(&p, png_bytes(48, 32, None)).unwrap();
+    for mode in ["separable", "mesh", "parallax"] {
+        for ext in ["png", "jpg", "tif", "webp", "bmp"] {
+            let out: PathBuf = dir.path().join(format!("{mode}.{ext}"));
+            let (ok, err) = run(&[
+                p.to_str().unwrap(),
+                "--width",
+                "30",
+                "--height",
+                "40",
+                "--mode",
+                mode,
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert!(ok, "{mode} {ext}: {err}");
+            let back = io::read(Path::new(&out), &Limits::default()).unwrap();
+            assert_eq!(
+                (back.raster.width(), back.raster.height()),
+                (30, 40),
+                "{mode} {ext}"
+            );
+        }
+    }
+}
