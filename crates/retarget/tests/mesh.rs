@@ -106,8 +106,8 @@ fn no_holes_inside_rows() {
         let mesh = Mesh::new(&e, w, h, target, default_k(w, target)).unwrap();
         let c = rasterise(&mesh, &Limits::default()).unwrap();
         let ext = c.row_extents();
-        for y in 0..h as usize {
-            for x in 0..ext[y] as usize {
+        for (y, &reach) in ext.iter().enumerate() {
+            for x in 0..reach as usize {
                 assert!(
                     !c.u[y * target as usize + x].is_nan(),
                     "hole at ({x}, {y}) for target {target}"
