@@ -31,7 +31,7 @@ impl Default for EnergyOptions {
     fn default() -> Self {
         EnergyOptions {
             saliency: 0.5,
-            floor: 0.1,
+            floor: 0.3,
         }
     }
 }

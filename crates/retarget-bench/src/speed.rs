@@ -1,0 +1,174 @@
+//! ms per megapixel, single thread, side by side.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image};
+use indicatif::{ProgressBar, ProgressStyle};
+use retarget::{Options, Raster};
+
+use crate::Picture;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    median(
+        (0..runs.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(f());
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+/// ImageMagick 6's own binary (Debian names it convert-im6.q16; a `convert`
+/// earlier on PATH may be a stand-in).
+fn imagemagick() -> Result<PathBuf> {
+    for c in [
+        "/usr/bin/convert-im6.q16",
+        "/usr/bin/convert",
+        "/usr/bin/magick",
+    ] {
+        if Path::new(c).exists() {
+            return Ok(c.into());
+        }
+    }
+    bail!("ImageMagick not found: `apt-get install imagemagick`")
+}
+
+fn write_png(path: &Path, img: &Raster<u8>) -> Result<()> {
+    retarget::io::write(path, &retarget::io::AnyRaster::U8(img.clone()), None, None)?;
+    Ok(())
+}
+
+/// Wall time of a whole command, best of `runs`.
+fn command_time(runs: usize, make: impl Fn() -> Command) -> Result<Duration> {
+    let mut best = Duration::MAX;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let out = make().output().context("running a peer command")?;
+        let dt = t.elapsed();
+        if !out.status.success() {
+            bail!(
+                "peer command failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        best = best.min(dt);
+    }
+    Ok(best)
+}
+
+pub fn run(pictures: &[Picture], runs: usize) -> Result<()> {
+    let im = imagemagick()?;
+    let ours_cli = std::env::current_exe()?.with_file_name("retarget");
+    if !ours_cli.exists() {
+        bail!(
+            "{} not found: build it with `cargo build --release -p retarget`",
+            ours_cli.display()
+        );
+    }
+    let dir = tempdir()?;
+    let bar = ProgressBar::new((pictures.len() * 2) as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut rows = Vec::new();
+    for pic in pictures {
+        let src = &pic.rgb;
+        let (w, h) = (src.width(), src.height());
+        let mp = f64::from(w) * f64::from(h) / 1e6;
+        let input = dir.join("in.png");
+        write_png(&input, src)?;
+        for ratio in [0.5, 0.75] {
+            bar.set_message(format!("{} at {:.0}%", pic.name, ratio * 100.0));
+            let tw = ((f64::from(w) * ratio).round() as u32).max(1);
+            let opts = Options::default();
+            let ours = time(runs, || retarget::retarget(src, tw, h, &opts));
+            let fir = {
+                let from = Image::from_vec_u8(w, h, src.as_slice().to_vec(), PixelType::U8x3)?;
+                let mut to = Image::new(tw, h, PixelType::U8x3);
+                let mut r = Resizer::new();
+                let o =
+                    ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+                time(runs, || r.resize(&from, &mut to, &o))
+            };
+            let out = dir.join("out.png");
+            let geometry = format!("{tw}x{h}!");
+            let magick = |op: Option<&str>| {
+                let mut c = Command::new(&im);
+                c.env("MAGICK_THREAD_LIMIT", "1").arg(&input);
+                if let Some(op) = op {
+                    c.args([op, &geometry]);
+                }
+                c.arg(&out);
+                c
+            };
+            let lqr = command_time(1, || magick(Some("-liquid-rescale")))?;
+            let im_copy = command_time(3, || magick(None))?;
+            let cli = command_time(3, || {
+                let mut c = Command::new(&ours_cli);
+                c.arg(&input)
+                    .args(["--width", &tw.to_string(), "-o"])
+                    .arg(&out);
+                c
+            })?;
+            rows.push((
+                pic.name.clone(),
+                w,
+                h,
+                ratio,
+                mp,
+                ours,
+                fir,
+                lqr,
+                im_copy,
+                cli,
+            ));
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    println!(
+        "| image | size | width | ours ms/MP | fast_image_resize (Lanczos3) ms/MP | liquid rescale s | ImageMagick read+write only s | ours, whole command ms | lqr ÷ ours, whole commands | lqr compute ÷ ours compute |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let (mut worst_cmd, mut worst_compute, mut worst_msmp) = (f64::MAX, f64::MAX, 0.0f64);
+    for (name, w, h, ratio, mp, ours, fir, lqr, copy, cli) in rows {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let cmd_ratio = lqr.as_secs_f64() / cli.as_secs_f64();
+        let compute_ratio = (lqr.as_secs_f64() - copy.as_secs_f64()).max(0.0) / ours.as_secs_f64();
+        worst_cmd = worst_cmd.min(cmd_ratio);
+        worst_compute = worst_compute.min(compute_ratio);
+        worst_msmp = worst_msmp.max(ms(ours) / mp);
+        println!(
+            "| {name} | {w}x{h} | {:.0}% | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {:.0}x | {:.0}x |",
+            ratio * 100.0,
+            ms(ours) / mp,
+            ms(fir) / mp,
+            lqr.as_secs_f64(),
+            copy.as_secs_f64(),
+            ms(cli),
+            cmd_ratio,
+            compute_ratio
+        );
+    }
+    println!();
+    println!(
+        "worst: {worst_msmp:.2} ms/MP (goal <= 10); lqr/ours {worst_cmd:.0}x whole commands, {worst_compute:.0}x compute (goal >= 100x)"
+    );
+    Ok(())
+}
+
+fn tempdir() -> Result<PathBuf> {
+    let d = std::env::temp_dir().join(format!("retarget-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}
