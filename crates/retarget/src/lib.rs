@@ -30,6 +30,8 @@ pub mod raster;
 pub mod resample;
 pub mod warp;
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
 #[cfg(feature = "io")]
 pub mod io;
 

@@ -120,25 +120,29 @@ pub fn taps(map: &AxisMap, out_len: usize) -> Result<Taps, RetargetError> {
     })
 }
 
-/// Filters one row across into `out` (premultiplied when `alpha`).
+/// Filters one row across into `out` (premultiplied when `ALPHA`).
 #[inline]
-fn row_across<S: Sample, const C: usize>(src: &[S], taps: &Taps, alpha: bool, out: &mut [f32]) {
-    let inv = 1.0 / S::MAX;
+fn row_across<const C: usize, const ALPHA: bool>(
+    src: &[f32],
+    inv: f32,
+    taps: &Taps,
+    out: &mut [f32],
+) {
     for (j, o) in out.chunks_exact_mut(C).enumerate() {
         let (first, w) = taps.get(j);
+        let pixels = &src[first * C..(first + w.len()) * C];
         let mut acc = [0.0f32; C];
-        for (k, &wk) in w.iter().enumerate() {
-            let p = &src[(first + k) * C..(first + k + 1) * C];
-            if alpha {
-                let a = p[C - 1].to_f32();
+        for (p, &wk) in pixels.chunks_exact(C).zip(w) {
+            if ALPHA {
+                let a = p[C - 1];
                 let wa = wk * a * inv;
                 for c in 0..C - 1 {
-                    acc[c] += wa * p[c].to_f32();
+                    acc[c] += wa * p[c];
                 }
                 acc[C - 1] += wk * a;
             } else {
                 for c in 0..C {
-                    acc[c] += wk * p[c].to_f32();
+                    acc[c] += wk * p[c];
                 }
             }
         }
@@ -174,15 +178,21 @@ fn across<S: Sample>(
     mut emit: impl FnMut(usize, &[f32]),
 ) -> Result<(), RetargetError> {
     let c = usize::from(src.channels());
-    let alpha = src.has_alpha();
     let mut row = try_vec(taps.len() * c, 0.0f32, "filter row")?;
+    // Each source row converted to floats once (a tight loop the compiler
+    // vectorises), not once per tap.
+    let mut line = try_vec(src.width() as usize * c, 0.0f32, "source row")?;
+    let inv = 1.0 / S::MAX;
     for y in 0..src.height() {
-        let s = src.row(y);
+        for (f, v) in line.iter_mut().zip(src.row(y)) {
+            *f = v.to_f32();
+        }
+        let s = &line;
         match c {
-            1 => row_across::<S, 1>(s, taps, alpha, &mut row),
-            2 => row_across::<S, 2>(s, taps, alpha, &mut row),
-            3 => row_across::<S, 3>(s, taps, alpha, &mut row),
-            _ => row_across::<S, 4>(s, taps, alpha, &mut row),
+            1 => row_across::<1, false>(s, inv, taps, &mut row),
+            2 => row_across::<2, true>(s, inv, taps, &mut row),
+            3 => row_across::<3, false>(s, inv, taps, &mut row),
+            _ => row_across::<4, true>(s, inv, taps, &mut row),
         }
         emit(y as usize, &row);
     }
