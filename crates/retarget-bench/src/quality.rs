@@ -95,6 +95,8 @@ struct Row {
     /// uniform, liquid rescale, separable, mesh
     d: [f64; 4],
     hist: [f64; 4],
+    /// The mesh's top row over its bottom row (the trapezoid).
+    trapezoid: f64,
 }
 
 pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result<()> {
@@ -181,6 +183,7 @@ pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result
                     histogram_distance(src, &sep),
                     histogram_distance(src, &mesh_img),
                 ],
+                trapezoid: mesh.edge_width(1) / mesh.edge_width(h as usize),
             });
             if ratio == 0.5 {
                 let mut cells = vec![scaled(src, sheet_height)?];
@@ -208,7 +211,7 @@ pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result
         // counted as a win.
         clear_wins += usize::from(r.d[2] < 0.99 * r.d[0].min(r.d[1]));
         println!(
-            "| {} | {:.0}% | {:.3} | {:.3} | {}{:.3}{} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} |",
+            "| {} | {:.0}% | {:.3} | {:.3} | {}{:.3}{} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.2} |",
             r.name,
             r.ratio * 100.0,
             r.d[0],
@@ -220,7 +223,8 @@ pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result
             r.hist[0],
             r.hist[1],
             r.hist[2],
-            r.hist[3]
+            r.hist[3],
+            r.trapezoid
         );
     }
     println!();

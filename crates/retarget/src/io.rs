@@ -313,9 +313,27 @@ pub fn write(
         }
         out.flush().map_err(file_err)?;
     }
+    // The temporary file is private (0600); give the output the permissions
+    // of the file it replaces, or the usual rw-r--r--.
+    let perms = match std::fs::metadata(path) {
+        Ok(m) => m.permissions(),
+        Err(_) => default_permissions(tmp.as_file()).map_err(file_err)?,
+    };
+    tmp.as_file().set_permissions(perms).map_err(file_err)?;
     tmp.as_file().sync_all().map_err(file_err)?;
     tmp.persist(path).map_err(|e| file_err(e.error))?;
     Ok(())
+}
+
+#[cfg(unix)]
+fn default_permissions(_file: &File) -> std::io::Result<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Ok(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn default_permissions(file: &File) -> std::io::Result<std::fs::Permissions> {
+    Ok(file.metadata()?.permissions())
 }
 
 /// The two metadata setters, over the encoders' own trait. A format that

@@ -119,6 +119,26 @@ fn writes_are_atomic() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names.len(), 1, "left behind: {names:?}");
+    // A successful write replaces the file and keeps its permissions.
+    let png = dir.path().join("ok.png");
+    std::fs::write(&png, b"old").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&png, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let small = retarget::Raster::from_vec(2, 2, 1, vec![0u8; 4]).unwrap();
+        io::write(&png, &AnyRaster::U8(small.clone()), None, None).unwrap();
+        assert_eq!(
+            std::fs::metadata(&png).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        let fresh = dir.path().join("fresh.png");
+        io::write(&fresh, &AnyRaster::U8(small), None, None).unwrap();
+        assert_eq!(
+            std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+    }
     // An unknown extension is refused up front.
     let small = retarget::Raster::from_vec(1, 1, 1, vec![0u8]).unwrap();
     let err = io::write(&dir.path().join("x.xyz"), &AnyRaster::U8(small), None, None).unwrap_err();

@@ -49,6 +49,9 @@ struct Args {
     /// picked from the target).
     #[arg(long)]
     k: Option<f64>,
+    /// Run the per-pixel work on the GPU (separable mode, 8-bit images).
+    #[arg(long)]
+    gpu: bool,
     /// Largest side accepted, for input and output.
     #[arg(long, default_value_t = Limits::default().max_side)]
     max_side: u32,
@@ -145,6 +148,18 @@ fn main() -> Result<()> {
     };
     let t1 = Instant::now();
     let out = match &pic.raster {
+        AnyRaster::U8(r) if args.gpu => {
+            if opts.mode != Mode::Separable {
+                bail!(
+                    "--gpu runs the separable mode only (asked for {})",
+                    opts.mode.name()
+                );
+            }
+            let gpu = retarget::gpu::Gpu::new()?;
+            tracing::info!("GPU: {}", gpu.adapter());
+            AnyRaster::U8(gpu.retarget(r, w, h, &opts)?)
+        }
+        AnyRaster::U16(_) if args.gpu => bail!("--gpu takes 8-bit images; this one is 16-bit"),
         AnyRaster::U8(r) => AnyRaster::U8(run(r, w, h, &opts)?),
         AnyRaster::U16(r) => AnyRaster::U16(run(r, w, h, &opts)?),
     };
