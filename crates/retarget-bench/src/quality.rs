@@ -200,9 +200,9 @@ pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result
     println!("Distortion D (lower is better) and colour-histogram distance H, per method:");
     println!();
     println!(
-        "| image | width | D uniform | D liquid rescale | D separable | D mesh | H uniform | H liquid rescale | H separable | H mesh |"
+        "| image | width | D uniform | D liquid rescale | D separable | D mesh | H uniform | H liquid rescale | H separable | H mesh | mesh top ÷ bottom width |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let (mut wins, mut clear_wins) = (0, 0);
     for r in &rows {
         let win = r.d[2] < r.d[0] && r.d[2] < r.d[1];

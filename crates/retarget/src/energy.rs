@@ -8,8 +8,8 @@
 //! Transparent pixels count as black (colour is weighted by alpha).
 //!
 //! The separable mode needs only the column and row sums of the energy
-//! ([`profiles`]); they are taken on box averages (4 × 4 from 256 pixels a
-//! side, 2 × 2 from 64), which is also the first part of the blur and
+//! ([`profiles`]); they are taken on box averages (4 × 4 from 128 pixels a
+//! side, 2 × 2 from 32), which is also the first part of the blur and
 //! most of the speed. The mesh modes take the full map
 //! ([`energy_map`]).
 
@@ -75,13 +75,13 @@ struct Planes {
     data: [Vec<f32>; 3],
 }
 
-/// The box size energy is taken at: 4 × 4 on images of 256 pixels a side
-/// or more, 2 × 2 from 64, else full resolution. The profiles only need
+/// The box size energy is taken at: 4 × 4 on images of 128 pixels a side
+/// or more, 2 × 2 from 32, else full resolution. The profiles only need
 /// where detail is, not its finest grain, and this is most of the speed.
 pub(crate) fn decimation(width: u32, height: u32) -> usize {
     match width.min(height) {
-        256.. => 4,
-        64.. => 2,
+        128.. => 4,
+        32.. => 2,
         _ => 1,
     }
 }
