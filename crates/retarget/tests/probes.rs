@@ -121,9 +121,11 @@ fn grid_lines_stay_straight() {
             .collect()
     };
     let first = row_of(plain_rows[0]);
+    // A 1-pixel line shrunk to 170/300 blends with its neighbours; it still
+    // shows well below the white background.
     assert!(
-        first.iter().any(|&v| v < 128),
-        "the plain row crosses no vertical line"
+        first.iter().filter(|&&v| v < 200).count() >= 6,
+        "the plain row crosses no vertical line: {first:?}"
     );
     for &j in &plain_rows[1..] {
         assert_eq!(row_of(j), first, "row {j} differs: a vertical line bent");
