@@ -119,33 +119,75 @@ fn planes_of<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
         *p = try_vec(w * h, 0.0f32, "energy planes")?;
     }
     // Per box: the sum of each colour channel (alpha-weighted), one row of
-    // boxes at a time; the colour maths then runs once per box.
+    // boxes at a time; the colour maths then runs once per box. Opaque
+    // images sum integer levels (exact, and cheaper than converting every
+    // sample to a float).
     let mut sums = try_vec(w * 3, 0.0f32, "energy row")?;
+    let mut levels = try_vec(w * 3, 0u32, "energy row")?;
     let inv = 1.0 / S::MAX;
     for py in 0..h {
         sums.fill(0.0);
+        levels.fill(0);
         let rows = py * d..((py + 1) * d).min(sh);
         let ny = rows.len();
         for y in rows {
-            for (bx, chunk) in src.row(y as u32).chunks(D * C).enumerate() {
-                let acc = &mut sums[bx * 3..bx * 3 + 3];
-                for px in chunk.chunks_exact(C) {
-                    let a = if ALPHA { px[C - 1].to_f32() * inv } else { 1.0 };
-                    if colour {
+            let row = src.row(y as u32);
+            if ALPHA {
+                for (acc, chunk) in sums.chunks_exact_mut(3).zip(row.chunks(D * C)) {
+                    for px in chunk.chunks_exact(C) {
+                        let a = px[C - 1].to_f32() * inv;
                         acc[0] += a * px[0].to_f32();
-                        acc[1] += a * px[1].to_f32();
-                        acc[2] += a * px[2].to_f32();
-                    } else {
-                        acc[0] += a * px[0].to_f32();
+                        if colour {
+                            acc[1] += a * px[1].to_f32();
+                            acc[2] += a * px[2].to_f32();
+                        }
+                    }
+                }
+            } else {
+                // Whole boxes with the sums in registers, then the ragged
+                // last box.
+                let full = row.chunks_exact(D * C);
+                let rest = full.remainder();
+                for (acc, chunk) in levels.chunks_exact_mut(3).zip(full) {
+                    let (mut r, mut g, mut b) = (0u32, 0u32, 0u32);
+                    for k in 0..D {
+                        r += chunk[k * C].to_level();
+                        if colour {
+                            g += chunk[k * C + 1].to_level();
+                            b += chunk[k * C + 2].to_level();
+                        }
+                    }
+                    acc[0] += r;
+                    acc[1] += g;
+                    acc[2] += b;
+                }
+                if !rest.is_empty() {
+                    let acc = &mut levels[(w - 1) * 3..w * 3];
+                    for px in rest.chunks_exact(C) {
+                        acc[0] += px[0].to_level();
+                        if colour {
+                            acc[1] += px[1].to_level();
+                            acc[2] += px[2].to_level();
+                        }
                     }
                 }
             }
         }
         for bx in 0..w {
             let nx = (sw - bx * d).min(d);
-            let k = inv / (nx * ny) as f32;
             let i = py * w + bx;
-            let acc = &sums[bx * 3..bx * 3 + 3];
+            let (acc, k) = if ALPHA {
+                (
+                    [sums[bx * 3], sums[bx * 3 + 1], sums[bx * 3 + 2]],
+                    inv / (nx * ny) as f32,
+                )
+            } else {
+                let l = &levels[bx * 3..bx * 3 + 3];
+                (
+                    [l[0] as f32, l[1] as f32, l[2] as f32],
+                    1.0 / (S::LEVEL_MAX * (nx * ny) as f32),
+                )
+            };
             if colour {
                 let (r, g, b) = (acc[0] * k, acc[1] * k, acc[2] * k);
                 data[0][i] = 0.299 * r + 0.587 * g + 0.114 * b;

@@ -414,3 +414,53 @@ fn convert_channels(s: &[u8], from: u8, to: u8) -> Vec<u8> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::upright_exif;
+    use proptest::prelude::*;
+
+    fn tiff(le: bool, entries: &[(u16, u16)]) -> Vec<u8> {
+        let u16b = |v: u16| if le { v.to_le_bytes() } else { v.to_be_bytes() };
+        let u32b = |v: u32| if le { v.to_le_bytes() } else { v.to_be_bytes() };
+        let mut b = if le { b"II".to_vec() } else { b"MM".to_vec() };
+        b.extend_from_slice(&u16b(42));
+        b.extend_from_slice(&u32b(8));
+        b.extend_from_slice(&u16b(entries.len() as u16));
+        for &(tag, value) in entries {
+            b.extend_from_slice(&u16b(tag));
+            b.extend_from_slice(&u16b(3));
+            b.extend_from_slice(&u32b(1));
+            b.extend_from_slice(&u16b(value));
+            b.extend_from_slice(&[0, 0]);
+        }
+        b.extend_from_slice(&u32b(0));
+        b
+    }
+
+    #[test]
+    fn orientation_is_reset_in_both_byte_orders() {
+        for le in [true, false] {
+            let out = upright_exif(tiff(le, &[(0x010f, 7), (0x0112, 6), (0x0131, 9)]));
+            assert_eq!(out, tiff(le, &[(0x010f, 7), (0x0112, 1), (0x0131, 9)]));
+        }
+    }
+
+    proptest! {
+        /// Hostile EXIF never panics: it comes back the same length with at
+        /// most the orientation changed, or it is dropped.
+        #[test]
+        fn hostile_exif_never_panics(mut bytes in prop::collection::vec(any::<u8>(), 0..200), le in any::<bool>(), cut in 0usize..64) {
+            let mut real = tiff(le, &[(0x0112, 8), (0x0100, 3)]);
+            real.truncate(real.len().saturating_sub(cut));
+            for input in [bytes.clone(), real] {
+                let out = upright_exif(input.clone());
+                prop_assert!(out.is_empty() || out.len() == input.len());
+            }
+            bytes.insert(0, b'I');
+            bytes.insert(0, b'I');
+            let _ = upright_exif(bytes);
+        }
+    }
+}

@@ -62,6 +62,11 @@ pub trait Sample: Copy + Default + Send + Sync + 'static {
     fn to_f32(self) -> f32;
     /// A float in the sample's scale, rounded to nearest and clamped.
     fn from_f32(v: f32) -> Self;
+    /// The sample as an integer level (0..=255 for u8, 0..=65535 for u16
+    /// and for f32 scaled), for exact and cheap sums.
+    fn to_level(self) -> u32;
+    /// The level of full intensity.
+    const LEVEL_MAX: f32;
 }
 
 impl Sample for u8 {
@@ -75,6 +80,11 @@ impl Sample for u8 {
         // `as` saturates and maps NaN to 0.
         (v + 0.5) as u8
     }
+    const LEVEL_MAX: f32 = 255.0;
+    #[inline]
+    fn to_level(self) -> u32 {
+        u32::from(self)
+    }
 }
 
 impl Sample for u16 {
@@ -87,6 +97,11 @@ impl Sample for u16 {
     fn from_f32(v: f32) -> Self {
         (v + 0.5) as u16
     }
+    const LEVEL_MAX: f32 = 65535.0;
+    #[inline]
+    fn to_level(self) -> u32 {
+        u32::from(self)
+    }
 }
 
 impl Sample for f32 {
@@ -98,6 +113,11 @@ impl Sample for f32 {
     #[inline]
     fn from_f32(v: f32) -> Self {
         v
+    }
+    const LEVEL_MAX: f32 = 65535.0;
+    #[inline]
+    fn to_level(self) -> u32 {
+        (self.clamp(0.0, 1.0) * 65535.0 + 0.5) as u32
     }
 }
 
