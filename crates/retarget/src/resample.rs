@@ -120,33 +120,45 @@ pub fn taps(map: &AxisMap, out_len: usize) -> Result<Taps, RetargetError> {
     })
 }
 
-/// Filters one row across into `out` (premultiplied when `ALPHA`).
+/// Filters `R` rows across at once (they share every tap, so its
+/// bookkeeping is paid once for `R` rows): `src` holds the rows' floats one
+/// after another, `stride` apart; `out` gets each filtered row, `taps.len()
+/// · C` apart. Colour is premultiplied when `ALPHA`. Each output sums its
+/// taps in order, as the GPU shader does.
 #[inline]
-fn row_across<const C: usize, const ALPHA: bool>(
+fn rows_across<const C: usize, const ALPHA: bool, const R: usize>(
     src: &[f32],
+    stride: usize,
     inv: f32,
     taps: &Taps,
     out: &mut [f32],
 ) {
-    for (j, o) in out.chunks_exact_mut(C).enumerate() {
+    let out_stride = taps.len() * C;
+    for j in 0..taps.len() {
         let (first, w) = taps.get(j);
-        let pixels = &src[first * C..(first + w.len()) * C];
-        let mut acc = [0.0f32; C];
-        for (p, &wk) in pixels.chunks_exact(C).zip(w) {
-            if ALPHA {
-                let a = p[C - 1];
-                let wa = wk * a * inv;
-                for c in 0..C - 1 {
-                    acc[c] += wa * p[c];
-                }
-                acc[C - 1] += wk * a;
-            } else {
-                for c in 0..C {
-                    acc[c] += wk * p[c];
+        let span = first * C..(first + w.len()) * C;
+        let rows: [&[f32]; R] = std::array::from_fn(|r| &src[r * stride..][span.clone()]);
+        let mut acc = [[0.0f32; C]; R];
+        for (k, &wk) in w.iter().enumerate() {
+            for r in 0..R {
+                let p = &rows[r][k * C..k * C + C];
+                if ALPHA {
+                    let a = p[C - 1];
+                    let wa = wk * a * inv;
+                    for c in 0..C - 1 {
+                        acc[r][c] += wa * p[c];
+                    }
+                    acc[r][C - 1] += wk * a;
+                } else {
+                    for c in 0..C {
+                        acc[r][c] += wk * p[c];
+                    }
                 }
             }
         }
-        o.copy_from_slice(&acc);
+        for (r, a) in acc.iter().enumerate() {
+            out[r * out_stride + j * C..r * out_stride + j * C + C].copy_from_slice(a);
+        }
     }
 }
 
@@ -178,23 +190,46 @@ fn across<S: Sample>(
     mut emit: impl FnMut(usize, &[f32]),
 ) -> Result<(), RetargetError> {
     let c = usize::from(src.channels());
-    let mut row = try_vec(taps.len() * c, 0.0f32, "filter row")?;
-    // Each source row converted to floats once (a tight loop the compiler
+    /// Rows filtered together.
+    const GROUP: usize = 4;
+    let out_stride = taps.len() * c;
+    let stride = src.width() as usize * c;
+    let mut rows = try_vec(out_stride * GROUP, 0.0f32, "filter rows")?;
+    // Source rows converted to floats once (a tight loop the compiler
     // vectorises), not once per tap.
-    let mut line = try_vec(src.width() as usize * c, 0.0f32, "source row")?;
+    let mut lines = try_vec(stride * GROUP, 0.0f32, "source rows")?;
     let inv = 1.0 / S::MAX;
-    for y in 0..src.height() {
-        for (f, v) in line.iter_mut().zip(src.row(y)) {
-            *f = v.to_f32();
+    let h = src.height() as usize;
+    let mut y = 0;
+    while y < h {
+        let n = if h - y >= GROUP { GROUP } else { 1 };
+        for r in 0..n {
+            for (f, v) in lines[r * stride..(r + 1) * stride]
+                .iter_mut()
+                .zip(src.row((y + r) as u32))
+            {
+                *f = v.to_f32();
+            }
         }
-        let s = &line;
-        match c {
-            1 => row_across::<1, false>(s, inv, taps, &mut row),
-            2 => row_across::<2, true>(s, inv, taps, &mut row),
-            3 => row_across::<3, false>(s, inv, taps, &mut row),
-            _ => row_across::<4, true>(s, inv, taps, &mut row),
+        macro_rules! run {
+            ($r:literal) => {
+                match c {
+                    1 => rows_across::<1, false, $r>(&lines, stride, inv, taps, &mut rows),
+                    2 => rows_across::<2, true, $r>(&lines, stride, inv, taps, &mut rows),
+                    3 => rows_across::<3, false, $r>(&lines, stride, inv, taps, &mut rows),
+                    _ => rows_across::<4, true, $r>(&lines, stride, inv, taps, &mut rows),
+                }
+            };
         }
-        emit(y as usize, &row);
+        if n == GROUP {
+            run!(4);
+        } else {
+            run!(1);
+        }
+        for r in 0..n {
+            emit(y + r, &rows[r * out_stride..(r + 1) * out_stride]);
+        }
+        y += n;
     }
     Ok(())
 }
