@@ -103,7 +103,7 @@ fn skimage_dir() -> Result<PathBuf> {
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
-fn to_rgb(pic: retarget::io::Picture) -> Result<Raster<u8>> {
+pub(crate) fn to_rgb(pic: retarget::io::Picture) -> Result<Raster<u8>> {
     let (w, h) = (pic.raster.width(), pic.raster.height());
     let (samples, c): (Vec<u8>, u8) = match pic.raster {
         retarget::io::AnyRaster::U8(r) => (r.as_slice().to_vec(), r.channels()),

@@ -106,6 +106,8 @@ pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut rows = Vec::new();
+    // How far liblqr called here is from ImageMagick's own command.
+    let mut worst_im = 0.0f64;
     let mut sheet_rows: Vec<Vec<Raster<u8>>> = Vec::new();
     for pic in pictures {
         let src = &pic.rgb;
@@ -147,6 +149,9 @@ pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result
                 f64::from(kept[(by * (w / BLOCK + 1) + bx) as usize]) / f64::from(BLOCK * BLOCK)
             });
             let lqr_img = Raster::from_vec(carved.width, carved.height, 3, carved.pixels)?;
+            if let Some(d) = imagemagick_difference(src, &lqr_img)? {
+                worst_im = worst_im.max(d);
+            }
             // Ours, separable.
             let opts = ours();
             let plan = retarget::plan(src, tw, h, &opts)?;
@@ -234,6 +239,9 @@ pub fn run(pictures: &[Picture], sheet_path: &Path, sheet_height: u32) -> Result
         100.0 * wins as f64 / rows.len() as f64,
         100.0 * clear_wins as f64 / rows.len() as f64
     );
+    println!(
+        "liblqr as called here against ImageMagick's `-liquid-rescale` output: mean difference at most {worst_im:.3} levels per sample"
+    );
     write_sheet(&sheet_rows, sheet_path, sheet_height)?;
     println!(
         "contact sheet: {} (columns: original, uniform, liquid rescale, separable, mesh; 50% width)",
@@ -268,4 +276,42 @@ fn write_sheet(rows: &[Vec<Raster<u8>>], path: &Path, height: u32) -> Result<()>
     let sheet = Raster::from_vec(width, total_h, 3, data)?;
     retarget::io::write(path, &retarget::io::AnyRaster::U8(sheet), None, None)?;
     Ok(())
+}
+
+/// Mean absolute difference per sample between liblqr's result and
+/// ImageMagick's `-liquid-rescale` on the same input and size (None when
+/// ImageMagick is not installed).
+fn imagemagick_difference(src: &Raster<u8>, carved: &Raster<u8>) -> Result<Option<f64>> {
+    let Ok(im) = crate::speed::imagemagick() else {
+        return Ok(None);
+    };
+    let dir = std::env::temp_dir().join(format!("retarget-quality-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let (input, output) = (dir.join("in.png"), dir.join("out.png"));
+    crate::speed::write_png(&input, src)?;
+    let status = std::process::Command::new(im)
+        .env("MAGICK_THREAD_LIMIT", "1")
+        .arg(&input)
+        .args([
+            "-liquid-rescale",
+            &format!("{}x{}!", carved.width(), carved.height()),
+        ])
+        .arg(&output)
+        .status()?;
+    if !status.success() {
+        anyhow::bail!("ImageMagick's -liquid-rescale failed");
+    }
+    let pic = retarget::io::read(&output, &retarget::Limits::default())?;
+    let theirs = crate::to_rgb(pic)?;
+    if (theirs.width(), theirs.height()) != (carved.width(), carved.height()) {
+        anyhow::bail!("ImageMagick gave {}x{}", theirs.width(), theirs.height());
+    }
+    let n = carved.as_slice().len() as f64;
+    let sum: f64 = carved
+        .as_slice()
+        .iter()
+        .zip(theirs.as_slice())
+        .map(|(a, b)| f64::from(a.abs_diff(*b)))
+        .sum();
+    Ok(Some(sum / n))
 }

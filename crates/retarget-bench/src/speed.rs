@@ -31,7 +31,7 @@ fn fastest(v: Vec<Duration>) -> Duration {
 
 /// ImageMagick 6's own binary (Debian names it convert-im6.q16; a `convert`
 /// earlier on PATH may be a stand-in).
-fn imagemagick() -> Result<PathBuf> {
+pub(crate) fn imagemagick() -> Result<PathBuf> {
     for c in [
         "/usr/bin/convert-im6.q16",
         "/usr/bin/convert",
@@ -44,7 +44,7 @@ fn imagemagick() -> Result<PathBuf> {
     bail!("ImageMagick not found: `apt-get install imagemagick`")
 }
 
-fn write_png(path: &Path, img: &Raster<u8>) -> Result<()> {
+pub(crate) fn write_png(path: &Path, img: &Raster<u8>) -> Result<()> {
     retarget::io::write(path, &retarget::io::AnyRaster::U8(img.clone()), None, None)?;
     Ok(())
 }
