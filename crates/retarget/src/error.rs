@@ -92,6 +92,20 @@ pub enum RetargetError {
         /// The range it must be in.
         range: &'static str,
     },
+    /// A plan made for another image's size.
+    #[error(
+        "the plan is for a {plan_width}x{plan_height} source, but the image is {width}x{height}"
+    )]
+    PlanMismatch {
+        /// Source width the plan was made for.
+        plan_width: u64,
+        /// Source height the plan was made for.
+        plan_height: u64,
+        /// The image's width.
+        width: u32,
+        /// The image's height.
+        height: u32,
+    },
     /// Memory for a buffer could not be had.
     #[error("out of memory: could not allocate {bytes} bytes for {what}")]
     OutOfMemory {

@@ -182,6 +182,7 @@ impl Gpu {
         let lim = crate::Limits::default();
         lim.check("target", u64::from(width), u64::from(height))
             .map_err(GpuError::from)?;
+        plan.check(src.width(), src.height())?;
         let across = resample::taps(&plan.x, width as usize)?;
         let down = resample::taps(&plan.y, height as usize)?;
         let (sw, sh) = (src.width(), src.height());

@@ -136,6 +136,22 @@ pub struct Plan {
     pub y: AxisMap,
 }
 
+impl Plan {
+    /// Checks that the plan was made for a `width × height` source.
+    pub fn check(&self, width: u32, height: u32) -> Result<(), RetargetError> {
+        let (pw, ph) = (self.x.source_len() as u64, self.y.source_len() as u64);
+        if pw != u64::from(width) || ph != u64::from(height) {
+            return Err(RetargetError::PlanMismatch {
+                plan_width: pw,
+                plan_height: ph,
+                width,
+                height,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Works out the separable maps for a `width × height` target (the costly
 /// part is the energy; [`plan_from_profiles`] reuses it across targets).
 pub fn plan<S: Sample>(
@@ -196,6 +212,7 @@ pub fn render<S: Sample>(
     limits: &Limits,
 ) -> Result<Raster<S>, RetargetError> {
     limits.check("target", u64::from(width), u64::from(height))?;
+    plan.check(src.width(), src.height())?;
     let across = resample::taps(&plan.x, width as usize)?;
     if height == src.height() && plan.y == AxisMap::identity(src.height() as usize)? {
         return resample::resample_width(src, &across, limits);

@@ -91,6 +91,17 @@ impl Mesh {
         target: u32,
         k: f64,
     ) -> Result<Self, RetargetError> {
+        Limits::default().check("mesh", u64::from(width), u64::from(height))?;
+        Limits::default().check("target", u64::from(target), u64::from(height))?;
+        if energy.len() as u64 != u64::from(width) * u64::from(height) {
+            return Err(RetargetError::BadBuffer {
+                width,
+                height,
+                channels: 1,
+                expected: u64::from(width) * u64::from(height),
+                got: energy.len() as u64,
+            });
+        }
         let theta = solve_theta(width, target, k)?;
         let (w, h) = (width as usize, height as usize);
         let stride = w + 1;

@@ -71,6 +71,9 @@ impl AxisMap {
     /// map), `u` in `[0, target]`. Zero-width lines are skipped.
     pub fn inverse(&self, u: f64) -> f64 {
         let e = &self.edges;
+        if e.len() < 2 {
+            return 0.0;
+        }
         // The last line whose start is ≤ u and that has some width.
         let i = e
             .partition_point(|&v| v <= u)

@@ -276,3 +276,29 @@ fn remove_mask_goes_first() {
     let out = retarget(&src, 270, 300, &opts).unwrap();
     assert_eq!(disc_extent(&out).0, 0, "the removed disc is still there");
 }
+
+/// Public pieces used wrongly get errors, not panics.
+#[test]
+fn misuse_is_an_error() {
+    let a = disc_on_ramp(40, 30, 5.0);
+    let b = disc_on_ramp(50, 30, 5.0);
+    let plan = retarget::plan(&a, 20, 30, &Options::default()).unwrap();
+    let err = retarget::render(&b, &plan, 20, 30, &retarget::Limits::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            retarget::RetargetError::PlanMismatch {
+                plan_width: 40,
+                width: 50,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(retarget::mesh::Mesh::new(&[1.0; 5], 4, 2, 3, 0.5).is_err());
+    assert!(retarget::mesh::Mesh::new(&[], 0, 0, 3, 0.5).is_err());
+    assert_eq!(
+        retarget::AxisMap::from_widths(&[]).unwrap().inverse(3.0),
+        0.0
+    );
+}
