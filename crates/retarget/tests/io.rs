@@ -298,3 +298,45 @@ fn modes_and_formats() {
         }
     }
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Valid small files in every format we read, to mutate.
+    fn seeds() -> Vec<(&'static str, Vec<u8>)> {
+        let dir = tmp();
+        let img =
+            retarget::Raster::from_vec(9, 7, 3, (0..189u32).map(|i| (i * 37) as u8).collect())
+                .unwrap();
+        let mut out = vec![("png", png_bytes(9, 7, None))];
+        for ext in ["jpg", "tif", "webp", "bmp"] {
+            let p = dir.path().join(format!("s.{ext}"));
+            io::write(&p, &AnyRaster::U8(img.clone()), None, None).unwrap();
+            out.push((ext, std::fs::read(&p).unwrap()));
+        }
+        out
+    }
+
+    proptest! {
+        /// Corrupted files of every format: an error or a picture, never a
+        /// panic.
+        #[test]
+        fn corrupt_files_never_panic(which in 0usize..5, flips in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..12), cut in any::<prop::sample::Index>()) {
+            let seeds = seeds();
+            let (ext, mut bytes) = seeds[which].clone();
+            for (at, v) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] = v;
+            }
+            let keep = cut.index(bytes.len() + 1);
+            if keep > 8 {
+                bytes.truncate(keep);
+            }
+            let dir = tmp();
+            let p = dir.path().join(format!("bad.{ext}"));
+            std::fs::write(&p, &bytes).unwrap();
+            let _ = io::read(&p, &Limits::default());
+        }
+    }
+}
