@@ -116,10 +116,9 @@ pub fn run(pictures: &[Picture], runs: usize) -> Result<()> {
             let lqr = command_time(2, || magick(Some("-liquid-rescale")))?;
             // The same carve in this process: no decoding, encoding or
             // process start to subtract.
-            let lib = match &lib {
-                Some(l) => Some(time(2, || l.carve(src.as_slice(), w, h, 3, tw))),
-                None => None,
-            };
+            let lib = lib
+                .as_ref()
+                .map(|l| time(2, || l.carve(src.as_slice(), w, h, 3, tw)));
             let im_copy = command_time(3, || magick(None))?;
             let cli = command_time(3, || {
                 let mut c = Command::new(&ours_cli);
