@@ -131,6 +131,23 @@ pub enum CollideError {
         /// How many bytes were asked for.
         bytes: usize,
     },
+    /// A mask bigger than [`Mask::MAX_SIDE`](crate::mask::Mask::MAX_SIDE) a
+    /// side.
+    MaskTooLarge {
+        /// The width asked for.
+        width: u64,
+        /// The height asked for.
+        height: u64,
+        /// The largest side a mask may have.
+        limit: u32,
+    },
+    /// A pixel buffer whose length does not match the mask's size.
+    MaskBufferSize {
+        /// Samples needed (width × height × stride).
+        expected: usize,
+        /// Samples given.
+        got: usize,
+    },
 }
 
 impl fmt::Display for CollideError {
@@ -197,6 +214,18 @@ impl fmt::Display for CollideError {
             Self::OutOfMemory { what, bytes } => {
                 write!(f, "out of memory allocating {bytes} bytes for {what}")
             }
+            Self::MaskTooLarge {
+                width,
+                height,
+                limit,
+            } => write!(
+                f,
+                "a {width}x{height} mask is over the limit of {limit} pixels a side"
+            ),
+            Self::MaskBufferSize { expected, got } => write!(
+                f,
+                "the pixel buffer holds {got} samples where the mask's size needs {expected}"
+            ),
         }
     }
 }

@@ -60,6 +60,7 @@
 mod aabb;
 mod broad;
 mod error;
+pub mod mask;
 mod math;
 pub mod moertel;
 mod narrow;
