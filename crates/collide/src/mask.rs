@@ -206,6 +206,15 @@ impl Mask {
         }
     }
 
+    /// Whether `other` at `(dx, dy)` lies wholly outside `self` (checked
+    /// first, so that no offset, however large, can overflow below).
+    fn apart(&self, other: &Mask, dx: i64, dy: i64) -> bool {
+        dx >= self.width as i64
+            || dy >= self.height as i64
+            || dx <= -(other.width as i64)
+            || dy <= -(other.height as i64)
+    }
+
     /// The rows of `self` that `other` at vertical offset `dy` covers.
     fn rows(&self, other: &Mask, dy: i64) -> std::ops::Range<usize> {
         let top = dy.max(0);
@@ -221,6 +230,9 @@ impl Mask {
     /// word of `self` that `other`, placed with its top-left corner at
     /// `(dx, dy)`, can reach.
     fn combine(&mut self, other: &Mask, dx: i64, dy: i64, op: impl Fn(u64, u64) -> u64) {
+        if self.apart(other, dx, dy) {
+            return;
+        }
         let rows = self.rows(other, dy);
         let (h, last, edge) = (self.height, self.stripes().saturating_sub(1), self.edge());
         for s in 0..self.stripes() {
@@ -272,6 +284,9 @@ impl Mask {
     /// Number of pixels set in both `self` and `other` placed at `(dx, dy)`
     /// (pygame's `overlap_area`).
     pub fn overlap_area(&self, other: &Mask, dx: i64, dy: i64) -> u64 {
+        if self.apart(other, dx, dy) {
+            return 0;
+        }
         let rows = self.rows(other, dy);
         let mut total = 0u64;
         for s in 0..self.stripes() {
@@ -307,6 +322,9 @@ impl Mask {
     /// column. Within one stripe pair that is the topmost, then leftmost,
     /// overlapping pixel.
     pub fn overlap(&self, other: &Mask, dx: i64, dy: i64) -> Option<(usize, usize)> {
+        if self.apart(other, dx, dy) {
+            return None;
+        }
         if dx >= 0 {
             first_overlap(self, other, dx, dy)
         } else {
