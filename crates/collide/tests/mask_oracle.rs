@@ -1,4 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// The oracle reads the array and the mask at the same (x, y): index loops
+// say that most plainly.
+#![allow(clippy::needless_range_loop)]
 //! Masks against a plain 2-D array of booleans: every operation at every
 //! offset, including the order `overlap` promises.
 
@@ -39,7 +42,8 @@ fn at(g: &Grid, x: i64, y: i64) -> bool {
 /// pygame's scan order for `a` scanned with `b` at `dx ≥ 0`: `b`'s stripe,
 /// then `a`'s stripe, then row, then column.
 fn first_by_key(a: &Grid, b: &Grid, dx: i64, dy: i64) -> Option<(usize, usize)> {
-    let mut best: Option<((i64, i64, i64, i64), (usize, usize))> = None;
+    type Key = (i64, i64, i64, i64);
+    let mut best: Option<(Key, (usize, usize))> = None;
     for (y, row) in a.iter().enumerate() {
         for (x, &set) in row.iter().enumerate() {
             let (xb, yb) = (x as i64 - dx, y as i64 - dy);
