@@ -287,19 +287,13 @@ impl Mask {
         if self.apart(other, dx, dy) {
             return 0;
         }
-        let rows = self.rows(other, dy);
+        // Symmetric, so scan from whichever mask has the other to its right.
+        let (a, b, dx, dy) = if dx >= 0 { (self, other, dx, dy) } else { (other, self, -dx, -dy) };
         let mut total = 0u64;
-        for s in 0..self.stripes() {
-            let x0 = (s * W) as i64 - dx;
-            if x0 >= other.width as i64 || x0 + (W as i64) <= 0 {
-                continue;
-            }
-            let col = &self.bits[s * self.height..(s + 1) * self.height];
-            for y in rows.clone() {
-                total +=
-                    u64::from((col[y] & other.word_at(x0, (y as i64 - dy) as usize)).count_ones());
-            }
-        }
+        stripe_pairs(a, b, dx as usize, dy, |_, col_a, col_b, place| {
+            total += count_and(col_a, col_b, place);
+            false
+        });
         total
     }
 
@@ -506,46 +500,144 @@ impl Mask {
     }
 }
 
-/// pygame's scan for the first overlapping pixel with `dx ≥ 0`: for each of
-/// `b`'s stripes, the part that lands in `a`'s stripe `xbase + i`, then the
-/// part that spills into the next stripe, each down the rows.
-fn first_overlap(a: &Mask, b: &Mask, dx: i64, dy: i64) -> Option<(usize, usize)> {
-    if a.width == 0 || a.height == 0 || b.width == 0 || b.height == 0 {
-        return None;
+/// How a word of the other mask is shifted into place.
+#[derive(Clone, Copy)]
+enum Place {
+    /// Its pixels move right by this many (the part in the same stripe).
+    Left(u32),
+    /// Its pixels move left by this many (the part in the next stripe).
+    Right(u32),
+}
+
+/// Σ popcount(a & place(b)) down two columns of words.
+#[inline(always)]
+fn count_and_portable(a: &[u64], b: &[u64], place: impl Fn(u64) -> u64) -> u64 {
+    a.iter().zip(b).map(|(&x, &y)| u64::from((x & place(y)).count_ones())).sum()
+}
+
+/// The scan loops compiled for AVX2 (and POPCNT), where the compiler turns
+/// them into vector code (the baseline x86-64 has neither, and pygame's SWAR
+/// bit count is what a portable build gets).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) fn count_left(a: &[u64], b: &[u64], s: u32) -> u64 {
+        super::count_and_portable(a, b, |y| y << s)
     }
-    if dx >= a.width as i64
-        || dx <= -(b.width as i64)
-        || dy >= a.height as i64
-        || dy <= -(b.height as i64)
-    {
-        return None;
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) fn count_right(a: &[u64], b: &[u64], s: u32) -> u64 {
+        super::count_and_portable(a, b, |y| y >> s)
     }
-    let dx = dx as usize;
+    #[target_feature(enable = "avx2")]
+    pub(super) fn first_left(a: &[u64], b: &[u64], s: u32) -> Option<(usize, u64)> {
+        super::first_and_portable(a, b, |y| y << s)
+    }
+    #[target_feature(enable = "avx2")]
+    pub(super) fn first_right(a: &[u64], b: &[u64], s: u32) -> Option<(usize, u64)> {
+        super::first_and_portable(a, b, |y| y >> s)
+    }
+}
+
+/// Σ popcount(a & (b placed)), on the fastest path this CPU has.
+#[inline]
+fn count_and(a: &[u64], b: &[u64], place: Place) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: both target features were just detected on this CPU, which
+        // is all `#[target_feature]` functions require of their callers.
+        return unsafe {
+            match place {
+                Place::Left(s) => avx2::count_left(a, b, s),
+                Place::Right(s) => avx2::count_right(a, b, s),
+            }
+        };
+    }
+    match place {
+        Place::Left(s) => count_and_portable(a, b, |y| y << s),
+        Place::Right(s) => count_and_portable(a, b, |y| y >> s),
+    }
+}
+
+/// The first row where a & (b placed) is non-zero, and that word, on the
+/// fastest path this CPU has.
+#[inline]
+fn first_and(a: &[u64], b: &[u64], place: Place) -> Option<(usize, u64)> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the target feature was just detected on this CPU.
+        return unsafe {
+            match place {
+                Place::Left(s) => avx2::first_left(a, b, s),
+                Place::Right(s) => avx2::first_right(a, b, s),
+            }
+        };
+    }
+    match place {
+        Place::Left(s) => first_and_portable(a, b, |y| y << s),
+        Place::Right(s) => first_and_portable(a, b, |y| y >> s),
+    }
+}
+
+/// [`first_and`]'s loop: four rows are tested at a time, with one branch.
+#[inline(always)]
+fn first_and_portable(a: &[u64], b: &[u64], place: impl Fn(u64) -> u64) -> Option<(usize, u64)> {
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let done = ca.len() * 4;
+    for (k, (x, y)) in ca.zip(cb).enumerate() {
+        let w = [x[0] & place(y[0]), x[1] & place(y[1]), x[2] & place(y[2]), x[3] & place(y[3])];
+        if (w[0] | w[1] | w[2] | w[3]) != 0 {
+            return w.iter().position(|&v| v != 0).map(|i| (k * 4 + i, w[i]));
+        }
+    }
+    a[done..].iter().zip(&b[done..]).map(|(&x, &y)| x & place(y)).enumerate().find(|&(_, w)| w != 0).map(|(i, w)| (done + i, w))
+}
+
+/// The stripe pairs pygame's scans visit, in its order, for `b` placed at
+/// `(dx ≥ 0, dy)` over `a`: for each of `b`'s stripes, the part that lands
+/// in `a`'s stripe `dx / 64 + i`, then the part that spills into the next.
+/// `visit(a's stripe, a's rows, b's matching rows, shift into place)`
+/// returns true to stop.
+#[inline]
+fn stripe_pairs(a: &Mask, b: &Mask, dx: usize, dy: i64, mut visit: impl FnMut(usize, &[u64], &[u64], Place) -> bool) {
     let xbase = dx / W;
     let shift = (dx % W) as u32;
     let rows = a.rows(b, dy);
+    if rows.is_empty() {
+        return;
+    }
+    let b_rows = (rows.start as i64 - dy) as usize..(rows.end as i64 - dy) as usize;
     for ib in 0..b.stripes() {
+        let col_b = &b.bits[ib * b.height..(ib + 1) * b.height][b_rows.clone()];
         for part in 0..2usize {
             if part == 1 && shift == 0 {
                 break;
             }
             let sa = xbase + ib + part;
             if sa >= a.stripes() {
-                break;
+                return;
             }
-            for y in rows.clone() {
-                let bw = b.bits[ib * b.height + (y as i64 - dy) as usize];
-                let placed = if part == 0 {
-                    bw << shift
-                } else {
-                    bw >> (W as u32 - shift)
-                };
-                let hit = a.bits[sa * a.height + y] & placed;
-                if hit != 0 {
-                    return Some((sa * W + hit.trailing_zeros() as usize, y));
-                }
+            let col_a = &a.bits[sa * a.height..(sa + 1) * a.height][rows.clone()];
+            let place = if part == 0 { Place::Left(shift) } else { Place::Right(W as u32 - shift) };
+            if visit(sa, col_a, col_b, place) {
+                return;
             }
         }
     }
-    None
+}
+
+/// pygame's scan for the first overlapping pixel, with `dx ≥ 0`.
+fn first_overlap(a: &Mask, b: &Mask, dx: i64, dy: i64) -> Option<(usize, usize)> {
+    if a.apart(b, dx, dy) || a.width == 0 || a.height == 0 || b.width == 0 || b.height == 0 {
+        return None;
+    }
+    let top = dy.max(0) as usize;
+    let mut found = None;
+    stripe_pairs(a, b, dx as usize, dy, |sa, col_a, col_b, place| {
+        if let Some((k, word)) = first_and(col_a, col_b, place) {
+            found = Some((sa * W + word.trailing_zeros() as usize, top + k));
+            return true;
+        }
+        false
+    });
+    found
 }
