@@ -206,6 +206,15 @@ impl Mask {
         }
     }
 
+    /// Rows `r` of stripe `s`, or nothing past the last stripe.
+    fn column(&self, s: usize, r: &std::ops::Range<usize>) -> &[u64] {
+        if s < self.stripes() {
+            &self.bits[s * self.height..(s + 1) * self.height][r.clone()]
+        } else {
+            &[]
+        }
+    }
+
     /// Whether `other` at `(dx, dy)` lies wholly outside `self` (checked
     /// first, so that no offset, however large, can overflow below).
     fn apart(&self, other: &Mask, dx: i64, dy: i64) -> bool {
@@ -288,12 +297,31 @@ impl Mask {
             return 0;
         }
         // Symmetric, so scan from whichever mask has the other to its right.
-        let (a, b, dx, dy) = if dx >= 0 { (self, other, dx, dy) } else { (other, self, -dx, -dy) };
+        let (a, b, dx, dy) = if dx >= 0 {
+            (self, other, dx, dy)
+        } else {
+            (other, self, -dx, -dy)
+        };
+        let dx = dx as usize;
+        let (xbase, shift) = (dx / W, (dx % W) as u32);
+        let rows = a.rows(b, dy);
+        let b_rows = (rows.start as i64 - dy) as usize..(rows.end as i64 - dy) as usize;
         let mut total = 0u64;
-        stripe_pairs(a, b, dx as usize, dy, |_, col_a, col_b, place| {
-            total += count_and(col_a, col_b, place);
-            false
-        });
+        // Order does not matter here, so each of b's stripes is read once for
+        // both a stripes it lands in.
+        for ib in 0..b.stripes() {
+            let sa = xbase + ib;
+            if sa >= a.stripes() {
+                break;
+            }
+            let (col_a, col_b) = (a.column(sa, &rows), b.column(ib, &b_rows));
+            let next = if shift == 0 {
+                &[][..]
+            } else {
+                a.column(sa + 1, &rows)
+            };
+            total += count_and(col_a, next, col_b, shift);
+        }
         total
     }
 
@@ -509,10 +537,25 @@ enum Place {
     Right(u32),
 }
 
-/// Σ popcount(a & place(b)) down two columns of words.
+/// Σ popcount(a & (b << s)) + popcount(next & (b >> (64 − s))) down the
+/// columns: `b`'s words land in stripe `a` and spill into `next` (empty
+/// when nothing spills).
 #[inline(always)]
-fn count_and_portable(a: &[u64], b: &[u64], place: impl Fn(u64) -> u64) -> u64 {
-    a.iter().zip(b).map(|(&x, &y)| u64::from((x & place(y)).count_ones())).sum()
+fn count_and_portable(a: &[u64], next: &[u64], b: &[u64], s: u32) -> u64 {
+    let here: u64 = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| u64::from((x & (y << s)).count_ones()))
+        .sum();
+    if next.is_empty() {
+        return here;
+    }
+    let r = W as u32 - s;
+    here + next
+        .iter()
+        .zip(b)
+        .map(|(&n, &y)| u64::from((n & (y >> r)).count_ones()))
+        .sum::<u64>()
 }
 
 /// The scan loops compiled for AVX2 (and POPCNT), where the compiler turns
@@ -521,12 +564,8 @@ fn count_and_portable(a: &[u64], b: &[u64], place: impl Fn(u64) -> u64) -> u64 {
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     #[target_feature(enable = "avx2,popcnt")]
-    pub(super) fn count_left(a: &[u64], b: &[u64], s: u32) -> u64 {
-        super::count_and_portable(a, b, |y| y << s)
-    }
-    #[target_feature(enable = "avx2,popcnt")]
-    pub(super) fn count_right(a: &[u64], b: &[u64], s: u32) -> u64 {
-        super::count_and_portable(a, b, |y| y >> s)
+    pub(super) fn count(a: &[u64], next: &[u64], b: &[u64], s: u32) -> u64 {
+        super::count_and_portable(a, next, b, s)
     }
     #[target_feature(enable = "avx2")]
     pub(super) fn first_left(a: &[u64], b: &[u64], s: u32) -> Option<(usize, u64)> {
@@ -538,24 +577,17 @@ mod avx2 {
     }
 }
 
-/// Σ popcount(a & (b placed)), on the fastest path this CPU has.
+/// [`count_and_portable`] on the fastest path this CPU has.
 #[inline]
-fn count_and(a: &[u64], b: &[u64], place: Place) -> u64 {
+fn count_and(a: &[u64], next: &[u64], b: &[u64], s: u32) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt") {
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
+    {
         // SAFETY: both target features were just detected on this CPU, which
         // is all `#[target_feature]` functions require of their callers.
-        return unsafe {
-            match place {
-                Place::Left(s) => avx2::count_left(a, b, s),
-                Place::Right(s) => avx2::count_right(a, b, s),
-            }
-        };
+        return unsafe { avx2::count(a, next, b, s) };
     }
-    match place {
-        Place::Left(s) => count_and_portable(a, b, |y| y << s),
-        Place::Right(s) => count_and_portable(a, b, |y| y >> s),
-    }
+    count_and_portable(a, next, b, s)
 }
 
 /// The first row where a & (b placed) is non-zero, and that word, on the
@@ -584,12 +616,23 @@ fn first_and_portable(a: &[u64], b: &[u64], place: impl Fn(u64) -> u64) -> Optio
     let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
     let done = ca.len() * 4;
     for (k, (x, y)) in ca.zip(cb).enumerate() {
-        let w = [x[0] & place(y[0]), x[1] & place(y[1]), x[2] & place(y[2]), x[3] & place(y[3])];
+        let w = [
+            x[0] & place(y[0]),
+            x[1] & place(y[1]),
+            x[2] & place(y[2]),
+            x[3] & place(y[3]),
+        ];
         if (w[0] | w[1] | w[2] | w[3]) != 0 {
             return w.iter().position(|&v| v != 0).map(|i| (k * 4 + i, w[i]));
         }
     }
-    a[done..].iter().zip(&b[done..]).map(|(&x, &y)| x & place(y)).enumerate().find(|&(_, w)| w != 0).map(|(i, w)| (done + i, w))
+    a[done..]
+        .iter()
+        .zip(&b[done..])
+        .map(|(&x, &y)| x & place(y))
+        .enumerate()
+        .find(|&(_, w)| w != 0)
+        .map(|(i, w)| (done + i, w))
 }
 
 /// The stripe pairs pygame's scans visit, in its order, for `b` placed at
@@ -598,7 +641,13 @@ fn first_and_portable(a: &[u64], b: &[u64], place: impl Fn(u64) -> u64) -> Optio
 /// `visit(a's stripe, a's rows, b's matching rows, shift into place)`
 /// returns true to stop.
 #[inline]
-fn stripe_pairs(a: &Mask, b: &Mask, dx: usize, dy: i64, mut visit: impl FnMut(usize, &[u64], &[u64], Place) -> bool) {
+fn stripe_pairs(
+    a: &Mask,
+    b: &Mask,
+    dx: usize,
+    dy: i64,
+    mut visit: impl FnMut(usize, &[u64], &[u64], Place) -> bool,
+) {
     let xbase = dx / W;
     let shift = (dx % W) as u32;
     let rows = a.rows(b, dy);
@@ -617,7 +666,11 @@ fn stripe_pairs(a: &Mask, b: &Mask, dx: usize, dy: i64, mut visit: impl FnMut(us
                 return;
             }
             let col_a = &a.bits[sa * a.height..(sa + 1) * a.height][rows.clone()];
-            let place = if part == 0 { Place::Left(shift) } else { Place::Right(W as u32 - shift) };
+            let place = if part == 0 {
+                Place::Left(shift)
+            } else {
+                Place::Right(W as u32 - shift)
+            };
             if visit(sa, col_a, col_b, place) {
                 return;
             }

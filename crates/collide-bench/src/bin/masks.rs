@@ -67,7 +67,9 @@ fn main() -> Result<()> {
     let seed = 1994;
     let python = std::env::var("COLLIDE_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-venv/bin/python"));
+        .unwrap_or_else(|_| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-venv/bin/python")
+        });
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/masks_pygame.py");
     let size_args: Vec<String> = sizes.iter().map(|(w, h)| format!("{w}x{h}")).collect();
     let out = Command::new(&python)
@@ -76,29 +78,54 @@ fn main() -> Result<()> {
         .args(&size_args)
         .args(["--checks", &checks.to_string(), "--seed", &seed.to_string()])
         .output()
-        .with_context(|| format!("running {} (run ./scripts/test.sh once to make the venv with pygame-ce)", python.display()))?;
+        .with_context(|| {
+            format!(
+                "running {} (run ./scripts/test.sh once to make the venv with pygame-ce)",
+                python.display()
+            )
+        })?;
     if !out.status.success() {
-        bail!("pygame-ce side failed: {}", String::from_utf8_lossy(&out.stderr));
+        bail!(
+            "pygame-ce side failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let theirs: Vec<serde_json::Value> = String::from_utf8(out.stdout)?
         .lines()
         .map(serde_json::from_str)
         .collect::<Result<_, _>>()?;
 
-    println!("| masks | checks | pygame-ce overlap µs | ours overlap µs | ratio | pygame-ce overlap_area µs | ours overlap_area µs | ratio |");
+    println!(
+        "| masks | checks | pygame-ce overlap µs | ours overlap µs | ratio | pygame-ce overlap_area µs | ours overlap_area µs | ratio |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for (&(w, h), t) in sizes.iter().zip(&theirs) {
         let (a, b) = (disc(w, h)?, disc(w, h)?);
         let offs = offsets(seed, w, h, checks);
         // Both sides must have done the same work.
-        let hits = offs.iter().filter(|&&(dx, dy)| a.overlap(&b, dx, dy).is_some()).count() as u64;
-        let area: u64 = offs.iter().map(|&(dx, dy)| a.overlap_area(&b, dx, dy)).sum();
-        if Some(a.count()) != t["count"].as_u64() || Some(hits) != t["hits"].as_u64() || Some(area) != t["area_sum"].as_u64() {
-            bail!("{w}x{h}: the two sides disagree (ours: {} set, {hits} hits, area {area}; pygame-ce: {t})", a.count());
+        let hits = offs
+            .iter()
+            .filter(|&&(dx, dy)| a.overlap(&b, dx, dy).is_some())
+            .count() as u64;
+        let area: u64 = offs
+            .iter()
+            .map(|&(dx, dy)| a.overlap_area(&b, dx, dy))
+            .sum();
+        if Some(a.count()) != t["count"].as_u64()
+            || Some(hits) != t["hits"].as_u64()
+            || Some(area) != t["area_sum"].as_u64()
+        {
+            bail!(
+                "{w}x{h}: the two sides disagree (ours: {} set, {hits} hits, area {area}; pygame-ce: {t})",
+                a.count()
+            );
         }
         let ov = per_check(&offs, |dx, dy| a.overlap(&b, dx, dy));
         let ar = per_check(&offs, |dx, dy| a.overlap_area(&b, dx, dy));
-        let (pov, par) = (t["overlap_s"].as_f64().unwrap_or(f64::NAN), t["overlap_area_s"].as_f64().unwrap_or(f64::NAN));
+        let (pov, par) = (
+            t["overlap_s"].as_f64().unwrap_or(f64::NAN),
+            t["overlap_area_s"].as_f64().unwrap_or(f64::NAN),
+        );
         println!(
             "| {w}×{h} | {checks} | {:.3} | {:.3} | {:.1}× | {:.3} | {:.3} | {:.1}× |",
             pov * 1e6,
