@@ -1,0 +1,790 @@
+//! Pixel-perfect collision on the GPU, the seed's way (kometbomb, "Hardware-
+//! accelerated 2D collision detection in OpenGL" and "Collision Detection
+//! with Occlusion Queries Redux"): draw the first sprite into the stencil
+//! buffer only, then the second with the stencil test "equal" inside an
+//! occlusion query; any sample passing means the sprites touch.
+//!
+//! - Sprites are `collide::mask::Mask`s uploaded as textures, placed at an
+//!   integer position and turned and scaled about their centre. A fragment
+//!   survives where its pixel centre, mapped back into the sprite, lands on
+//!   a set texel. That is the rule of `Mask::rotated`, so the CPU masks
+//!   are the oracle.
+//! - Many pairs go in one submission. Pair `k` of a render pass writes
+//!   stencil value `k + 1`, so no clear is needed between pairs, only every
+//!   255.
+//! - Occlusion results are only promised as "zero or not":
+//!   [`Occlusion`] says what this adapter's queries give, and yes/no never
+//!   relies on more. For an exact pixel count on any backend,
+//!   [`GpuCollider::count_pairs`] counts the AND of both coverages in a
+//!   compute pass.
+//! - Per-draw parameters are copied into a GPU buffer per batch (never
+//!   read later from memory the caller may reuse: the seed's static-array
+//!   bug cannot happen here, and a test checks it).
+
+use collide::mask::Mask;
+use thiserror::Error;
+use wgpu::util::DeviceExt;
+
+/// Why the GPU path could not run.
+#[derive(Debug, Error)]
+pub enum GpuError {
+    /// No adapter (no GPU and no software Vulkan: on Debian,
+    /// `mesa-vulkan-drivers`).
+    #[error(
+        "no GPU adapter found ({0}); on Debian, `apt-get install mesa-vulkan-drivers` gives a software one"
+    )]
+    NoAdapter(String),
+    /// The adapter refused a device.
+    #[error("the GPU refused a device: {0}")]
+    Device(String),
+    /// A sprite id from another collider.
+    #[error("sprite {0} does not exist here")]
+    UnknownSprite(usize),
+    /// A sprite too big for the device's textures.
+    #[error("a {width}x{height} sprite is over this GPU's texture limit of {limit}")]
+    SpriteTooLarge {
+        /// Width.
+        width: usize,
+        /// Height.
+        height: usize,
+        /// The device's largest 2-D texture side.
+        limit: u32,
+    },
+    /// A pair whose two placed sprites do not fit the render target.
+    #[error("pair {index} spans {width}x{height} pixels; the target is {side}x{side}")]
+    PairTooLarge {
+        /// Index of the pair.
+        index: usize,
+        /// Width of the two sprites' union.
+        width: i64,
+        /// Height of the union.
+        height: i64,
+        /// The target's side.
+        side: u32,
+    },
+    /// A placement that is not finite, or a scale that is not positive.
+    #[error(
+        "pair {index}: placement angle {angle} and scale {scale} must be finite, scale above 0"
+    )]
+    BadPlacement {
+        /// Index of the pair.
+        index: usize,
+        /// Its angle.
+        angle: f32,
+        /// Its scale.
+        scale: f32,
+    },
+    /// Reading results back failed.
+    #[error("reading results back from the GPU failed: {0}")]
+    Readback(String),
+}
+
+/// What this adapter's occlusion queries report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Occlusion {
+    /// A sample count (Vulkan, Metal, D3D12). Exact on Mesa's lavapipe, but
+    /// wgpu does not promise exactness (it does not ask Vulkan for precise
+    /// queries), so only "zero or not" is used.
+    SampleCount,
+    /// Only "any sample passed" (wgpu's GL backend:
+    /// `GL_ANY_SAMPLES_PASSED_CONSERVATIVE`).
+    AnySamplesPassed,
+}
+
+/// A sprite uploaded with [`GpuCollider::add_sprite`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SpriteId(usize);
+
+/// Where a sprite is: its unturned top-left corner on an integer pixel, and
+/// a turn (radians, counter-clockwise on screen) and scale about its centre.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Placement {
+    /// Left edge of the unturned sprite.
+    pub x: i32,
+    /// Top edge of the unturned sprite.
+    pub y: i32,
+    /// Turn, radians.
+    pub angle: f32,
+    /// Scale.
+    pub scale: f32,
+}
+
+impl Placement {
+    /// Unturned, unscaled, at (x, y).
+    pub fn at(x: i32, y: i32) -> Placement {
+        Placement {
+            x,
+            y,
+            angle: 0.0,
+            scale: 1.0,
+        }
+    }
+}
+
+/// One pair to test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pair {
+    /// The first sprite (drawn into the stencil buffer).
+    pub a: SpriteId,
+    /// Where it is.
+    pub at_a: Placement,
+    /// The second sprite (drawn with the stencil test, inside the query).
+    pub b: SpriteId,
+    /// Where it is.
+    pub at_b: Placement,
+}
+
+/// One pair's answer from the occlusion path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// Whether any pixel of the two overlaps.
+    pub hit: bool,
+    /// The query's raw result: a sample count under
+    /// [`Occlusion::SampleCount`] (not promised exact), 0 or 1 under
+    /// [`Occlusion::AnySamplesPassed`].
+    pub query: u64,
+}
+
+/// The per-draw record the shaders read (`Draw` in the WGSL).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Draw {
+    pos: [f32; 2],
+    size: [f32; 2],
+    cos_sin_inv: [f32; 3],
+    pad: f32,
+    half: [f32; 2],
+    pad2: [f32; 2],
+}
+
+/// The count pass's per-pair record (`Job` in the WGSL), one per 256 bytes
+/// (the dynamic-offset alignment).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Job {
+    a: u32,
+    b: u32,
+    slot: u32,
+    pad: u32,
+    origin: [i32; 2],
+    extent: [u32; 2],
+    pad2: [u32; 56],
+}
+
+struct Sprite {
+    width: usize,
+    height: usize,
+    view: wgpu::TextureView,
+    bind: wgpu::BindGroup,
+}
+
+/// A device with the pipelines and a stencil target ready.
+pub struct GpuCollider {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    occlusion: Occlusion,
+    side: u32,
+    stencil_view: wgpu::TextureView,
+    draw_layout: wgpu::BindGroupLayout,
+    sprite_layout: wgpu::BindGroupLayout,
+    count_layout: wgpu::BindGroupLayout,
+    pair_layout: wgpu::BindGroupLayout,
+    write_stencil: wgpu::RenderPipeline,
+    test_stencil: wgpu::RenderPipeline,
+    count: wgpu::ComputePipeline,
+    target_buf: wgpu::Buffer,
+    sprites: Vec<Sprite>,
+}
+
+/// Pairs per render pass: stencil values 1..=255, then a clear.
+const PAIRS_PER_PASS: usize = 255;
+/// Pairs per submission (one query set).
+const PAIRS_PER_SUBMIT: usize = 4096;
+
+fn texture_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: false },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+fn buffer_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    ty: wgpu::BufferBindingType,
+    dynamic: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: dynamic,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+impl GpuCollider {
+    /// Finds an adapter (`WGPU_BACKEND` may choose the backend) and makes a
+    /// `side × side` stencil target (every pair must fit it).
+    pub fn new(side: u32) -> Result<GpuCollider, GpuError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter =
+            pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+                .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        let info = adapter.get_info();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("collide-gpu"),
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::Device(e.to_string()))?;
+        let occlusion = if info.backend == wgpu::Backend::Gl {
+            Occlusion::AnySamplesPassed
+        } else {
+            Occlusion::SampleCount
+        };
+        let side = side.clamp(16, device.limits().max_texture_dimension_2d);
+        let stencil = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("stencil"),
+            size: wgpu::Extent3d {
+                width: side,
+                height: side,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Stencil8,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        let stencil_view = stencil.create_view(&Default::default());
+        let vs_fs = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("draws"),
+            entries: &[
+                buffer_entry(
+                    0,
+                    vs_fs,
+                    wgpu::BufferBindingType::Storage { read_only: true },
+                    false,
+                ),
+                buffer_entry(1, vs_fs, wgpu::BufferBindingType::Uniform, false),
+            ],
+        });
+        let sprite_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("sprite"),
+            entries: &[texture_entry(0, wgpu::ShaderStages::FRAGMENT)],
+        });
+        let cs = wgpu::ShaderStages::COMPUTE;
+        let count_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("count"),
+            entries: &[
+                buffer_entry(
+                    0,
+                    cs,
+                    wgpu::BufferBindingType::Storage { read_only: true },
+                    false,
+                ),
+                buffer_entry(1, cs, wgpu::BufferBindingType::Uniform, true),
+                buffer_entry(
+                    2,
+                    cs,
+                    wgpu::BufferBindingType::Storage { read_only: false },
+                    false,
+                ),
+            ],
+        });
+        let pair_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("pair"),
+            entries: &[texture_entry(0, cs), texture_entry(1, cs)],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("sprite"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("sprite.wgsl").into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("sprite"),
+            bind_group_layouts: &[Some(&draw_layout), Some(&sprite_layout)],
+            immediate_size: 0,
+        });
+        let stencil_pipeline = |label, face: wgpu::StencilFaceState| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs"),
+                    compilation_options: Default::default(),
+                    buffers: &[],
+                },
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: Some(wgpu::DepthStencilState::stencil(
+                    wgpu::TextureFormat::Stencil8,
+                    wgpu::StencilState {
+                        front: face,
+                        back: face,
+                        read_mask: 0xff,
+                        write_mask: 0xff,
+                    },
+                )),
+                multisample: wgpu::MultisampleState::default(),
+                // No colour at all: only the stencil (and the query) matter.
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs"),
+                    compilation_options: Default::default(),
+                    targets: &[],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let write_stencil = stencil_pipeline(
+            "write stencil",
+            wgpu::StencilFaceState {
+                compare: wgpu::CompareFunction::Always,
+                fail_op: wgpu::StencilOperation::Keep,
+                depth_fail_op: wgpu::StencilOperation::Keep,
+                pass_op: wgpu::StencilOperation::Replace,
+            },
+        );
+        let test_stencil = stencil_pipeline(
+            "test stencil",
+            wgpu::StencilFaceState {
+                compare: wgpu::CompareFunction::Equal,
+                fail_op: wgpu::StencilOperation::Keep,
+                depth_fail_op: wgpu::StencilOperation::Keep,
+                pass_op: wgpu::StencilOperation::Keep,
+            },
+        );
+        let count_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("count"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("count.wgsl").into()),
+        });
+        let count_pipeline_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("count"),
+                bind_group_layouts: &[Some(&count_layout), Some(&pair_layout)],
+                immediate_size: 0,
+            });
+        let count = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("count"),
+            layout: Some(&count_pipeline_layout),
+            module: &count_module,
+            entry_point: Some("count"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let target_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("target size"),
+            contents: bytemuck::cast_slice(&[side as f32, side as f32, 0.0, 0.0]),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        Ok(GpuCollider {
+            device,
+            queue,
+            info,
+            occlusion,
+            side,
+            stencil_view,
+            draw_layout,
+            sprite_layout,
+            count_layout,
+            pair_layout,
+            write_stencil,
+            test_stencil,
+            count,
+            target_buf,
+            sprites: Vec::new(),
+        })
+    }
+
+    /// The adapter's name and backend.
+    pub fn adapter(&self) -> String {
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
+    }
+
+    /// What this adapter's occlusion queries report.
+    pub fn occlusion(&self) -> Occlusion {
+        self.occlusion
+    }
+
+    /// The render target's side: every pair's two placed sprites must fit.
+    pub fn side(&self) -> u32 {
+        self.side
+    }
+
+    /// Uploads a mask as a sprite texture (255 where set).
+    pub fn add_sprite(&mut self, mask: &Mask) -> Result<SpriteId, GpuError> {
+        let (w, h) = (mask.width(), mask.height());
+        let limit = self.device.limits().max_texture_dimension_2d;
+        if w == 0 || h == 0 || w > limit as usize || h > limit as usize {
+            return Err(GpuError::SpriteTooLarge {
+                width: w,
+                height: h,
+                limit,
+            });
+        }
+        let texels: Vec<u8> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| if mask.get(x, y) { 255 } else { 0 })
+            .collect();
+        let texture = self.device.create_texture_with_data(
+            &self.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("sprite"),
+                size: wgpu::Extent3d {
+                    width: w as u32,
+                    height: h as u32,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::R8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            &texels,
+        );
+        let view = texture.create_view(&Default::default());
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("sprite"),
+            layout: &self.sprite_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&view),
+            }],
+        });
+        self.sprites.push(Sprite {
+            width: w,
+            height: h,
+            view,
+            bind,
+        });
+        Ok(SpriteId(self.sprites.len() - 1))
+    }
+
+    fn sprite(&self, id: SpriteId) -> Result<&Sprite, GpuError> {
+        self.sprites.get(id.0).ok_or(GpuError::UnknownSprite(id.0))
+    }
+
+    /// The draw record of a sprite, and its turned bounding box (integer
+    /// pixels, the cells `Mask::rotated` would make).
+    fn draw(&self, index: usize, id: SpriteId, p: Placement) -> Result<(Draw, [i64; 4]), GpuError> {
+        let s = self.sprite(id)?;
+        if !(p.angle.is_finite() && p.scale.is_finite() && p.scale > 0.0) {
+            return Err(GpuError::BadPlacement {
+                index,
+                angle: p.angle,
+                scale: p.scale,
+            });
+        }
+        let (w, h) = (s.width as f64, s.height as f64);
+        let (sin, cos) = f64::from(p.angle).sin_cos();
+        let scale = f64::from(p.scale);
+        let half_w = (w * cos.abs() + h * sin.abs()) * scale / 2.0;
+        let half_h = (w * sin.abs() + h * cos.abs()) * scale / 2.0;
+        let (cx, cy) = (f64::from(p.x) + w / 2.0, f64::from(p.y) + h / 2.0);
+        let bbox = [
+            (cx - half_w).floor() as i64,
+            (cy - half_h).floor() as i64,
+            (cx + half_w).ceil() as i64,
+            (cy + half_h).ceil() as i64,
+        ];
+        let draw = Draw {
+            pos: [p.x as f32, p.y as f32],
+            size: [s.width as f32, s.height as f32],
+            cos_sin_inv: [cos as f32, sin as f32, (1.0 / scale) as f32],
+            pad: 0.0,
+            half: [(half_w + 1.0) as f32, (half_h + 1.0) as f32],
+            pad2: [0.0; 2],
+        };
+        Ok((draw, bbox))
+    }
+
+    /// Both sprites' draws, moved together by whole pixels so their union
+    /// starts at (1, 1) (a translation changes no pixel's result), and the
+    /// union's box after the move.
+    fn place(&self, index: usize, pair: &Pair) -> Result<([Draw; 2], [i64; 4]), GpuError> {
+        let (mut da, ba) = self.draw(index, pair.a, pair.at_a)?;
+        let (mut db, bb) = self.draw(index, pair.b, pair.at_b)?;
+        let (x0, y0) = (ba[0].min(bb[0]), ba[1].min(bb[1]));
+        let (x1, y1) = (ba[2].max(bb[2]), ba[3].max(bb[3]));
+        let (w, h) = (x1 - x0 + 2, y1 - y0 + 2);
+        if w > i64::from(self.side) || h > i64::from(self.side) {
+            return Err(GpuError::PairTooLarge {
+                index,
+                width: w,
+                height: h,
+                side: self.side,
+            });
+        }
+        let (tx, ty) = (1 - x0, 1 - y0);
+        for d in [&mut da, &mut db] {
+            d.pos[0] = (f64::from(d.pos[0]) + tx as f64) as f32;
+            d.pos[1] = (f64::from(d.pos[1]) + ty as f64) as f32;
+        }
+        Ok(([da, db], [ba[0] + tx, ba[1] + ty, ba[2] + tx, ba[3] + ty]))
+    }
+
+    /// Tests pairs with the stencil buffer and occlusion queries, many per
+    /// submission.
+    pub fn test_pairs(&self, pairs: &[Pair]) -> Result<Vec<Hit>, GpuError> {
+        let mut out = Vec::with_capacity(pairs.len());
+        for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
+            let base = chunk_index * PAIRS_PER_SUBMIT;
+            let mut draws = Vec::with_capacity(chunk.len() * 2);
+            for (k, pair) in chunk.iter().enumerate() {
+                let (d, _) = self.place(base + k, pair)?;
+                draws.extend_from_slice(&d);
+            }
+            out.extend(self.run_queries(chunk, &draws)?);
+        }
+        Ok(out)
+    }
+
+    fn run_queries(&self, pairs: &[Pair], draws: &[Draw]) -> Result<Vec<Hit>, GpuError> {
+        let dev = &self.device;
+        // The parameters are copied into a buffer here, per batch: nothing
+        // the caller owns is read after this call returns.
+        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("draws"),
+            contents: bytemuck::cast_slice(draws),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let draw_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("draws"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.target_buf.as_entire_binding(),
+                },
+            ],
+        });
+        let n = pairs.len() as u32;
+        let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("occlusion"),
+            ty: wgpu::QueryType::Occlusion,
+            count: n,
+        });
+        let bytes = u64::from(n) * 8;
+        let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("query results"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let read = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("query readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("pairs"),
+        });
+        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("stencil pairs"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.stencil_view,
+                    depth_ops: None,
+                    stencil_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: Some(&queries),
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &draw_bind, &[]);
+            for (k, pair) in pass_pairs.iter().enumerate() {
+                let i = (pass_index * PAIRS_PER_PASS + k) as u32;
+                pass.set_stencil_reference(k as u32 + 1);
+                pass.set_pipeline(&self.write_stencil);
+                pass.set_bind_group(1, &self.sprite(pair.a)?.bind, &[]);
+                pass.draw(0..6, 2 * i..2 * i + 1);
+                pass.set_pipeline(&self.test_stencil);
+                pass.set_bind_group(1, &self.sprite(pair.b)?.bind, &[]);
+                pass.begin_occlusion_query(i);
+                pass.draw(0..6, 2 * i + 1..2 * i + 2);
+                pass.end_occlusion_query();
+            }
+        }
+        enc.resolve_query_set(&queries, 0..n, &resolve, 0);
+        enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        let words = self.read_back::<u64>(&read)?;
+        Ok(words
+            .into_iter()
+            .map(|q| Hit {
+                hit: q > 0,
+                query: q,
+            })
+            .collect())
+    }
+
+    /// Maps a buffer and copies it out.
+    fn read_back<T: bytemuck::Pod>(&self, buf: &wgpu::Buffer) -> Result<Vec<T>, GpuError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        buf.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _receiver_gone = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        rx.recv()
+            .map_err(|e| GpuError::Readback(e.to_string()))?
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        let view = buf
+            .get_mapped_range(..)
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        Ok(bytemuck::cast_slice(&view).to_vec())
+    }
+
+    /// The exact number of pixels the two sprites share, for each pair, from
+    /// a compute pass (portable: no occlusion query is involved).
+    pub fn count_pairs(&self, pairs: &[Pair]) -> Result<Vec<u64>, GpuError> {
+        let dev = &self.device;
+        let mut draws = Vec::with_capacity(pairs.len() * 2);
+        let mut jobs = Vec::with_capacity(pairs.len());
+        for (k, pair) in pairs.iter().enumerate() {
+            let (d, bbox_a) = self.place(k, pair)?;
+            draws.extend_from_slice(&d);
+            jobs.push(Job {
+                a: 2 * k as u32,
+                b: 2 * k as u32 + 1,
+                slot: k as u32,
+                pad: 0,
+                origin: [bbox_a[0] as i32, bbox_a[1] as i32],
+                extent: [
+                    (bbox_a[2] - bbox_a[0]).max(0) as u32,
+                    (bbox_a[3] - bbox_a[1]).max(0) as u32,
+                ],
+                pad2: [0; 56],
+            });
+        }
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let init = |label, contents: &[u8], usage| {
+            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let draw_buf = init(
+            "draws",
+            bytemuck::cast_slice(&draws),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let job_buf = init(
+            "jobs",
+            bytemuck::cast_slice(&jobs),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let bytes = pairs.len() as u64 * 4;
+        let counts = init(
+            "counts",
+            &vec![0u8; bytes as usize],
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let read = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("counts readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("count"),
+            layout: &self.count_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &job_buf,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(std::mem::size_of::<Job>() as u64),
+                    }),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: counts.as_entire_binding(),
+                },
+            ],
+        });
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("counts"),
+        });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("count"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.count);
+            for (k, (pair, job)) in pairs.iter().zip(&jobs).enumerate() {
+                let textures = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("pair"),
+                    layout: &self.pair_layout,
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::TextureView(
+                                &self.sprite(pair.a)?.view,
+                            ),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(
+                                &self.sprite(pair.b)?.view,
+                            ),
+                        },
+                    ],
+                });
+                pass.set_bind_group(0, &bind, &[(k * std::mem::size_of::<Job>()) as u32]);
+                pass.set_bind_group(1, &textures, &[]);
+                pass.dispatch_workgroups(
+                    job.extent[0].div_ceil(8).max(1),
+                    job.extent[1].div_ceil(8).max(1),
+                    1,
+                );
+            }
+        }
+        enc.copy_buffer_to_buffer(&counts, 0, &read, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        Ok(self
+            .read_back::<u32>(&read)?
+            .into_iter()
+            .map(u64::from)
+            .collect())
+    }
+}

@@ -1,0 +1,275 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The GPU path against collide's CPU masks on random sprite pairs
+//! (blobby shapes with holes, turned and scaled, alpha-tested into masks).
+//! Runs on whatever adapter wgpu finds (lavapipe in CI). Without one it
+//! prints a skip line, and fails when `REQUIRE_GPU=1`.
+
+use collide::mask::Mask;
+use collide_gpu::{GpuCollider, GpuError, Occlusion, Pair, Placement, SpriteId};
+
+fn gpu() -> Option<GpuCollider> {
+    match GpuCollider::new(512) {
+        Ok(g) => {
+            eprintln!(
+                "GPU tests on {}, occlusion queries give {:?}",
+                g.adapter(),
+                g.occlusion()
+            );
+            Some(g)
+        }
+        Err(e @ (GpuError::NoAdapter(_) | GpuError::Device(_))) => {
+            assert!(
+                std::env::var("REQUIRE_GPU").as_deref() != Ok("1"),
+                "REQUIRE_GPU=1 but {e}"
+            );
+            eprintln!("SKIPPED: collide-gpu tests: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A blob: a few discs, minus a hole, as an alpha channel thresholded at
+/// 127 (the seed's alpha test).
+fn sprite(rng: &mut Rng) -> Mask {
+    let (w, h) = (4 + rng.below(60) as usize, 4 + rng.below(60) as usize);
+    let discs: Vec<(f64, f64, f64)> = (0..1 + rng.below(4))
+        .map(|_| {
+            (
+                rng.unit() * w as f64,
+                rng.unit() * h as f64,
+                2.0 + rng.unit() * w.min(h) as f64 / 2.0,
+            )
+        })
+        .collect();
+    let hole = (
+        rng.unit() * w as f64,
+        rng.unit() * h as f64,
+        rng.unit() * 4.0,
+    );
+    let mut alpha = vec![0u8; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let (fx, fy) = (x as f64 + 0.5, y as f64 + 0.5);
+            let inside = discs
+                .iter()
+                .any(|&(cx, cy, r)| (fx - cx).powi(2) + (fy - cy).powi(2) < r * r);
+            let in_hole = (fx - hole.0).powi(2) + (fy - hole.1).powi(2) < hole.2 * hole.2;
+            alpha[y * w + x] = if inside && !in_hole { 200 } else { 40 };
+        }
+    }
+    Mask::from_alpha(w, h, &alpha, 1, 0, 127).unwrap()
+}
+
+/// The CPU's answer: both masks turned by `Mask::rotated`, then overlapped.
+fn cpu_area(a: &Mask, pa: Placement, b: &Mask, pb: Placement) -> u64 {
+    let (ma, (ax, ay)) = a.rotated(f64::from(pa.angle), f64::from(pa.scale)).unwrap();
+    let (mb, (bx, by)) = b.rotated(f64::from(pb.angle), f64::from(pb.scale)).unwrap();
+    let dx = (i64::from(pb.x) + bx) - (i64::from(pa.x) + ax);
+    let dy = (i64::from(pb.y) + by) - (i64::from(pa.y) + ay);
+    ma.overlap_area(&mb, dx, dy)
+}
+
+fn random_pairs(
+    rng: &mut Rng,
+    masks: &[Mask],
+    ids: &[SpriteId],
+    n: usize,
+    turned: bool,
+) -> Vec<Pair> {
+    (0..n)
+        .map(|_| {
+            let (ia, ib) = (
+                rng.below(masks.len() as u64) as usize,
+                rng.below(masks.len() as u64) as usize,
+            );
+            let place = |rng: &mut Rng, x: i32, y: i32| {
+                if turned {
+                    Placement {
+                        x,
+                        y,
+                        angle: (rng.unit() * 7.0 - 3.5) as f32,
+                        scale: (0.5 + rng.unit() * 1.5) as f32,
+                    }
+                } else {
+                    Placement::at(x, y)
+                }
+            };
+            let (x, y) = (rng.below(200) as i32 - 100, rng.below(200) as i32 - 100);
+            let at_a = place(rng, x, y);
+            let (ox, oy) = (rng.below(60) as i32 - 30, rng.below(60) as i32 - 30);
+            let at_b = place(rng, at_a.x + ox, at_a.y + oy);
+            Pair {
+                a: ids[ia],
+                at_a,
+                b: ids[ib],
+                at_b,
+            }
+        })
+        .collect()
+}
+
+fn cases() -> usize {
+    std::env::var("GPU_PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
+#[test]
+fn unturned_pairs_agree_exactly() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = Rng(7);
+    let masks: Vec<Mask> = (0..64).map(|_| sprite(&mut rng)).collect();
+    let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
+    let pairs = random_pairs(&mut rng, &masks, &ids, cases(), false);
+    let hits = gpu.test_pairs(&pairs).unwrap();
+    let counts = gpu.count_pairs(&pairs).unwrap();
+    let mut touching = 0;
+    for (k, p) in pairs.iter().enumerate() {
+        let (a, b) = (
+            &masks[ids.iter().position(|&i| i == p.a).unwrap()],
+            &masks[ids.iter().position(|&i| i == p.b).unwrap()],
+        );
+        let area = cpu_area(a, p.at_a, b, p.at_b);
+        touching += usize::from(area > 0);
+        assert_eq!(
+            hits[k].hit,
+            area > 0,
+            "pair {k}: GPU says {:?}, CPU area {area}",
+            hits[k]
+        );
+        assert_eq!(counts[k], area, "pair {k}: exact count");
+        if gpu.occlusion() == Occlusion::SampleCount && gpu.adapter().contains("llvmpipe") {
+            // Lavapipe's queries count every sample.
+            assert_eq!(hits[k].query, area, "pair {k}: lavapipe's occlusion count");
+        }
+    }
+    eprintln!("{} unturned pairs agree ({touching} touching)", pairs.len());
+    assert!(
+        touching > pairs.len() / 10 && touching < pairs.len() * 9 / 10,
+        "the pairs should be a mix: {touching} touch"
+    );
+}
+
+#[test]
+fn turned_and_scaled_pairs_agree() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = Rng(11);
+    let masks: Vec<Mask> = (0..64).map(|_| sprite(&mut rng)).collect();
+    let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
+    let pairs = random_pairs(&mut rng, &masks, &ids, cases(), true);
+    let hits = gpu.test_pairs(&pairs).unwrap();
+    let counts = gpu.count_pairs(&pairs).unwrap();
+    let (mut yes_no_differ, mut count_differ, mut pixels_off) = (0, 0, 0u64);
+    for (k, p) in pairs.iter().enumerate() {
+        let (a, b) = (&masks[p_index(&ids, p.a)], &masks[p_index(&ids, p.b)]);
+        let area = cpu_area(a, p.at_a, b, p.at_b);
+        yes_no_differ += usize::from(hits[k].hit != (area > 0));
+        count_differ += usize::from(counts[k] != area);
+        pixels_off += counts[k].abs_diff(area);
+    }
+    eprintln!(
+        "{} turned pairs: yes/no differs in {yes_no_differ}, exact counts in {count_differ} ({pixels_off} pixels in all)",
+        pairs.len()
+    );
+    // The GPU maps pixel centres in f32, the CPU in f64: a centre within
+    // ~1e-5 px of a texel edge can fall on either side. That may move a
+    // pixel, never a whole overlap.
+    assert!(
+        yes_no_differ * 1000 <= pairs.len(),
+        "{yes_no_differ} yes/no answers differ"
+    );
+    assert!(
+        pixels_off as usize * 200 <= pairs.len(),
+        "{pixels_off} pixels differ"
+    );
+}
+
+fn p_index(ids: &[SpriteId], id: SpriteId) -> usize {
+    ids.iter().position(|&i| i == id).unwrap()
+}
+
+/// The seed's OpenGL note: two objects drawn in one batch with different
+/// parameters must not come out the same (parameters are copied per draw).
+#[test]
+fn per_draw_parameters_are_not_shared() {
+    let Some(mut gpu) = gpu() else { return };
+    let square = Mask::full(10, 10).unwrap();
+    let id = gpu.add_sprite(&square).unwrap();
+    let pairs = [
+        Pair {
+            a: id,
+            at_a: Placement::at(0, 0),
+            b: id,
+            at_b: Placement::at(5, 5),
+        },
+        Pair {
+            a: id,
+            at_a: Placement::at(0, 0),
+            b: id,
+            at_b: Placement::at(30, 0),
+        },
+        Pair {
+            a: id,
+            at_a: Placement::at(0, 0),
+            b: id,
+            at_b: Placement::at(9, 9),
+        },
+    ];
+    let hits = gpu.test_pairs(&pairs).unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.hit).collect::<Vec<_>>(),
+        [true, false, true]
+    );
+    assert_eq!(gpu.count_pairs(&pairs).unwrap(), [25, 0, 1]);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let Some(mut gpu) = gpu() else { return };
+    let id = gpu.add_sprite(&Mask::full(4, 4).unwrap()).unwrap();
+    let far = Pair {
+        a: id,
+        at_a: Placement::at(0, 0),
+        b: id,
+        at_b: Placement::at(10_000, 0),
+    };
+    assert!(matches!(
+        gpu.test_pairs(&[far]),
+        Err(GpuError::PairTooLarge { .. })
+    ));
+    let nan = Pair {
+        a: id,
+        at_a: Placement {
+            x: 0,
+            y: 0,
+            angle: f32::NAN,
+            scale: 1.0,
+        },
+        b: id,
+        at_b: Placement::at(0, 0),
+    };
+    assert!(matches!(
+        gpu.count_pairs(&[nan]),
+        Err(GpuError::BadPlacement { .. })
+    ));
+    assert!(gpu.add_sprite(&Mask::new(0, 3).unwrap()).is_err());
+}
