@@ -550,12 +550,33 @@ impl GpuCollider {
         let mut out = Vec::with_capacity(pairs.len());
         for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
             let base = chunk_index * PAIRS_PER_SUBMIT;
+            // Bounding rectangles first: only pairs whose turned boxes meet
+            // are drawn.
             let mut draws = Vec::with_capacity(chunk.len() * 2);
+            let mut drawn = Vec::with_capacity(chunk.len());
+            let mut answers = vec![
+                Hit {
+                    hit: false,
+                    query: 0
+                };
+                chunk.len()
+            ];
             for (k, pair) in chunk.iter().enumerate() {
-                let (d, _) = self.place(base + k, pair)?;
-                draws.extend_from_slice(&d);
+                let (_, ba) = self.draw(base + k, pair.a, pair.at_a)?;
+                let (_, bb) = self.draw(base + k, pair.b, pair.at_b)?;
+                if ba[0] < bb[2] && bb[0] < ba[2] && ba[1] < bb[3] && bb[1] < ba[3] {
+                    let (d, _) = self.place(base + k, pair)?;
+                    draws.extend_from_slice(&d);
+                    drawn.push(k);
+                }
             }
-            out.extend(self.run_queries(chunk, &draws)?);
+            if !drawn.is_empty() {
+                let picked: Vec<Pair> = drawn.iter().map(|&k| chunk[k]).collect();
+                for (hit, &k) in self.run_queries(&picked, &draws)?.into_iter().zip(&drawn) {
+                    answers[k] = hit;
+                }
+            }
+            out.extend(answers);
         }
         Ok(out)
     }
@@ -664,6 +685,144 @@ impl GpuCollider {
             .get_mapped_range(..)
             .map_err(|e| GpuError::Readback(e.to_string()))?;
         Ok(bytemuck::cast_slice(&view).to_vec())
+    }
+
+    /// One sprite against many, the seed's group test: the first sprite is
+    /// drawn into the stencil buffer once, then each other sprite whose
+    /// bounding box meets it is drawn inside its own occlusion query. All
+    /// sprites move together so the first is centred in the target; a
+    /// candidate that does not fit the target is an error.
+    pub fn test_group(
+        &self,
+        first: SpriteId,
+        at: Placement,
+        others: &[(SpriteId, Placement)],
+    ) -> Result<Vec<Hit>, GpuError> {
+        let (mut d0, b0) = self.draw(0, first, at)?;
+        // Centre the first sprite's box in the target.
+        let tx = (i64::from(self.side) - (b0[2] - b0[0])) / 2 - b0[0];
+        let ty = (i64::from(self.side) - (b0[3] - b0[1])) / 2 - b0[1];
+        d0.pos = [
+            (f64::from(d0.pos[0]) + tx as f64) as f32,
+            (f64::from(d0.pos[1]) + ty as f64) as f32,
+        ];
+        let mut draws = vec![d0];
+        let mut drawn = Vec::new();
+        for (k, &(id, p)) in others.iter().enumerate() {
+            let (mut d, b) = self.draw(k, id, p)?;
+            if !(b0[0] < b[2] && b[0] < b0[2] && b0[1] < b[3] && b[1] < b0[3]) {
+                continue;
+            }
+            let side = i64::from(self.side);
+            if b[0] + tx < 0 || b[1] + ty < 0 || b[2] + tx > side || b[3] + ty > side {
+                return Err(GpuError::PairTooLarge {
+                    index: k,
+                    width: b[2] - b[0],
+                    height: b[3] - b[1],
+                    side: self.side,
+                });
+            }
+            d.pos = [
+                (f64::from(d.pos[0]) + tx as f64) as f32,
+                (f64::from(d.pos[1]) + ty as f64) as f32,
+            ];
+            draws.push(d);
+            drawn.push(k);
+        }
+        let mut answers = vec![
+            Hit {
+                hit: false,
+                query: 0
+            };
+            others.len()
+        ];
+        if drawn.is_empty() {
+            return Ok(answers);
+        }
+        let dev = &self.device;
+        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("group draws"),
+            contents: bytemuck::cast_slice(&draws),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let draw_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("group draws"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.target_buf.as_entire_binding(),
+                },
+            ],
+        });
+        for (chunk_index, chunk) in drawn.chunks(PAIRS_PER_SUBMIT).enumerate() {
+            let n = chunk.len() as u32;
+            let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("group"),
+                ty: wgpu::QueryType::Occlusion,
+                count: n,
+            });
+            let bytes = u64::from(n) * 8;
+            let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("group results"),
+                size: bytes,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let read = dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("group readback"),
+                size: bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("group"),
+            });
+            {
+                let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("group"),
+                    color_attachments: &[],
+                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                        view: &self.stencil_view,
+                        depth_ops: None,
+                        stencil_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(0),
+                            store: wgpu::StoreOp::Store,
+                        }),
+                    }),
+                    timestamp_writes: None,
+                    occlusion_query_set: Some(&queries),
+                    multiview_mask: None,
+                });
+                pass.set_bind_group(0, &draw_bind, &[]);
+                pass.set_stencil_reference(1);
+                pass.set_pipeline(&self.write_stencil);
+                pass.set_bind_group(1, &self.sprite(first)?.bind, &[]);
+                pass.draw(0..6, 0..1);
+                pass.set_pipeline(&self.test_stencil);
+                for (q, &k) in chunk.iter().enumerate() {
+                    let instance = (chunk_index * PAIRS_PER_SUBMIT + q + 1) as u32;
+                    pass.set_bind_group(1, &self.sprite(others[k].0)?.bind, &[]);
+                    pass.begin_occlusion_query(q as u32);
+                    pass.draw(0..6, instance..instance + 1);
+                    pass.end_occlusion_query();
+                }
+            }
+            enc.resolve_query_set(&queries, 0..n, &resolve, 0);
+            enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+            self.queue.submit([enc.finish()]);
+            for (q, &k) in self.read_back::<u64>(&read)?.iter().zip(chunk) {
+                answers[k] = Hit {
+                    hit: *q > 0,
+                    query: *q,
+                };
+            }
+        }
+        Ok(answers)
     }
 
     /// The exact number of pixels the two sprites share, for each pair, from

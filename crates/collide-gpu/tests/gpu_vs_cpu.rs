@@ -246,14 +246,24 @@ fn per_draw_parameters_are_not_shared() {
 fn bad_input_is_an_error() {
     let Some(mut gpu) = gpu() else { return };
     let id = gpu.add_sprite(&Mask::full(4, 4).unwrap()).unwrap();
+    // Far apart: the bounding boxes settle it, nothing is drawn.
     let far = Pair {
         a: id,
         at_a: Placement::at(0, 0),
         b: id,
         at_b: Placement::at(10_000, 0),
     };
+    assert!(!gpu.test_pairs(&[far]).unwrap()[0].hit);
+    // Overlapping but wider together than the 512-pixel target.
+    let big = gpu.add_sprite(&Mask::full(400, 400).unwrap()).unwrap();
+    let wide = Pair {
+        a: big,
+        at_a: Placement::at(0, 0),
+        b: big,
+        at_b: Placement::at(200, 0),
+    };
     assert!(matches!(
-        gpu.test_pairs(&[far]),
+        gpu.test_pairs(&[wide]),
         Err(GpuError::PairTooLarge { .. })
     ));
     let nan = Pair {
@@ -272,4 +282,43 @@ fn bad_input_is_an_error() {
         Err(GpuError::BadPlacement { .. })
     ));
     assert!(gpu.add_sprite(&Mask::new(0, 3).unwrap()).is_err());
+}
+
+/// The group test (one sprite against many in one pass) gives the pairwise
+/// answers.
+#[test]
+fn group_test_matches_the_cpu() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = Rng(23);
+    let player = sprite(&mut rng);
+    let bullets: Vec<Mask> = (0..16).map(|_| sprite(&mut rng)).collect();
+    let pid = gpu.add_sprite(&player).unwrap();
+    let bids: Vec<SpriteId> = bullets.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
+    let at = Placement {
+        x: 100,
+        y: 80,
+        angle: 0.4,
+        scale: 1.3,
+    };
+    let others: Vec<(SpriteId, Placement)> = (0..3000)
+        .map(|_| {
+            let i = rng.below(bids.len() as u64) as usize;
+            let p = Placement {
+                x: 100 + rng.below(140) as i32 - 70,
+                y: 80 + rng.below(140) as i32 - 70,
+                angle: (rng.unit() * 6.0) as f32,
+                scale: (0.5 + rng.unit()) as f32,
+            };
+            (bids[i], p)
+        })
+        .collect();
+    let hits = gpu.test_group(pid, at, &others).unwrap();
+    let mut touching = 0;
+    for (k, (&(id, p), h)) in others.iter().zip(&hits).enumerate() {
+        let area = cpu_area(&player, at, &bullets[p_index(&bids, id)], p);
+        touching += usize::from(area > 0);
+        assert_eq!(h.hit, area > 0, "bullet {k}: GPU {h:?}, CPU area {area}");
+    }
+    eprintln!("group: {} bullets, {touching} hit", others.len());
+    assert!(touching > 100);
 }
