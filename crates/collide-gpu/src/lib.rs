@@ -134,6 +134,15 @@ pub struct Pair {
     pub at_b: Placement,
 }
 
+/// Where an answer came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// The bounding boxes do not meet: nothing was drawn.
+    BoundingBoxes,
+    /// An occlusion query, of the kind this adapter gives.
+    Occlusion(Occlusion),
+}
+
 /// One pair's answer from the occlusion path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hit {
@@ -141,8 +150,10 @@ pub struct Hit {
     pub hit: bool,
     /// The query's raw result: a sample count under
     /// [`Occlusion::SampleCount`] (not promised exact), 0 or 1 under
-    /// [`Occlusion::AnySamplesPassed`].
+    /// [`Occlusion::AnySamplesPassed`]; 0 when the boxes settled it.
     pub query: u64,
+    /// Which path gave the answer.
+    pub path: Path,
 }
 
 /// The per-draw record the shaders read (`Draw` in the WGSL).
@@ -522,7 +533,7 @@ impl GpuCollider {
     /// Both sprites' draws, moved together by whole pixels so their union
     /// starts at (1, 1) (a translation changes no pixel's result), and the
     /// union's box after the move.
-    fn place(&self, index: usize, pair: &Pair) -> Result<([Draw; 2], [i64; 4]), GpuError> {
+    fn place(&self, index: usize, pair: &Pair) -> Result<([Draw; 2], [[i64; 4]; 2]), GpuError> {
         let (mut da, ba) = self.draw(index, pair.a, pair.at_a)?;
         let (mut db, bb) = self.draw(index, pair.b, pair.at_b)?;
         let (x0, y0) = (ba[0].min(bb[0]), ba[1].min(bb[1]));
@@ -541,7 +552,8 @@ impl GpuCollider {
             d.pos[0] = (f64::from(d.pos[0]) + tx as f64) as f32;
             d.pos[1] = (f64::from(d.pos[1]) + ty as f64) as f32;
         }
-        Ok(([da, db], [ba[0] + tx, ba[1] + ty, ba[2] + tx, ba[3] + ty]))
+        let moved = |b: [i64; 4]| [b[0] + tx, b[1] + ty, b[2] + tx, b[3] + ty];
+        Ok(([da, db], [moved(ba), moved(bb)]))
     }
 
     /// Tests pairs with the stencil buffer and occlusion queries, many per
@@ -553,11 +565,13 @@ impl GpuCollider {
             // Bounding rectangles first: only pairs whose turned boxes meet
             // are drawn.
             let mut draws = Vec::with_capacity(chunk.len() * 2);
+            let mut scissors = Vec::with_capacity(chunk.len());
             let mut drawn = Vec::with_capacity(chunk.len());
             let mut answers = vec![
                 Hit {
                     hit: false,
-                    query: 0
+                    query: 0,
+                    path: Path::BoundingBoxes,
                 };
                 chunk.len()
             ];
@@ -565,14 +579,19 @@ impl GpuCollider {
                 let (_, ba) = self.draw(base + k, pair.a, pair.at_a)?;
                 let (_, bb) = self.draw(base + k, pair.b, pair.at_b)?;
                 if ba[0] < bb[2] && bb[0] < ba[2] && ba[1] < bb[3] && bb[1] < ba[3] {
-                    let (d, _) = self.place(base + k, pair)?;
+                    let (d, [a, b]) = self.place(base + k, pair)?;
                     draws.extend_from_slice(&d);
+                    // The seed's scissor: only the two boxes' overlap can hold
+                    // a shared pixel.
+                    let (x0, y0) = (a[0].max(b[0]).max(0), a[1].max(b[1]).max(0));
+                    let (x1, y1) = (a[2].min(b[2]).min(i64::from(self.side)), a[3].min(b[3]).min(i64::from(self.side)));
+                    scissors.push([x0 as u32, y0 as u32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32]);
                     drawn.push(k);
                 }
             }
             if !drawn.is_empty() {
                 let picked: Vec<Pair> = drawn.iter().map(|&k| chunk[k]).collect();
-                for (hit, &k) in self.run_queries(&picked, &draws)?.into_iter().zip(&drawn) {
+                for (hit, &k) in self.run_queries(&picked, &draws, &scissors)?.into_iter().zip(&drawn) {
                     answers[k] = hit;
                 }
             }
@@ -581,7 +600,7 @@ impl GpuCollider {
         Ok(out)
     }
 
-    fn run_queries(&self, pairs: &[Pair], draws: &[Draw]) -> Result<Vec<Hit>, GpuError> {
+    fn run_queries(&self, pairs: &[Pair], draws: &[Draw], scissors: &[[u32; 4]]) -> Result<Vec<Hit>, GpuError> {
         let dev = &self.device;
         // The parameters are copied into a buffer here, per batch: nothing
         // the caller owns is read after this call returns.
@@ -645,6 +664,8 @@ impl GpuCollider {
             pass.set_bind_group(0, &draw_bind, &[]);
             for (k, pair) in pass_pairs.iter().enumerate() {
                 let i = (pass_index * PAIRS_PER_PASS + k) as u32;
+                let [sx, sy, sw, sh] = scissors[i as usize];
+                pass.set_scissor_rect(sx, sy, sw, sh);
                 pass.set_stencil_reference(k as u32 + 1);
                 pass.set_pipeline(&self.write_stencil);
                 pass.set_bind_group(1, &self.sprite(pair.a)?.bind, &[]);
@@ -665,6 +686,7 @@ impl GpuCollider {
             .map(|q| Hit {
                 hit: q > 0,
                 query: q,
+                path: Path::Occlusion(self.occlusion),
             })
             .collect())
     }
@@ -732,7 +754,8 @@ impl GpuCollider {
         let mut answers = vec![
             Hit {
                 hit: false,
-                query: 0
+                query: 0,
+                path: Path::BoundingBoxes,
             };
             others.len()
         ];
@@ -819,6 +842,7 @@ impl GpuCollider {
                 answers[k] = Hit {
                     hit: *q > 0,
                     query: *q,
+                    path: Path::Occlusion(self.occlusion),
                 };
             }
         }
@@ -832,7 +856,7 @@ impl GpuCollider {
         let mut draws = Vec::with_capacity(pairs.len() * 2);
         let mut jobs = Vec::with_capacity(pairs.len());
         for (k, pair) in pairs.iter().enumerate() {
-            let (d, bbox_a) = self.place(k, pair)?;
+            let (d, [bbox_a, _]) = self.place(k, pair)?;
             draws.extend_from_slice(&d);
             jobs.push(Job {
                 a: 2 * k as u32,
