@@ -35,6 +35,7 @@ impl Thing {
             y: self.y.round() as i32,
             angle: self.angle as f32,
             scale: 1.0,
+            ..Placement::at(0, 0)
         }
     }
 }

@@ -6,9 +6,11 @@ struct Draw {
     pos: vec2<f32>,
     size: vec2<f32>,
     cos_sin_inv: vec3<f32>,
-    _pad: f32,
+    depth: f32,
     half: vec2<f32>,
-    _pad2: vec2<f32>,
+    threshold: f32,
+    _pad: f32,
+    colour: vec4<f32>,
 }
 
 struct Job {
@@ -38,7 +40,7 @@ fn covers(d: Draw, mask: texture_2d<f32>, pixel: vec2<f32>) -> bool {
     if (src.x < 0.0 || src.y < 0.0 || src.x >= d.size.x || src.y >= d.size.y) {
         return false;
     }
-    return textureLoad(mask, vec2<i32>(floor(src)), 0).r >= 0.5;
+    return round(textureLoad(mask, vec2<i32>(floor(src)), 0).r * 255.0) > d.threshold;
 }
 
 @compute @workgroup_size(8, 8)
@@ -47,7 +49,10 @@ fn count(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let pixel = vec2<f32>(vec2<i32>(id.xy) + job.origin) + vec2(0.5, 0.5);
-    if (covers(draws[job.a], mask_a, pixel) && covers(draws[job.b], mask_b, pixel)) {
+    let a = draws[job.a];
+    let b = draws[job.b];
+    // Different layers never collide.
+    if (a.depth == b.depth && covers(a, mask_a, pixel) && covers(b, mask_b, pixel)) {
         atomicAdd(&counts[job.slot], 1u);
     }
 }

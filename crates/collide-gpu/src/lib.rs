@@ -107,16 +107,25 @@ pub struct Placement {
     pub angle: f32,
     /// Scale.
     pub scale: f32,
+    /// Layer: objects on different layers never collide (the seed's depth
+    /// ranges: the first sprite writes its layer's depth, the second passes
+    /// only where the depth is its own).
+    pub layer: u8,
+    /// Alpha test: a texel is solid where its value is above this (a mask
+    /// uploads 255 and 0; [`GpuCollider::add_alpha_sprite`] uploads alpha).
+    pub threshold: u8,
 }
 
 impl Placement {
-    /// Unturned, unscaled, at (x, y).
+    /// Unturned, unscaled, at (x, y), layer 0, threshold 127.
     pub fn at(x: i32, y: i32) -> Placement {
         Placement {
             x,
             y,
             angle: 0.0,
             scale: 1.0,
+            layer: 0,
+            threshold: 127,
         }
     }
 }
@@ -156,16 +165,20 @@ pub struct Hit {
     pub path: Path,
 }
 
-/// The per-draw record the shaders read (`Draw` in the WGSL).
+/// The per-draw record the shaders read (`Draw` in the WGSL): every
+/// object's own transform, layer depth, alpha threshold and colour, copied
+/// into a GPU buffer per batch.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct Draw {
     pos: [f32; 2],
     size: [f32; 2],
     cos_sin_inv: [f32; 3],
-    pad: f32,
+    depth: f32,
     half: [f32; 2],
-    pad2: [f32; 2],
+    threshold: f32,
+    pad: f32,
+    colour: [f32; 4],
 }
 
 /// The count pass's per-pair record (`Job` in the WGSL), one per 256 bytes
@@ -203,15 +216,24 @@ pub struct GpuCollider {
     pair_layout: wgpu::BindGroupLayout,
     write_stencil: wgpu::RenderPipeline,
     test_stencil: wgpu::RenderPipeline,
+    colour: wgpu::RenderPipeline,
     count: wgpu::ComputePipeline,
     target_buf: wgpu::Buffer,
     sprites: Vec<Sprite>,
+}
+
+/// The depth a layer's sprites are drawn at (distinct and exact in a
+/// 24-bit depth buffer).
+fn layer_depth(layer: u8) -> f32 {
+    (f32::from(layer) + 0.5) / 256.0
 }
 
 /// Pairs per render pass: stencil values 1..=255, then a clear.
 const PAIRS_PER_PASS: usize = 255;
 /// Pairs per submission (one query set).
 const PAIRS_PER_SUBMIT: usize = 4096;
+/// The collision buffer: stencil for the masks, depth for the layers.
+const DEPTH_STENCIL: wgpu::TextureFormat = wgpu::TextureFormat::Depth24PlusStencil8;
 
 fn texture_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -276,7 +298,7 @@ impl GpuCollider {
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Stencil8,
+            format: DEPTH_STENCIL,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             view_formats: &[],
         });
@@ -330,7 +352,13 @@ impl GpuCollider {
             bind_group_layouts: &[Some(&draw_layout), Some(&sprite_layout)],
             immediate_size: 0,
         });
-        let stencil_pipeline = |label, face: wgpu::StencilFaceState| {
+        // One renderer, three modes, as the seed's `DrawObject`: the same
+        // vertex and fragment rule, with stencil writes, with the stencil
+        // test, or with colour.
+        let pipeline = |label,
+                        depth_stencil: Option<wgpu::DepthStencilState>,
+                        entry: &str,
+                        targets: &[Option<wgpu::ColorTargetState>]| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -341,44 +369,76 @@ impl GpuCollider {
                     buffers: &[],
                 },
                 primitive: wgpu::PrimitiveState::default(),
-                depth_stencil: Some(wgpu::DepthStencilState::stencil(
-                    wgpu::TextureFormat::Stencil8,
-                    wgpu::StencilState {
-                        front: face,
-                        back: face,
-                        read_mask: 0xff,
-                        write_mask: 0xff,
-                    },
-                )),
+                depth_stencil,
                 multisample: wgpu::MultisampleState::default(),
-                // No colour at all: only the stencil (and the query) matter.
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
-                    entry_point: Some("fs"),
+                    entry_point: Some(entry),
                     compilation_options: Default::default(),
-                    targets: &[],
+                    targets,
                 }),
                 multiview_mask: None,
                 cache: None,
             })
         };
-        let write_stencil = stencil_pipeline(
+        let stencil_mode = |face: wgpu::StencilFaceState, depth_write: bool, depth_compare| {
+            wgpu::DepthStencilState {
+                format: DEPTH_STENCIL,
+                depth_write_enabled: Some(depth_write),
+                depth_compare: Some(depth_compare),
+                stencil: wgpu::StencilState {
+                    front: face,
+                    back: face,
+                    read_mask: 0xff,
+                    write_mask: 0xff,
+                },
+                bias: wgpu::DepthBiasState::default(),
+            }
+        };
+        // Stencil mode: no colour; the sprite writes the pair's stencil value
+        // and its layer's depth.
+        let write_stencil = pipeline(
             "write stencil",
-            wgpu::StencilFaceState {
-                compare: wgpu::CompareFunction::Always,
-                fail_op: wgpu::StencilOperation::Keep,
-                depth_fail_op: wgpu::StencilOperation::Keep,
-                pass_op: wgpu::StencilOperation::Replace,
-            },
+            Some(stencil_mode(
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Always,
+                    fail_op: wgpu::StencilOperation::Keep,
+                    depth_fail_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Replace,
+                },
+                true,
+                wgpu::CompareFunction::Always,
+            )),
+            "fs",
+            &[],
         );
-        let test_stencil = stencil_pipeline(
+        // Occlusion mode: samples pass where the stencil holds the pair's
+        // value and the depth is this sprite's layer.
+        let test_stencil = pipeline(
             "test stencil",
-            wgpu::StencilFaceState {
-                compare: wgpu::CompareFunction::Equal,
-                fail_op: wgpu::StencilOperation::Keep,
-                depth_fail_op: wgpu::StencilOperation::Keep,
-                pass_op: wgpu::StencilOperation::Keep,
-            },
+            Some(stencil_mode(
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Equal,
+                    fail_op: wgpu::StencilOperation::Keep,
+                    depth_fail_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Keep,
+                },
+                false,
+                wgpu::CompareFunction::Equal,
+            )),
+            "fs",
+            &[],
+        );
+        // Normal mode: the visible scene, in each draw's colour.
+        let colour = pipeline(
+            "colour",
+            None,
+            "fs_colour",
+            &[Some(wgpu::ColorTargetState {
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
         );
         let count_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("count"),
@@ -416,6 +476,7 @@ impl GpuCollider {
             pair_layout,
             write_stencil,
             test_stencil,
+            colour,
             count,
             target_buf,
             sprites: Vec::new(),
@@ -440,9 +501,36 @@ impl GpuCollider {
         self.side
     }
 
-    /// Uploads a mask as a sprite texture (255 where set).
+    /// Uploads a mask as a sprite texture (255 where set, 0 elsewhere: any
+    /// threshold below 255 reads it as the mask).
     pub fn add_sprite(&mut self, mask: &Mask) -> Result<SpriteId, GpuError> {
         let (w, h) = (mask.width(), mask.height());
+        let texels: Vec<u8> = (0..h)
+            .flat_map(|y| (0..w).map(move |x| (x, y)))
+            .map(|(x, y)| if mask.get(x, y) { 255 } else { 0 })
+            .collect();
+        self.upload(w, h, &texels)
+    }
+
+    /// Uploads an alpha channel (`width × height` bytes, row by row) as a
+    /// sprite; each draw's [`Placement::threshold`] is its alpha test.
+    pub fn add_alpha_sprite(
+        &mut self,
+        width: usize,
+        height: usize,
+        alpha: &[u8],
+    ) -> Result<SpriteId, GpuError> {
+        if alpha.len() != width.saturating_mul(height) {
+            return Err(GpuError::SpriteTooLarge {
+                width,
+                height,
+                limit: 0,
+            });
+        }
+        self.upload(width, height, alpha)
+    }
+
+    fn upload(&mut self, w: usize, h: usize, texels: &[u8]) -> Result<SpriteId, GpuError> {
         let limit = self.device.limits().max_texture_dimension_2d;
         if w == 0 || h == 0 || w > limit as usize || h > limit as usize {
             return Err(GpuError::SpriteTooLarge {
@@ -451,10 +539,6 @@ impl GpuCollider {
                 limit,
             });
         }
-        let texels: Vec<u8> = (0..h)
-            .flat_map(|y| (0..w).map(move |x| (x, y)))
-            .map(|(x, y)| if mask.get(x, y) { 255 } else { 0 })
-            .collect();
         let texture = self.device.create_texture_with_data(
             &self.queue,
             &wgpu::TextureDescriptor {
@@ -472,7 +556,7 @@ impl GpuCollider {
                 view_formats: &[],
             },
             wgpu::util::TextureDataOrder::LayerMajor,
-            &texels,
+            texels,
         );
         let view = texture.create_view(&Default::default());
         let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -490,6 +574,136 @@ impl GpuCollider {
             bind,
         });
         Ok(SpriteId(self.sprites.len() - 1))
+    }
+
+    /// Normal mode: draws sprites in their colours (RGBA, 0..1) over a
+    /// background, into a `width × height` image returned as RGBA bytes.
+    /// The same vertex and fragment rule as the collision modes, so what is
+    /// seen is what collides.
+    pub fn render(
+        &self,
+        width: u32,
+        height: u32,
+        background: [f64; 4],
+        objects: &[(SpriteId, Placement, [f32; 4])],
+    ) -> Result<Vec<u8>, GpuError> {
+        let dev = &self.device;
+        let mut draws = Vec::with_capacity(objects.len() + 1);
+        for (k, &(id, p, colour)) in objects.iter().enumerate() {
+            let (mut d, _) = self.draw(k, id, p)?;
+            d.colour = colour;
+            draws.push(d);
+        }
+        // A storage buffer may not be empty.
+        if draws.is_empty() {
+            draws.push(<Draw as bytemuck::Zeroable>::zeroed());
+        }
+        let target = dev.create_texture(&wgpu::TextureDescriptor {
+            label: Some("scene"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = target.create_view(&Default::default());
+        let size_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("scene size"),
+            contents: bytemuck::cast_slice(&[width as f32, height as f32, 0.0, 0.0]),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("scene draws"),
+            contents: bytemuck::cast_slice(&draws),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scene"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: size_buf.as_entire_binding(),
+                },
+            ],
+        });
+        // Rows of the copy are padded to 256 bytes.
+        let row = (width * 4).div_ceil(256) * 256;
+        let read = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scene readback"),
+            size: u64::from(row) * u64::from(height),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("scene"),
+        });
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("scene"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: background[0],
+                            g: background[1],
+                            b: background[2],
+                            a: background[3],
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&self.colour);
+            pass.set_bind_group(0, &bind, &[]);
+            for (k, &(id, _, _)) in objects.iter().enumerate() {
+                pass.set_bind_group(1, &self.sprite(id)?.bind, &[]);
+                pass.draw(0..6, k as u32..k as u32 + 1);
+            }
+        }
+        enc.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &target,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &read,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(height),
+                },
+            },
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+        );
+        self.queue.submit([enc.finish()]);
+        let padded = self.read_back::<u8>(&read)?;
+        Ok(padded
+            .chunks_exact(row as usize)
+            .flat_map(|r| r[..width as usize * 4].iter().copied())
+            .collect())
     }
 
     fn sprite(&self, id: SpriteId) -> Result<&Sprite, GpuError> {
@@ -523,9 +737,11 @@ impl GpuCollider {
             pos: [p.x as f32, p.y as f32],
             size: [s.width as f32, s.height as f32],
             cos_sin_inv: [cos as f32, sin as f32, (1.0 / scale) as f32],
-            pad: 0.0,
+            depth: layer_depth(p.layer),
             half: [(half_w + 1.0) as f32, (half_h + 1.0) as f32],
-            pad2: [0.0; 2],
+            threshold: f32::from(p.threshold),
+            pad: 0.0,
+            colour: [1.0; 4],
         };
         Ok((draw, bbox))
     }
@@ -584,14 +800,26 @@ impl GpuCollider {
                     // The seed's scissor: only the two boxes' overlap can hold
                     // a shared pixel.
                     let (x0, y0) = (a[0].max(b[0]).max(0), a[1].max(b[1]).max(0));
-                    let (x1, y1) = (a[2].min(b[2]).min(i64::from(self.side)), a[3].min(b[3]).min(i64::from(self.side)));
-                    scissors.push([x0 as u32, y0 as u32, (x1 - x0).max(1) as u32, (y1 - y0).max(1) as u32]);
+                    let (x1, y1) = (
+                        a[2].min(b[2]).min(i64::from(self.side)),
+                        a[3].min(b[3]).min(i64::from(self.side)),
+                    );
+                    scissors.push([
+                        x0 as u32,
+                        y0 as u32,
+                        (x1 - x0).max(1) as u32,
+                        (y1 - y0).max(1) as u32,
+                    ]);
                     drawn.push(k);
                 }
             }
             if !drawn.is_empty() {
                 let picked: Vec<Pair> = drawn.iter().map(|&k| chunk[k]).collect();
-                for (hit, &k) in self.run_queries(&picked, &draws, &scissors)?.into_iter().zip(&drawn) {
+                for (hit, &k) in self
+                    .run_queries(&picked, &draws, &scissors)?
+                    .into_iter()
+                    .zip(&drawn)
+                {
                     answers[k] = hit;
                 }
             }
@@ -600,7 +828,12 @@ impl GpuCollider {
         Ok(out)
     }
 
-    fn run_queries(&self, pairs: &[Pair], draws: &[Draw], scissors: &[[u32; 4]]) -> Result<Vec<Hit>, GpuError> {
+    fn run_queries(
+        &self,
+        pairs: &[Pair],
+        draws: &[Draw],
+        scissors: &[[u32; 4]],
+    ) -> Result<Vec<Hit>, GpuError> {
         let dev = &self.device;
         // The parameters are copied into a buffer here, per batch: nothing
         // the caller owns is read after this call returns.
@@ -651,7 +884,10 @@ impl GpuCollider {
                 color_attachments: &[],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: &self.stencil_view,
-                    depth_ops: None,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
                     stencil_ops: Some(wgpu::Operations {
                         load: wgpu::LoadOp::Clear(0),
                         store: wgpu::StoreOp::Store,
@@ -811,7 +1047,10 @@ impl GpuCollider {
                     color_attachments: &[],
                     depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                         view: &self.stencil_view,
-                        depth_ops: None,
+                        depth_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(1.0),
+                            store: wgpu::StoreOp::Store,
+                        }),
                         stencil_ops: Some(wgpu::Operations {
                             load: wgpu::LoadOp::Clear(0),
                             store: wgpu::StoreOp::Store,

@@ -107,6 +107,7 @@ fn random_pairs(
                         y,
                         angle: (rng.unit() * 7.0 - 3.5) as f32,
                         scale: (0.5 + rng.unit() * 1.5) as f32,
+                        ..Placement::at(0, 0)
                     }
                 } else {
                     Placement::at(x, y)
@@ -273,6 +274,7 @@ fn bad_input_is_an_error() {
             y: 0,
             angle: f32::NAN,
             scale: 1.0,
+            ..Placement::at(0, 0)
         },
         b: id,
         at_b: Placement::at(0, 0),
@@ -299,6 +301,7 @@ fn group_test_matches_the_cpu() {
         y: 80,
         angle: 0.4,
         scale: 1.3,
+        ..Placement::at(0, 0)
     };
     let others: Vec<(SpriteId, Placement)> = (0..3000)
         .map(|_| {
@@ -308,6 +311,7 @@ fn group_test_matches_the_cpu() {
                 y: 80 + rng.below(140) as i32 - 70,
                 angle: (rng.unit() * 6.0) as f32,
                 scale: (0.5 + rng.unit()) as f32,
+                ..Placement::at(0, 0)
             };
             (bids[i], p)
         })
@@ -321,4 +325,140 @@ fn group_test_matches_the_cpu() {
     }
     eprintln!("group: {} bullets, {touching} hit", others.len());
     assert!(touching > 100);
+}
+
+/// The seed's depth ranges: the same sprites on different layers never
+/// collide, on either path.
+#[test]
+fn layers_never_collide() {
+    let Some(mut gpu) = gpu() else { return };
+    let id = gpu.add_sprite(&Mask::full(10, 10).unwrap()).unwrap();
+    let on = |layer| Placement {
+        layer,
+        ..Placement::at(5, 5)
+    };
+    let pairs = [
+        Pair {
+            a: id,
+            at_a: Placement::at(0, 0),
+            b: id,
+            at_b: on(0),
+        },
+        Pair {
+            a: id,
+            at_a: Placement::at(0, 0),
+            b: id,
+            at_b: on(1),
+        },
+        Pair {
+            a: id,
+            at_a: Placement {
+                layer: 7,
+                ..Placement::at(0, 0)
+            },
+            b: id,
+            at_b: on(7),
+        },
+    ];
+    assert_eq!(
+        gpu.test_pairs(&pairs)
+            .unwrap()
+            .iter()
+            .map(|h| h.hit)
+            .collect::<Vec<_>>(),
+        [true, false, true]
+    );
+    assert_eq!(gpu.count_pairs(&pairs).unwrap(), [25, 0, 25]);
+}
+
+/// Per-draw alpha thresholds on one alpha sprite, in one batch: each draw
+/// uses its own (the CPU's `from_alpha` with the same threshold agrees).
+#[test]
+fn per_draw_thresholds_are_per_draw() {
+    let Some(mut gpu) = gpu() else { return };
+    let (w, h) = (16usize, 16usize);
+    let alpha: Vec<u8> = (0..w * h).map(|i| ((i % w) * 16) as u8).collect();
+    let id = gpu.add_alpha_sprite(w, h, &alpha).unwrap();
+    let full = gpu.add_sprite(&Mask::full(w, h).unwrap()).unwrap();
+    let pairs: Vec<Pair> = [0u8, 50, 127, 200, 239, 240, 255]
+        .iter()
+        .map(|&t| Pair {
+            a: full,
+            at_a: Placement::at(0, 0),
+            b: id,
+            at_b: Placement {
+                threshold: t,
+                ..Placement::at(0, 0)
+            },
+        })
+        .collect();
+    let counts = gpu.count_pairs(&pairs).unwrap();
+    let hits = gpu.test_pairs(&pairs).unwrap();
+    for (k, p) in pairs.iter().enumerate() {
+        let cpu = Mask::from_alpha(w, h, &alpha, 1, 0, p.at_b.threshold)
+            .unwrap()
+            .count();
+        assert_eq!(counts[k], cpu, "threshold {}", p.at_b.threshold);
+        assert_eq!(hits[k].hit, cpu > 0);
+        if gpu.adapter().contains("llvmpipe") {
+            assert_eq!(hits[k].query, cpu);
+        }
+    }
+}
+
+/// Normal mode draws exactly the pixels the collision modes test.
+#[test]
+fn normal_mode_draws_what_collides() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = Rng(31);
+    let masks: Vec<Mask> = (0..6).map(|_| sprite(&mut rng)).collect();
+    let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
+    let (w, h) = (160u32, 120u32);
+    let objects: Vec<(SpriteId, Placement, [f32; 4])> = ids
+        .iter()
+        .enumerate()
+        .map(|(k, &id)| {
+            let p = Placement {
+                x: rng.below(120) as i32,
+                y: rng.below(80) as i32,
+                angle: (rng.unit() * 6.0) as f32,
+                scale: (0.6 + rng.unit()) as f32,
+                ..Placement::at(0, 0)
+            };
+            (id, p, [(k as f32 + 1.0) / 8.0, 1.0, 0.0, 1.0])
+        })
+        .collect();
+    let image = gpu.render(w, h, [0.0, 0.0, 0.0, 1.0], &objects).unwrap();
+    // The CPU's picture: each turned mask painted in order.
+    let mut expect = vec![0u8; (w * h) as usize];
+    for (k, (_, p, _)) in objects.iter().enumerate() {
+        let (m, (ox, oy)) = masks[k]
+            .rotated(f64::from(p.angle), f64::from(p.scale))
+            .unwrap();
+        for y in 0..m.height() {
+            for x in 0..m.width() {
+                let (px, py) = (
+                    i64::from(p.x) + ox + x as i64,
+                    i64::from(p.y) + oy + y as i64,
+                );
+                if m.get(x, y) && px >= 0 && py >= 0 && px < i64::from(w) && py < i64::from(h) {
+                    expect[(py as u32 * w + px as u32) as usize] = k as u8 + 1;
+                }
+            }
+        }
+    }
+    for (i, px) in image.chunks_exact(4).enumerate() {
+        let drawn = if px[1] == 0 {
+            0
+        } else {
+            (f32::from(px[0]) / 255.0 * 8.0).round() as u8
+        };
+        assert_eq!(
+            drawn,
+            expect[i],
+            "pixel ({}, {})",
+            i as u32 % w,
+            i as u32 / w
+        );
+    }
 }

@@ -52,6 +52,7 @@ fn place(rng: &mut Rng, x: i32, y: i32, turned: bool) -> Placement {
             y,
             angle: (rng.unit() * 6.3) as f32,
             scale: (0.7 + rng.unit() * 0.6) as f32,
+            ..Placement::at(0, 0)
         }
     } else {
         Placement::at(x, y)
@@ -189,6 +190,7 @@ fn main() -> Result<()> {
         y: 300,
         angle: 0.3,
         scale: 1.0,
+        ..Placement::at(0, 0)
     };
     let bullets: Vec<(usize, Placement)> = (0..10_000)
         .map(|_| {
