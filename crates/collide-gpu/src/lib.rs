@@ -165,6 +165,65 @@ pub struct Hit {
     pub path: Path,
 }
 
+/// Group answers on their way back from the GPU (see
+/// [`GpuCollider::submit_group_tests`]).
+pub struct PendingHits {
+    buffer: Option<wgpu::Buffer>,
+    /// 0: not yet, 1: mapped, 2: failed.
+    ready: std::sync::Arc<std::sync::atomic::AtomicU8>,
+    count: usize,
+    path: Path,
+}
+
+impl PendingHits {
+    /// The answers if they have arrived (never blocks), one per group.
+    pub fn try_take(&mut self, gpu: &GpuCollider) -> Result<Option<Vec<Hit>>, GpuError> {
+        let Some(buffer) = &self.buffer else {
+            return Ok(Some(Vec::new()));
+        };
+        let _ = gpu
+            .device
+            .poll(wgpu::PollType::Poll)
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        match self.ready.load(std::sync::atomic::Ordering::Acquire) {
+            0 => Ok(None),
+            1 => {
+                let view = buffer
+                    .get_mapped_range(..)
+                    .map_err(|e| GpuError::Readback(e.to_string()))?;
+                let words: &[u64] = bytemuck::cast_slice(&view);
+                let path = self.path;
+                Ok(Some(
+                    words
+                        .iter()
+                        .take(self.count)
+                        .map(|&q| Hit {
+                            hit: q > 0,
+                            query: q,
+                            path,
+                        })
+                        .collect(),
+                ))
+            }
+            _ => Err(GpuError::Readback(
+                "the result buffer could not be mapped".into(),
+            )),
+        }
+    }
+
+    /// Waits for the answers.
+    pub fn wait(mut self, gpu: &GpuCollider) -> Result<Vec<Hit>, GpuError> {
+        loop {
+            if let Some(hits) = self.try_take(gpu)? {
+                return Ok(hits);
+            }
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| GpuError::Readback(e.to_string()))?;
+        }
+    }
+}
+
 /// The per-draw record the shaders read (`Draw` in the WGSL): every
 /// object's own transform, layer depth, alpha threshold and colour, copied
 /// into a GPU buffer per batch.
@@ -1086,6 +1145,130 @@ impl GpuCollider {
             }
         }
         Ok(answers)
+    }
+
+    /// The seed's group test, asynchronous: each group's objects (all
+    /// enemies, all enemy bullets) are drawn into one stencil, and one query
+    /// tests `probe` against the whole group. Every group's query is started
+    /// in one submission; the answers are read later from the returned
+    /// [`PendingHits`] (a frame late, without stalling the caller).
+    ///
+    /// Coordinates are the collision buffer's own (`side × side`): parts
+    /// outside it are not tested.
+    pub fn submit_group_tests(
+        &self,
+        probe: (SpriteId, Placement),
+        groups: &[&[(SpriteId, Placement)]],
+    ) -> Result<PendingHits, GpuError> {
+        let dev = &self.device;
+        let (probe_draw, _) = self.draw(0, probe.0, probe.1)?;
+        let mut draws = vec![probe_draw];
+        for group in groups {
+            for (k, &(id, p)) in group.iter().enumerate() {
+                draws.push(self.draw(k, id, p)?.0);
+            }
+        }
+        let n = groups.len().max(1) as u32;
+        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("group draws"),
+            contents: bytemuck::cast_slice(&draws),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("group draws"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.target_buf.as_entire_binding(),
+                },
+            ],
+        });
+        let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("groups"),
+            ty: wgpu::QueryType::Occlusion,
+            count: n,
+        });
+        let bytes = u64::from(n) * 8;
+        let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("group results"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let read = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("group readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("groups"),
+        });
+        let mut first = 1u32;
+        for (g, group) in groups.iter().enumerate() {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("group"),
+                color_attachments: &[],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.stencil_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: Some(&queries),
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &bind, &[]);
+            pass.set_stencil_reference(1);
+            pass.set_pipeline(&self.write_stencil);
+            for (k, &(id, _)) in group.iter().enumerate() {
+                pass.set_bind_group(1, &self.sprite(id)?.bind, &[]);
+                let i = first + k as u32;
+                pass.draw(0..6, i..i + 1);
+            }
+            first += group.len() as u32;
+            pass.set_pipeline(&self.test_stencil);
+            pass.set_bind_group(1, &self.sprite(probe.0)?.bind, &[]);
+            pass.begin_occlusion_query(g as u32);
+            pass.draw(0..6, 0..1);
+            pass.end_occlusion_query();
+        }
+        if groups.is_empty() {
+            return Ok(PendingHits {
+                buffer: None,
+                ready: std::sync::Arc::default(),
+                count: 0,
+                path: Path::Occlusion(self.occlusion),
+            });
+        }
+        enc.resolve_query_set(&queries, 0..n, &resolve, 0);
+        enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        let ready = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(0));
+        let flag = ready.clone();
+        read.map_async(wgpu::MapMode::Read, .., move |r| {
+            flag.store(
+                if r.is_ok() { 1 } else { 2 },
+                std::sync::atomic::Ordering::Release,
+            );
+        });
+        Ok(PendingHits {
+            buffer: Some(read),
+            ready,
+            count: groups.len(),
+            path: Path::Occlusion(self.occlusion),
+        })
     }
 
     /// The exact number of pixels the two sprites share, for each pair, from

@@ -462,3 +462,67 @@ fn normal_mode_draws_what_collides() {
         );
     }
 }
+
+/// One stencil per group, one query per group, all submitted together and
+/// read later: each answer says whether the probe touches any member.
+#[test]
+fn group_stencils_answer_later() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = Rng(41);
+    let masks: Vec<Mask> = (0..8).map(|_| sprite(&mut rng)).collect();
+    let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
+    let probe_mask = sprite(&mut rng);
+    let probe_id = gpu.add_sprite(&probe_mask).unwrap();
+    let probe_at = Placement {
+        x: 200,
+        y: 200,
+        angle: 0.5,
+        ..Placement::at(0, 0)
+    };
+    let groups: Vec<Vec<(usize, Placement)>> = (0..40)
+        .map(|_| {
+            (0..1 + rng.below(12))
+                .map(|_| {
+                    let p = Placement {
+                        x: 200 + rng.below(160) as i32 - 80,
+                        y: 200 + rng.below(160) as i32 - 80,
+                        angle: (rng.unit() * 6.0) as f32,
+                        layer: u8::from(rng.below(5) == 0),
+                        ..Placement::at(0, 0)
+                    };
+                    (rng.below(8) as usize, p)
+                })
+                .collect()
+        })
+        .collect();
+    let as_ids: Vec<Vec<(SpriteId, Placement)>> = groups
+        .iter()
+        .map(|g| g.iter().map(|&(i, p)| (ids[i], p)).collect())
+        .collect();
+    let refs: Vec<&[(SpriteId, Placement)]> = as_ids.iter().map(Vec::as_slice).collect();
+    let mut pending = gpu.submit_group_tests((probe_id, probe_at), &refs).unwrap();
+    // The caller carries on; the answers are picked up when they are there.
+    let mut polls = 0;
+    let hits = loop {
+        if let Some(h) = pending.try_take(&gpu).unwrap() {
+            break h;
+        }
+        polls += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        assert!(polls < 10_000, "the answers never came");
+    };
+    let mut touching = 0;
+    for (g, group) in groups.iter().enumerate() {
+        let cpu = group.iter().any(|&(i, p)| {
+            p.layer == probe_at.layer && cpu_area(&probe_mask, probe_at, &masks[i], p) > 0
+        });
+        touching += usize::from(cpu);
+        assert_eq!(hits[g].hit, cpu, "group {g}");
+    }
+    eprintln!(
+        "groups: {} of {} touch the probe ({polls} polls before the answers)",
+        touching,
+        groups.len()
+    );
+    assert!(touching > 5 && touching < groups.len());
+}
