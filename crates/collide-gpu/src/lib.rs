@@ -50,6 +50,18 @@ pub enum GpuError {
         /// The device's largest 2-D texture side.
         limit: u32,
     },
+    /// An alpha buffer whose length is not width × height.
+    #[error("a {width}x{height} alpha sprite needs {expected} bytes, got {got}")]
+    AlphaSize {
+        /// Width.
+        width: usize,
+        /// Height.
+        height: usize,
+        /// Bytes needed.
+        expected: usize,
+        /// Bytes given.
+        got: usize,
+    },
     /// A pair whose two placed sprites do not fit the render target.
     #[error("pair {index} spans {width}x{height} pixels; the target is {side}x{side}")]
     PairTooLarge {
@@ -579,11 +591,13 @@ impl GpuCollider {
         height: usize,
         alpha: &[u8],
     ) -> Result<SpriteId, GpuError> {
-        if alpha.len() != width.saturating_mul(height) {
-            return Err(GpuError::SpriteTooLarge {
+        let expected = width.saturating_mul(height);
+        if alpha.len() != expected {
+            return Err(GpuError::AlphaSize {
                 width,
                 height,
-                limit: 0,
+                expected,
+                got: alpha.len(),
             });
         }
         self.upload(width, height, alpha)

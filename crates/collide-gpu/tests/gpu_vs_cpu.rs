@@ -284,6 +284,14 @@ fn bad_input_is_an_error() {
         Err(GpuError::BadPlacement { .. })
     ));
     assert!(gpu.add_sprite(&Mask::new(0, 3).unwrap()).is_err());
+    assert!(matches!(
+        gpu.add_alpha_sprite(4, 4, &[0; 15]),
+        Err(GpuError::AlphaSize {
+            expected: 16,
+            got: 15,
+            ..
+        })
+    ));
 }
 
 /// The group test (one sprite against many in one pass) gives the pairwise
