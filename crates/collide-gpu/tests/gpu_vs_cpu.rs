@@ -408,7 +408,7 @@ fn per_draw_thresholds_are_per_draw() {
             .count();
         assert_eq!(counts[k], cpu, "threshold {}", p.at_b.threshold);
         assert_eq!(hits[k].hit, cpu > 0);
-        if gpu.adapter().contains("llvmpipe") {
+        if gpu.occlusion() == Occlusion::SampleCount && gpu.adapter().contains("llvmpipe") {
             assert_eq!(hits[k].query, cpu);
         }
     }
