@@ -162,6 +162,14 @@ fn unturned_pairs_agree_exactly() {
             // Lavapipe's queries count every sample.
             assert_eq!(hits[k].query, area, "pair {k}: lavapipe's occlusion count");
         }
+        if gpu.occlusion() == Occlusion::AnySamplesPassed {
+            // GL: "any samples passed", a boolean.
+            assert!(
+                hits[k].query <= 1,
+                "pair {k}: GL query gave {}",
+                hits[k].query
+            );
+        }
     }
     eprintln!("{} unturned pairs agree ({touching} touching)", pairs.len());
     assert!(
