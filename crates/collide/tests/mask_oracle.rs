@@ -99,9 +99,16 @@ proptest! {
         }
         // Nothing ever leaks outside the mask (counts see every stored bit).
         let inside = |m: &Mask| (0..ha as usize).map(|y| (0..wa as usize).filter(|&x| m.get(x, y)).count() as u64).sum::<u64>();
-        for m in [&om, &drawn, &erased, &flipped, &inverted] {
+        let mut anded = ma.clone();
+        anded.and(&mb, dx, dy);
+        let mut single = ma.clone();
+        single.set(0, 0, false);
+        single.set((wa - 1) as usize, (ha - 1) as usize, true);
+        for m in [&om, &drawn, &erased, &flipped, &inverted, &anded, &single] {
             prop_assert_eq!(m.count(), inside(m));
+            prop_assert!(m.spans_are_exact());
         }
+        prop_assert_eq!(&anded, &om);
     }
 
     #[test]
