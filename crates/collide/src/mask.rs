@@ -662,23 +662,44 @@ mod avx2 {
     }
 }
 
+/// The vector instructions this CPU offers the scans, detected once.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Simd {
+    Portable,
+    Avx2,
+    Avx512,
+}
+
+fn simd() -> Simd {
+    static FOUND: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx512f") && has!("avx512vpopcntdq") && has!("avx2") && has!("popcnt") {
+                return Simd::Avx512;
+            }
+            if has!("avx2") && has!("popcnt") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Portable
+    })
+}
+
 /// [`count_and_portable`] on the fastest path this CPU has.
 #[inline]
 fn count_and(a: &[u64], next: &[u64], b: &[u64], s: u32) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::is_x86_feature_detected as has;
-        if has!("avx512f") && has!("avx512vpopcntdq") && has!("popcnt") {
-            // SAFETY: the target features were just detected on this CPU,
-            // which is all `#[target_feature]` functions require of callers.
-            return unsafe { avx512::count(a, next, b, s) };
-        }
-        if has!("avx2") && has!("popcnt") {
-            // SAFETY: as above.
-            return unsafe { avx2::count(a, next, b, s) };
-        }
+    match simd() {
+        // SAFETY: `simd()` found these target features on this CPU, which
+        // is all `#[target_feature]` functions require of their callers.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { avx512::count(a, next, b, s) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { avx2::count(a, next, b, s) },
+        _ => count_and_portable(a, next, b, s),
     }
-    count_and_portable(a, next, b, s)
 }
 
 /// The first row where a & (b placed) is non-zero, and that word, on the
@@ -686,8 +707,8 @@ fn count_and(a: &[u64], next: &[u64], b: &[u64], s: u32) -> u64 {
 #[inline]
 fn first_and(a: &[u64], b: &[u64], place: Place) -> Option<(usize, u64)> {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the target feature was just detected on this CPU.
+    if simd() != Simd::Portable {
+        // SAFETY: `simd()` found AVX2 on this CPU.
         return unsafe {
             match place {
                 Place::Left(s) => avx2::first_left(a, b, s),
