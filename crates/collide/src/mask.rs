@@ -673,9 +673,18 @@ enum Simd {
 fn simd() -> Simd {
     static FOUND: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
     *FOUND.get_or_init(|| {
+        // `COLLIDE_MASK_SIMD=avx2` or `=portable` caps the choice, so the
+        // benchmark can show each path on one machine.
+        let cap = std::env::var("COLLIDE_MASK_SIMD").unwrap_or_default();
+        if cap == "portable" {
+            return Simd::Portable;
+        }
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
+            if cap == "avx2" && has!("avx2") && has!("popcnt") {
+                return Simd::Avx2;
+            }
             if has!("avx512f") && has!("avx512vpopcntdq") && has!("avx2") && has!("popcnt") {
                 return Simd::Avx512;
             }
