@@ -1,0 +1,357 @@
+//! The query language and its meaning.
+//!
+//! ```text
+//! query  := or
+//! or     := and ("OR" and)*          AND binds tighter than OR
+//! and    := item+                    items side by side are ANDed
+//! item   := "-" atom | atom          "-" excludes
+//! atom   := word ["~"] | '"' words '"' | "(" or ")"
+//! ```
+//!
+//! A word is folded and split like a file name, so `CuteKitten` or
+//! `IMG1234` in a query is a phrase of its parts. `~` after a word makes it
+//! fuzzy. A query of exclusions only means "everything except".
+
+use thiserror::Error;
+
+use crate::token::{Token, tokenize};
+
+/// A query that does not parse, with the character (0-based, in chars) where
+/// the problem is.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{message} at character {position}")]
+pub struct QueryError {
+    /// Index of the offending character, counted in chars.
+    pub position: usize,
+    /// What is wrong.
+    pub message: &'static str,
+}
+
+/// A search term: one folded word, or several that must stand in order
+/// (a phrase).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Term {
+    /// The folded words; more than one is a phrase.
+    pub words: Vec<String>,
+    /// Tolerate typos (edit distance 1 for words up to 5 characters, 2 for
+    /// longer ones).
+    pub fuzzy: bool,
+}
+
+/// One part of a query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Clause {
+    /// A term.
+    Term(Term),
+    /// Everything the inner query does not match.
+    Not(Box<Query>),
+    /// A parenthesised query.
+    Group(Box<Query>),
+}
+
+/// A parsed query: alternatives (OR) of clause lists (AND).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// Each alternative's clauses; an empty list matches everything.
+    pub alternatives: Vec<Vec<Clause>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Lexeme {
+    Word { text: String, fuzzy: bool },
+    Phrase(String),
+    Open,
+    Close,
+    Minus,
+    Or,
+}
+
+/// Splits the query into lexemes with their character positions.
+fn lex(query: &str) -> Result<Vec<(usize, Lexeme)>, QueryError> {
+    let chars: Vec<char> = query.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            c if c.is_whitespace() => i += 1,
+            '(' => {
+                out.push((i, Lexeme::Open));
+                i += 1;
+            }
+            ')' => {
+                out.push((i, Lexeme::Close));
+                i += 1;
+            }
+            '"' => {
+                let start = i;
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '"')
+                    .map(|k| i + 1 + k);
+                let Some(end) = end else {
+                    return Err(QueryError {
+                        position: start,
+                        message: "this quote is never closed",
+                    });
+                };
+                out.push((start, Lexeme::Phrase(chars[i + 1..end].iter().collect())));
+                i = end + 1;
+            }
+            // At the start of an item "-" excludes (inside a word, as in
+            // 2019-07, it is part of the word).
+            '-' => {
+                if chars
+                    .get(i + 1)
+                    .is_none_or(|c| c.is_whitespace() || *c == ')')
+                {
+                    return Err(QueryError {
+                        position: i,
+                        message: "'-' needs a term right after it",
+                    });
+                }
+                out.push((i, Lexeme::Minus));
+                i += 1;
+            }
+            _ => {
+                let start = i;
+                while i < chars.len()
+                    && !chars[i].is_whitespace()
+                    && !matches!(chars[i], '(' | ')' | '"')
+                {
+                    i += 1;
+                }
+                let mut text: String = chars[start..i].iter().collect();
+                let fuzzy = text.ends_with('~');
+                if fuzzy {
+                    text.pop();
+                }
+                if text == "OR" && !fuzzy {
+                    out.push((start, Lexeme::Or));
+                } else {
+                    out.push((start, Lexeme::Word { text, fuzzy }));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    lexemes: Vec<(usize, Lexeme)>,
+    at: usize,
+    end: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&(usize, Lexeme)> {
+        self.lexemes.get(self.at)
+    }
+
+    fn position(&self) -> usize {
+        self.peek().map_or(self.end, |(p, _)| *p)
+    }
+
+    fn or(&mut self) -> Result<Query, QueryError> {
+        let mut alternatives = Vec::new();
+        loop {
+            let here = self.position();
+            let and = self.and()?;
+            if and.is_empty() {
+                return Err(QueryError {
+                    position: here,
+                    message: "OR needs a term on each side",
+                });
+            }
+            alternatives.push(and);
+            match self.peek() {
+                Some((_, Lexeme::Or)) => self.at += 1,
+                _ => return Ok(Query { alternatives }),
+            }
+        }
+    }
+
+    fn and(&mut self) -> Result<Vec<Clause>, QueryError> {
+        let mut clauses = Vec::new();
+        while let Some((p, lexeme)) = self.peek().cloned() {
+            match lexeme {
+                Lexeme::Or | Lexeme::Close => break,
+                Lexeme::Minus => {
+                    self.at += 1;
+                    match self.peek() {
+                        Some((_, Lexeme::Word { .. } | Lexeme::Phrase(_) | Lexeme::Open)) => {}
+                        _ => {
+                            return Err(QueryError {
+                                position: p,
+                                message: "'-' needs a term right after it",
+                            });
+                        }
+                    }
+                    if let Some(atom) = self.atom()? {
+                        clauses.push(Clause::Not(Box::new(Query {
+                            alternatives: vec![vec![atom]],
+                        })));
+                    }
+                }
+                _ => {
+                    if let Some(atom) = self.atom()? {
+                        clauses.push(atom);
+                    }
+                }
+            }
+        }
+        Ok(clauses)
+    }
+
+    /// A word, phrase or group; `None` for a word that folds to nothing
+    /// (punctuation only), which constrains nothing.
+    fn atom(&mut self) -> Result<Option<Clause>, QueryError> {
+        let Some((p, lexeme)) = self.peek().cloned() else {
+            return Err(QueryError {
+                position: self.end,
+                message: "a term is missing",
+            });
+        };
+        self.at += 1;
+        match lexeme {
+            Lexeme::Word { text, fuzzy } => Ok(term(&text, fuzzy).map(Clause::Term)),
+            Lexeme::Phrase(text) => match term(&text, false) {
+                Some(t) => Ok(Some(Clause::Term(t))),
+                None => Err(QueryError {
+                    position: p,
+                    message: "this phrase has no words",
+                }),
+            },
+            Lexeme::Open => {
+                if matches!(self.peek(), Some((_, Lexeme::Close))) {
+                    return Err(QueryError {
+                        position: p,
+                        message: "empty parentheses",
+                    });
+                }
+                let inner = self.or()?;
+                match self.peek() {
+                    Some((_, Lexeme::Close)) => {
+                        self.at += 1;
+                        Ok(Some(Clause::Group(Box::new(inner))))
+                    }
+                    _ => Err(QueryError {
+                        position: p,
+                        message: "this parenthesis is never closed",
+                    }),
+                }
+            }
+            _ => Err(QueryError {
+                position: p,
+                message: "a term is missing",
+            }),
+        }
+    }
+}
+
+/// A word or phrase as a term: its folded words, split like a file name.
+fn term(text: &str, fuzzy: bool) -> Option<Term> {
+    let words: Vec<String> = tokenize(text).into_iter().map(|t| t.word).collect();
+    (!words.is_empty()).then_some(Term { words, fuzzy })
+}
+
+/// Parses a query. An empty query (or one of punctuation only) matches
+/// everything.
+pub fn parse(query: &str) -> Result<Query, QueryError> {
+    let lexemes = lex(query)?;
+    let end = query.chars().count();
+    if lexemes.is_empty() {
+        return Ok(Query {
+            alternatives: vec![Vec::new()],
+        });
+    }
+    let mut parser = Parser {
+        lexemes,
+        at: 0,
+        end,
+    };
+    let q = parser.or()?;
+    if let Some((p, _)) = parser.peek() {
+        // Only a ')' can stop the top level early.
+        return Err(QueryError {
+            position: *p,
+            message: "this parenthesis was never opened",
+        });
+    }
+    Ok(q)
+}
+
+/// Levenshtein distance, stopping early once it exceeds `limit`.
+fn within(a: &[char], b: &[char], limit: usize) -> bool {
+    if a.len().abs_diff(b.len()) > limit {
+        return false;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, &ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut best = cur[0];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+            best = best.min(cur[j + 1]);
+        }
+        if best > limit {
+            return false;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()] <= limit
+}
+
+impl Term {
+    /// The typos a fuzzy word tolerates.
+    pub fn tolerance(word: &str) -> usize {
+        if word.chars().count() <= 5 { 1 } else { 2 }
+    }
+
+    fn word_matches(&self, word: &str, token: &str) -> bool {
+        if token.contains(word) {
+            return true;
+        }
+        if !self.fuzzy {
+            return false;
+        }
+        let (w, t): (Vec<char>, Vec<char>) = (word.chars().collect(), token.chars().collect());
+        within(&w, &t, Term::tolerance(word))
+    }
+
+    /// Whether the term matches a string's tokens: a word matches a token
+    /// that contains it (the seed's `LIKE '%word%'`), or, when fuzzy, one
+    /// within its tolerance; a phrase's words must match consecutive tokens.
+    pub fn matches_tokens(&self, tokens: &[Token]) -> bool {
+        let n = self.words.len();
+        tokens.windows(n).any(|w| {
+            w.iter()
+                .zip(&self.words)
+                .all(|(t, word)| self.word_matches(word, &t.word))
+        })
+    }
+}
+
+impl Query {
+    /// Whether the query matches a document made of several strings (file
+    /// name, folder, caption, tags): a term matches when it matches any
+    /// one string.
+    pub fn matches(&self, strings: &[&str]) -> bool {
+        let tokens: Vec<Vec<Token>> = strings.iter().map(|s| tokenize(s)).collect();
+        self.matches_tokens(&tokens)
+    }
+
+    /// [`Query::matches`] on strings already tokenized.
+    pub fn matches_tokens(&self, strings: &[Vec<Token>]) -> bool {
+        self.alternatives.iter().any(|clauses| {
+            clauses.iter().all(|c| match c {
+                Clause::Term(t) => strings.iter().any(|s| t.matches_tokens(s)),
+                Clause::Not(q) => !q.matches_tokens(strings),
+                Clause::Group(q) => q.matches_tokens(strings),
+            })
+        })
+    }
+}

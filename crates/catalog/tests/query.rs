@@ -1,0 +1,133 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The seed's own examples, the folding and splitting rules, and the query
+//! language's errors.
+
+use catalog::{fold, parse, tokenize};
+use proptest::prelude::*;
+
+fn words(s: &str) -> Vec<String> {
+    tokenize(s).into_iter().map(|t| t.word).collect()
+}
+
+#[test]
+fn seed_tokenizer_examples() {
+    assert_eq!(
+        words("CuteKittenPicture.jpg"),
+        ["cute", "kitten", "picture", "jpg"]
+    );
+    assert_eq!(
+        words("Cute kitten picture.jpg"),
+        ["cute", "kitten", "picture", "jpg"]
+    );
+    assert_eq!(words("IMG1234"), ["img", "1234"]);
+    assert_eq!(
+        words("MyCat_2019-07.JPG"),
+        ["my", "cat", "2019", "07", "jpg"]
+    );
+    // The seed splits on lower→upper only: an acronym stays whole.
+    assert_eq!(words("HTMLFile"), ["htmlfile"]);
+    let t = tokenize("a b c");
+    assert_eq!(t.iter().map(|t| t.position).collect::<Vec<_>>(), [0, 1, 2]);
+}
+
+#[test]
+fn folding_makes_case_accents_and_normal_forms_equal() {
+    assert_eq!(fold("Café"), "cafe");
+    assert_eq!(fold("CAFE\u{301}"), "cafe");
+    assert_eq!(fold("Straße"), "strasse");
+    // NFC and NFD names split and fold the same.
+    assert_eq!(words("caf\u{e9}Bar"), words("cafe\u{301}Bar"));
+    assert_eq!(words("caf\u{e9}Bar"), ["cafe", "bar"]);
+    let q = parse("é").unwrap();
+    assert!(q.matches(&["resume.txt"]) && q.matches(&["résumé"]));
+}
+
+fn hits(query: &str, docs: &[&str]) -> Vec<usize> {
+    let q = parse(query).unwrap();
+    docs.iter()
+        .enumerate()
+        .filter(|(_, d)| q.matches(&[d]))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn seed_query_examples() {
+    let docs = [
+        "CuteKittenPicture.jpg", // 0
+        "kitten.png",            // 1
+        "dog drooly.jpg",        // 2
+        "cat cute.gif",          // 3
+        "cat.jpg",               // 4
+        "dog.png",               // 5
+    ];
+    assert_eq!(hits("kitten -jpg", &docs), [1]);
+    assert_eq!(hits("cat OR dog", &docs), [2, 3, 4, 5]);
+    // AND binds tighter than OR: (cat AND cute) OR (dog AND drooly).
+    assert_eq!(hits("cat cute OR dog drooly", &docs), [2, 3]);
+    // A query word is split like a name: a phrase of its parts.
+    assert_eq!(hits("CuteKitten", &docs), [0]);
+    assert_eq!(hits("KittenCute", &docs), Vec::<usize>::new());
+    // Substrings of tokens match (the seed's LIKE '%term%' on tokens)...
+    assert_eq!(hits("itte", &docs), [0, 1]);
+    // ...but not across token boundaries in this mode.
+    assert_eq!(hits("tek", &docs), Vec::<usize>::new());
+    // Only exclusions: everything except.
+    assert_eq!(hits("-jpg", &docs), [1, 3, 5]);
+    assert_eq!(hits("", &docs), [0, 1, 2, 3, 4, 5]);
+    // Phrases and groups.
+    assert_eq!(hits("\"dog drooly\"", &docs), [2]);
+    assert_eq!(hits("\"drooly dog\"", &docs), Vec::<usize>::new());
+    assert_eq!(hits("(cat OR dog) -png", &docs), [2, 3, 4]);
+    // Fuzzy: one typo for a short word, two for a long one.
+    assert_eq!(hits("kiten~", &docs), [0, 1]);
+    assert_eq!(hits("kiten", &docs), Vec::<usize>::new());
+    assert_eq!(hits("pictre~", &docs), [0]);
+}
+
+#[test]
+fn errors_point_at_the_character() {
+    for (q, at, what) in [
+        ("cat (dog", 4, "never closed"),
+        ("cat dog)", 7, "never opened"),
+        ("\"red car", 0, "never closed"),
+        ("cat OR", 6, "OR needs"),
+        ("OR cat", 0, "OR needs"),
+        ("cat OR OR dog", 7, "OR needs"),
+        ("cat - dog", 4, "'-' needs"),
+        ("a ()", 2, "empty parentheses"),
+        ("a \"  \"", 2, "no words"),
+    ] {
+        let e = parse(q).unwrap_err();
+        assert_eq!(e.position, at, "{q:?}: {e}");
+        assert!(e.message.contains(what), "{q:?}: {e}");
+        assert!(e.to_string().contains(&format!("character {at}")));
+    }
+}
+
+proptest! {
+    /// Any text parses or gives an error inside it; never a panic.
+    #[test]
+    fn parsing_never_panics(q in "[a-zA-Zé0-9 ()\"~\\-OR.]{0,40}") {
+        match parse(&q) {
+            Ok(query) => { let _ = query.matches(&["some file name.jpg", "a caption"]); }
+            Err(e) => prop_assert!(e.position <= q.chars().count()),
+        }
+    }
+
+    /// Excluding a term is the complement of including it.
+    #[test]
+    fn exclusion_is_the_complement(word in "[a-z]{1,4}", doc in "[a-zA-Z ._0-9]{0,30}") {
+        let yes = parse(&word).unwrap().matches(&[&doc]);
+        let no = parse(&format!("-{word}")).unwrap().matches(&[&doc]);
+        prop_assert_ne!(yes, no);
+    }
+
+    /// OR is the union and AND the intersection of single terms.
+    #[test]
+    fn or_and_and_combine(a in "[a-z]{1,3}", b in "[a-z]{1,3}", doc in "[a-zA-Z ._]{0,30}") {
+        let one = |q: &str| parse(q).unwrap().matches(&[&doc]);
+        prop_assert_eq!(one(&format!("{a} OR {b}")), one(&a) || one(&b));
+        prop_assert_eq!(one(&format!("{a} {b}")), one(&a) && one(&b));
+    }
+}
