@@ -25,8 +25,10 @@
 
 mod fold;
 mod query;
+mod store;
 mod token;
 
 pub use fold::fold;
 pub use query::{Clause, Query, QueryError, Term, parse};
+pub use store::{Catalog, CatalogError, Field, FileId};
 pub use token::{Token, tokenize};

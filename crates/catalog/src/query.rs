@@ -311,7 +311,9 @@ impl Term {
         if word.chars().count() <= 5 { 1 } else { 2 }
     }
 
-    fn word_matches(&self, word: &str, token: &str) -> bool {
+    /// Whether one of the term's words matches one token (see
+    /// [`Term::matches_tokens`]).
+    pub fn word_matches(&self, word: &str, token: &str) -> bool {
         if token.contains(word) {
             return true;
         }

@@ -1,0 +1,224 @@
+//! The catalogue in SQLite, with the seed's token tables, and its search.
+//!
+//! Tables as in the seed: `files`, `tokens` (each folded word once,
+//! `UNIQUE`), and `links` (token, file, which string of the file, and the
+//! token's position in it). A term is looked up in the small `tokens` table
+//! (the seed's `LIKE '%term%'`, here `instr`, exact on folded text), then
+//! joined to the files; AND, OR and NOT are set operations on file ids.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::{Connection, OptionalExtension, params};
+use thiserror::Error;
+
+use crate::query::{Clause, Query, Term};
+use crate::token::tokenize;
+
+/// What went wrong with the catalogue.
+#[derive(Debug, Error)]
+pub enum CatalogError {
+    /// SQLite said no.
+    #[error("catalogue database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// The file is a catalogue from a newer version of this program.
+    #[error("the catalogue has schema version {found}; this program knows up to {known}")]
+    NewerSchema {
+        /// The file's version.
+        found: i64,
+        /// The newest this program knows.
+        known: i64,
+    },
+}
+
+/// A file's id in the catalogue.
+pub type FileId = i64;
+
+/// The schema version this code writes.
+const SCHEMA: i64 = 1;
+
+/// The catalogue.
+pub struct Catalog {
+    conn: Connection,
+}
+
+/// Which string of a file a token came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i64)]
+pub enum Field {
+    /// The file's path (or name).
+    Path = 0,
+    /// Its caption.
+    Caption = 1,
+}
+
+impl Catalog {
+    /// Opens (creating if needed) a catalogue file.
+    pub fn open(path: &Path) -> Result<Catalog, CatalogError> {
+        Catalog::setup(Connection::open(path)?)
+    }
+
+    /// A catalogue in memory (tests, benchmarks).
+    pub fn in_memory() -> Result<Catalog, CatalogError> {
+        Catalog::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(conn: Connection) -> Result<Catalog, CatalogError> {
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA {
+            return Err(CatalogError::NewerSchema {
+                found: version,
+                known: SCHEMA,
+            });
+        }
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS files (
+                 file_id INTEGER PRIMARY KEY,
+                 path TEXT NOT NULL,
+                 caption TEXT NOT NULL DEFAULT ''
+             );
+             CREATE TABLE IF NOT EXISTS tokens (
+                 token_id INTEGER PRIMARY KEY,
+                 word TEXT UNIQUE NOT NULL
+             );
+             CREATE TABLE IF NOT EXISTS links (
+                 token_id INTEGER NOT NULL,
+                 file_id INTEGER NOT NULL,
+                 field INTEGER NOT NULL,
+                 position INTEGER NOT NULL
+             );
+             CREATE INDEX IF NOT EXISTS links_by_token ON links (token_id, file_id);
+             CREATE INDEX IF NOT EXISTS links_by_file ON links (file_id, field, position);
+             PRAGMA user_version = 1;",
+        )?;
+        // Fuzzy terms compare in Rust, with the reference meaning's rule.
+        conn.create_scalar_function(
+            "fuzzy_match",
+            2,
+            FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+            |ctx| {
+                let (word, token): (String, String) = (ctx.get(0)?, ctx.get(1)?);
+                Ok(Term {
+                    words: vec![word.clone()],
+                    fuzzy: true,
+                }
+                .word_matches(&word, &token))
+            },
+        )?;
+        Ok(Catalog { conn })
+    }
+
+    /// Adds files (path and caption each), in one transaction, and returns
+    /// their ids in order.
+    pub fn add_files(&mut self, files: &[(&str, &str)]) -> Result<Vec<FileId>, CatalogError> {
+        let tx = self.conn.transaction()?;
+        let mut ids = Vec::with_capacity(files.len());
+        {
+            let mut insert_file =
+                tx.prepare_cached("INSERT INTO files (path, caption) VALUES (?1, ?2)")?;
+            let mut insert_token =
+                tx.prepare_cached("INSERT OR IGNORE INTO tokens (word) VALUES (?1)")?;
+            let mut token_id = tx.prepare_cached("SELECT token_id FROM tokens WHERE word = ?1")?;
+            let mut link = tx.prepare_cached(
+                "INSERT INTO links (token_id, file_id, field, position) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for &(path, caption) in files {
+                insert_file.execute(params![path, caption])?;
+                let file = tx.last_insert_rowid();
+                for (field, text) in [(Field::Path, path), (Field::Caption, caption)] {
+                    for t in tokenize(text) {
+                        insert_token.execute(params![t.word])?;
+                        let id: i64 = token_id.query_row(params![t.word], |r| r.get(0))?;
+                        link.execute(params![id, file, field as i64, t.position])?;
+                    }
+                }
+                ids.push(file);
+            }
+        }
+        tx.commit()?;
+        Ok(ids)
+    }
+
+    /// Every file id.
+    fn all(&self) -> Result<BTreeSet<FileId>, CatalogError> {
+        let mut st = self.conn.prepare_cached("SELECT file_id FROM files")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The seed's search: the files a query matches, by id, in id order.
+    pub fn search_seed(&self, q: &Query) -> Result<Vec<FileId>, CatalogError> {
+        Ok(self.eval(q)?.into_iter().collect())
+    }
+
+    fn eval(&self, q: &Query) -> Result<BTreeSet<FileId>, CatalogError> {
+        let mut out = BTreeSet::new();
+        for clauses in &q.alternatives {
+            let mut acc: Option<BTreeSet<FileId>> = None;
+            let mut excluded = BTreeSet::new();
+            for c in clauses {
+                match c {
+                    Clause::Not(inner) => excluded.extend(self.eval(inner)?),
+                    Clause::Term(t) => acc = Some(intersect(acc, self.term(t)?)),
+                    Clause::Group(inner) => acc = Some(intersect(acc, self.eval(inner)?)),
+                }
+            }
+            let base = match acc {
+                Some(set) => set,
+                None => self.all()?,
+            };
+            out.extend(base.difference(&excluded).copied());
+        }
+        Ok(out)
+    }
+
+    /// Files with the term: each word against the tokens table, and a
+    /// phrase's words at consecutive positions of one string.
+    fn term(&self, t: &Term) -> Result<BTreeSet<FileId>, CatalogError> {
+        let test = if t.fuzzy {
+            "fuzzy_match(?{n}, tk{i}.word)"
+        } else {
+            "instr(tk{i}.word, ?{n}) > 0"
+        };
+        let mut sql = String::from(
+            "SELECT DISTINCT l0.file_id FROM links l0 JOIN tokens tk0 ON tk0.token_id = l0.token_id",
+        );
+        for i in 1..t.words.len() {
+            sql.push_str(&format!(
+                " JOIN links l{i} ON l{i}.file_id = l0.file_id AND l{i}.field = l0.field AND l{i}.position = l0.position + {i}
+                  JOIN tokens tk{i} ON tk{i}.token_id = l{i}.token_id"
+            ));
+        }
+        sql.push_str(" WHERE ");
+        let tests: Vec<String> = (0..t.words.len())
+            .map(|i| {
+                test.replace("{i}", &i.to_string())
+                    .replace("{n}", &(i + 1).to_string())
+            })
+            .collect();
+        sql.push_str(&tests.join(" AND "));
+        let mut st = self.conn.prepare_cached(&sql)?;
+        let rows = st.query_map(rusqlite::params_from_iter(t.words.iter()), |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A file's path and caption.
+    pub fn file(&self, id: FileId) -> Result<Option<(String, String)>, CatalogError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT path, caption FROM files WHERE file_id = ?1",
+                params![id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+}
+
+fn intersect(acc: Option<BTreeSet<FileId>>, set: BTreeSet<FileId>) -> BTreeSet<FileId> {
+    match acc {
+        None => set,
+        Some(a) => a.intersection(&set).copied().collect(),
+    }
+}

@@ -1,0 +1,130 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The SQLite search against the reference meaning (`Query::matches`), on
+//! random corpora and random queries: zero mismatches.
+
+use catalog::{Catalog, parse};
+use proptest::prelude::*;
+
+const WORDS: &[&str] = &[
+    "cat", "cute", "kitten", "dog", "drooly", "picture", "img", "café", "résumé", "straße",
+    "holiday", "beach", "2019", "07", "jpg", "png", "Cat", "DOG",
+];
+
+fn word() -> impl Strategy<Value = String> {
+    prop::sample::select(WORDS).prop_map(str::to_owned)
+}
+
+/// A name: words joined CamelCase, with separators, or with digits.
+fn name() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(word(), 1..5),
+        prop::sample::select(vec!["", " ", "_", "-", ".", "/"]),
+    )
+        .prop_map(|(ws, sep)| {
+            let mut s = String::new();
+            for (i, w) in ws.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(sep);
+                }
+                if sep.is_empty() {
+                    let mut c = w.chars();
+                    if let Some(f) = c.next() {
+                        s.extend(f.to_uppercase());
+                        s.push_str(c.as_str());
+                    }
+                } else {
+                    s.push_str(w);
+                }
+            }
+            s
+        })
+}
+
+/// A query term: a whole word, a piece of one, a fuzzy word with a typo, or
+/// a phrase.
+fn term() -> impl Strategy<Value = String> {
+    prop_oneof![
+        word(),
+        (word(), 0usize..3, 1usize..4).prop_map(|(w, a, n)| w
+            .chars()
+            .skip(a)
+            .take(n)
+            .collect::<String>()),
+        (word(), any::<prop::sample::Index>()).prop_map(|(w, i)| {
+            let mut c: Vec<char> = w.chars().collect();
+            if c.len() > 2 {
+                c.remove(i.index(c.len()));
+            }
+            format!("{}~", c.into_iter().collect::<String>())
+        }),
+        (word(), word()).prop_map(|(a, b)| format!("\"{a} {b}\"")),
+    ]
+    .prop_filter("a term must have a letter or digit", |t| {
+        t.chars().any(char::is_alphanumeric)
+    })
+}
+
+fn item() -> impl Strategy<Value = String> {
+    prop_oneof![3 => term(), 1 => term().prop_map(|t| format!("-{t}"))]
+}
+
+fn and() -> impl Strategy<Value = String> {
+    prop::collection::vec(item(), 1..4).prop_map(|v| v.join(" "))
+}
+
+fn query() -> impl Strategy<Value = String> {
+    let leaf = prop::collection::vec(and(), 1..3).prop_map(|v| v.join(" OR "));
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        (inner.clone(), and(), any::<bool>())
+            .prop_map(|(g, a, neg)| format!("{a} {}({g})", if neg { "-" } else { "" }))
+    })
+}
+
+proptest! {
+    #[test]
+    fn seed_search_matches_the_reference(
+        docs in prop::collection::vec((name(), prop_oneof![Just(String::new()), name()]), 1..40),
+        queries in prop::collection::vec(query(), 1..8),
+    ) {
+        let mut cat = Catalog::in_memory().unwrap();
+        let refs: Vec<(&str, &str)> = docs.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+        let ids = cat.add_files(&refs).unwrap();
+        for text in &queries {
+            let q = match parse(text) {
+                Ok(q) => q,
+                Err(e) => return Err(TestCaseError::fail(format!("generated query {text:?} does not parse: {e}"))),
+            };
+            let expected: Vec<i64> = ids
+                .iter()
+                .zip(&docs)
+                .filter(|(_, (p, c))| q.matches(&[p, c]))
+                .map(|(&id, _)| id)
+                .collect();
+            let got = cat.search_seed(&q).unwrap();
+            prop_assert_eq!(got, expected, "query {:?}", text);
+        }
+    }
+}
+
+#[test]
+fn seed_examples_through_sqlite() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat
+        .add_files(&[
+            ("CuteKittenPicture.jpg", ""),
+            ("kitten.png", "sleepy"),
+            ("dog drooly.jpg", ""),
+            ("cat cute.gif", ""),
+            ("holiday/IMG1234.JPG", "Café on the beach"),
+        ])
+        .unwrap();
+    let run = |q: &str| cat.search_seed(&parse(q).unwrap()).unwrap();
+    assert_eq!(run("kitten -jpg"), [ids[1]]);
+    assert_eq!(run("cat cute OR dog drooly"), [ids[2], ids[3]]);
+    assert_eq!(run("CuteKitten"), [ids[0]]);
+    assert_eq!(run("img1234"), [ids[4]]);
+    assert_eq!(run("cafe beach"), [ids[4]]);
+    assert_eq!(run("sleepy"), [ids[1]]);
+    assert_eq!(run("-jpg"), [ids[1], ids[3]]);
+    assert_eq!(cat.file(ids[4]).unwrap().unwrap().1, "Café on the beach");
+}
