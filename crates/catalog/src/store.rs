@@ -65,6 +65,8 @@ impl Catalog {
     }
 
     fn setup(conn: Connection) -> Result<Catalog, CatalogError> {
+        // Reading the version first also checks that the file is a SQLite
+        // database at all; nothing is written before that.
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version > SCHEMA {
             return Err(CatalogError::NewerSchema {
@@ -92,6 +94,8 @@ impl Catalog {
              CREATE INDEX IF NOT EXISTS links_by_file ON links (file_id, field, position);
              PRAGMA user_version = 1;",
         )?;
+        // Searches keep working while an index run writes.
+        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         // Fuzzy terms compare in Rust, with the reference meaning's rule.
         conn.create_scalar_function(
             "fuzzy_match",

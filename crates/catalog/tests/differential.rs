@@ -128,3 +128,39 @@ fn seed_examples_through_sqlite() {
     assert_eq!(run("-jpg"), [ids[1], ids[3]]);
     assert_eq!(cat.file(ids[4]).unwrap().unwrap().1, "Café on the beach");
 }
+
+#[test]
+fn bad_catalogue_files_are_refused_untouched() {
+    let dir = std::env::temp_dir().join(format!("catalog-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Not a database: an error, and the file is left as it was.
+    let junk = dir.join("junk.db");
+    let bytes = b"this is a text file, not a catalogue; it must survive".repeat(100);
+    std::fs::write(&junk, &bytes).unwrap();
+    let err = Catalog::open(&junk)
+        .err()
+        .expect("a text file opened as a catalogue");
+    assert!(err.to_string().contains("not a database"), "{err}");
+    assert_eq!(std::fs::read(&junk).unwrap(), bytes);
+    // A newer schema: refused, untouched.
+    let newer = dir.join("newer.db");
+    {
+        let c = rusqlite::Connection::open(&newer).unwrap();
+        c.execute_batch("CREATE TABLE files (x); PRAGMA user_version = 99;")
+            .unwrap();
+    }
+    let before = std::fs::read(&newer).unwrap();
+    let err = Catalog::open(&newer)
+        .err()
+        .expect("a newer catalogue opened");
+    assert!(err.to_string().contains("schema version 99"), "{err}");
+    assert_eq!(std::fs::read(&newer).unwrap(), before);
+    // A real one opens twice, keeps its files, and searches.
+    let good = dir.join("good.db");
+    let mut c = Catalog::open(&good).unwrap();
+    let ids = c.add_files(&[("a/CuteCat.jpg", "")]).unwrap();
+    drop(c);
+    let c = Catalog::open(&good).unwrap();
+    assert_eq!(c.search_seed(&parse("cat").unwrap()).unwrap(), ids);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
