@@ -29,6 +29,6 @@ mod store;
 mod token;
 
 pub use fold::fold;
-pub use query::{Clause, Query, QueryError, Term, parse};
+pub use query::{Clause, Mode, Prepared, Query, QueryError, Term, parse};
 pub use store::{Catalog, CatalogError, Field, FileId};
 pub use token::{Token, tokenize};

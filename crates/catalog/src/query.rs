@@ -337,22 +337,70 @@ impl Term {
     }
 }
 
+/// How terms match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The seed's: every word matches a token that contains it.
+    Seed,
+    /// Beyond the seed: a plain word of 3 or more characters matches
+    /// anywhere in the folded string, across token boundaries (`tek` finds
+    /// `CuteKitten`); shorter words, phrases and fuzzy words match as in
+    /// the seed mode.
+    #[default]
+    Default,
+}
+
+impl Term {
+    /// Whether this term is matched by substring in the default mode.
+    pub fn is_substring(&self) -> bool {
+        !self.fuzzy && self.words.len() == 1 && self.words[0].chars().count() >= 3
+    }
+}
+
+/// A string as the search sees it: folded whole, and as tokens.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    folded: String,
+    tokens: Vec<Token>,
+}
+
+impl Prepared {
+    /// Folds and tokenizes a string.
+    pub fn new(text: &str) -> Prepared {
+        Prepared {
+            folded: crate::fold::fold(text),
+            tokens: tokenize(text),
+        }
+    }
+}
+
 impl Query {
     /// Whether the query matches a document made of several strings (file
-    /// name, folder, caption, tags): a term matches when it matches any
-    /// one string.
-    pub fn matches(&self, strings: &[&str]) -> bool {
-        let tokens: Vec<Vec<Token>> = strings.iter().map(|s| tokenize(s)).collect();
-        self.matches_tokens(&tokens)
+    /// name, folder, caption, tags) in the given mode: a term matches when
+    /// it matches any one string.
+    pub fn matches_in(&self, mode: Mode, strings: &[&str]) -> bool {
+        let prepared: Vec<Prepared> = strings.iter().map(|s| Prepared::new(s)).collect();
+        self.matches_prepared(mode, &prepared)
     }
 
-    /// [`Query::matches`] on strings already tokenized.
-    pub fn matches_tokens(&self, strings: &[Vec<Token>]) -> bool {
+    /// [`Query::matches_in`] in the seed mode.
+    pub fn matches(&self, strings: &[&str]) -> bool {
+        self.matches_in(Mode::Seed, strings)
+    }
+
+    /// [`Query::matches_in`] on prepared strings.
+    pub fn matches_prepared(&self, mode: Mode, strings: &[Prepared]) -> bool {
         self.alternatives.iter().any(|clauses| {
             clauses.iter().all(|c| match c {
-                Clause::Term(t) => strings.iter().any(|s| t.matches_tokens(s)),
-                Clause::Not(q) => !q.matches_tokens(strings),
-                Clause::Group(q) => q.matches_tokens(strings),
+                Clause::Term(t) => strings.iter().any(|s| {
+                    if mode == Mode::Default && t.is_substring() {
+                        s.folded.contains(t.words[0].as_str())
+                    } else {
+                        t.matches_tokens(&s.tokens)
+                    }
+                }),
+                Clause::Not(q) => !q.matches_prepared(mode, strings),
+                Clause::Group(q) => q.matches_prepared(mode, strings),
             })
         })
     }

@@ -13,7 +13,8 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, OptionalExtension, params};
 use thiserror::Error;
 
-use crate::query::{Clause, Query, Term};
+use crate::fold::fold;
+use crate::query::{Clause, Mode, Query, Term};
 use crate::token::tokenize;
 
 /// What went wrong with the catalogue.
@@ -78,8 +79,15 @@ impl Catalog {
             "CREATE TABLE IF NOT EXISTS files (
                  file_id INTEGER PRIMARY KEY,
                  path TEXT NOT NULL,
-                 caption TEXT NOT NULL DEFAULT ''
+                 caption TEXT NOT NULL DEFAULT '',
+                 path_folded TEXT NOT NULL DEFAULT '',
+                 caption_folded TEXT NOT NULL DEFAULT ''
              );
+             CREATE TABLE IF NOT EXISTS trigrams (
+                 tri INTEGER NOT NULL,
+                 file_id INTEGER NOT NULL,
+                 PRIMARY KEY (tri, file_id)
+             ) WITHOUT ROWID;
              CREATE TABLE IF NOT EXISTS tokens (
                  token_id INTEGER PRIMARY KEY,
                  word TEXT UNIQUE NOT NULL
@@ -119,8 +127,11 @@ impl Catalog {
         let tx = self.conn.transaction()?;
         let mut ids = Vec::with_capacity(files.len());
         {
-            let mut insert_file =
-                tx.prepare_cached("INSERT INTO files (path, caption) VALUES (?1, ?2)")?;
+            let mut insert_file = tx.prepare_cached(
+                "INSERT INTO files (path, caption, path_folded, caption_folded) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            let mut insert_trigram =
+                tx.prepare_cached("INSERT OR IGNORE INTO trigrams (tri, file_id) VALUES (?1, ?2)")?;
             let mut insert_token =
                 tx.prepare_cached("INSERT OR IGNORE INTO tokens (word) VALUES (?1)")?;
             let mut token_id = tx.prepare_cached("SELECT token_id FROM tokens WHERE word = ?1")?;
@@ -128,8 +139,14 @@ impl Catalog {
                 "INSERT INTO links (token_id, file_id, field, position) VALUES (?1, ?2, ?3, ?4)",
             )?;
             for &(path, caption) in files {
-                insert_file.execute(params![path, caption])?;
+                let (path_folded, caption_folded) = (fold(path), fold(caption));
+                insert_file.execute(params![path, caption, path_folded, caption_folded])?;
                 let file = tx.last_insert_rowid();
+                for text in [&path_folded, &caption_folded] {
+                    for tri in trigrams(text) {
+                        insert_trigram.execute(params![tri, file])?;
+                    }
+                }
                 for (field, text) in [(Field::Path, path), (Field::Caption, caption)] {
                     for t in tokenize(text) {
                         insert_token.execute(params![t.word])?;
@@ -153,19 +170,27 @@ impl Catalog {
 
     /// The seed's search: the files a query matches, by id, in id order.
     pub fn search_seed(&self, q: &Query) -> Result<Vec<FileId>, CatalogError> {
-        Ok(self.eval(q)?.into_iter().collect())
+        self.search(q, Mode::Seed)
     }
 
-    fn eval(&self, q: &Query) -> Result<BTreeSet<FileId>, CatalogError> {
+    /// The files a query matches in `mode`, by id, in id order.
+    pub fn search(&self, q: &Query, mode: Mode) -> Result<Vec<FileId>, CatalogError> {
+        Ok(self.eval(q, mode)?.into_iter().collect())
+    }
+
+    fn eval(&self, q: &Query, mode: Mode) -> Result<BTreeSet<FileId>, CatalogError> {
         let mut out = BTreeSet::new();
         for clauses in &q.alternatives {
             let mut acc: Option<BTreeSet<FileId>> = None;
             let mut excluded = BTreeSet::new();
             for c in clauses {
                 match c {
-                    Clause::Not(inner) => excluded.extend(self.eval(inner)?),
+                    Clause::Not(inner) => excluded.extend(self.eval(inner, mode)?),
+                    Clause::Term(t) if mode == Mode::Default && t.is_substring() => {
+                        acc = Some(intersect(acc, self.substring(&t.words[0])?));
+                    }
                     Clause::Term(t) => acc = Some(intersect(acc, self.term(t)?)),
-                    Clause::Group(inner) => acc = Some(intersect(acc, self.eval(inner)?)),
+                    Clause::Group(inner) => acc = Some(intersect(acc, self.eval(inner, mode)?)),
                 }
             }
             let base = match acc {
@@ -207,6 +232,29 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Files whose folded path or caption contains `word`: candidates from
+    /// the trigram index (files holding every trigram of the word, up to
+    /// eight of them), then checked.
+    fn substring(&self, word: &str) -> Result<BTreeSet<FileId>, CatalogError> {
+        let mut tris: Vec<i64> = trigrams(word).collect();
+        tris.sort_unstable();
+        tris.dedup();
+        tris.truncate(8);
+        let candidates: Vec<String> = (0..tris.len())
+            .map(|i| format!("SELECT file_id FROM trigrams WHERE tri = ?{}", i + 2))
+            .collect();
+        let sql = format!(
+            "SELECT file_id FROM files WHERE file_id IN ({}) \
+             AND (instr(path_folded, ?1) > 0 OR instr(caption_folded, ?1) > 0)",
+            candidates.join(" INTERSECT ")
+        );
+        let mut st = self.conn.prepare_cached(&sql)?;
+        let mut args: Vec<rusqlite::types::Value> = vec![word.to_owned().into()];
+        args.extend(tris.into_iter().map(rusqlite::types::Value::from));
+        let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// A file's path and caption.
     pub fn file(&self, id: FileId) -> Result<Option<(String, String)>, CatalogError> {
         Ok(self
@@ -225,4 +273,15 @@ fn intersect(acc: Option<BTreeSet<FileId>>, set: BTreeSet<FileId>) -> BTreeSet<F
         None => set,
         Some(a) => a.intersection(&set).copied().collect(),
     }
+}
+
+/// The trigrams of a folded string, each packed in one integer (three
+/// 21-bit code points).
+fn trigrams(text: &str) -> impl Iterator<Item = i64> + '_ {
+    let chars: Vec<char> = text.chars().collect();
+    (0..chars.len().saturating_sub(2)).map(move |i| {
+        (i64::from(u32::from(chars[i])) << 42)
+            | (i64::from(u32::from(chars[i + 1])) << 21)
+            | i64::from(u32::from(chars[i + 2]))
+    })
 }

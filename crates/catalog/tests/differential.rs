@@ -2,7 +2,7 @@
 //! The SQLite search against the reference meaning (`Query::matches`), on
 //! random corpora and random queries: zero mismatches.
 
-use catalog::{Catalog, parse};
+use catalog::{Catalog, Mode, parse};
 use proptest::prelude::*;
 
 const WORDS: &[&str] = &[
@@ -58,6 +58,9 @@ fn term() -> impl Strategy<Value = String> {
             format!("{}~", c.into_iter().collect::<String>())
         }),
         (word(), word()).prop_map(|(a, b)| format!("\"{a} {b}\"")),
+        // Short runs of common letters: these often match across token
+        // boundaries (`tek` in `CuteKitten`), where the modes differ.
+        "[aceiktou]{3,4}",
     ]
     .prop_filter("a term must have a letter or digit", |t| {
         t.chars().any(char::is_alphanumeric)
@@ -82,7 +85,7 @@ fn query() -> impl Strategy<Value = String> {
 
 proptest! {
     #[test]
-    fn seed_search_matches_the_reference(
+    fn search_matches_the_reference_in_both_modes(
         docs in prop::collection::vec((name(), prop_oneof![Just(String::new()), name()]), 1..40),
         queries in prop::collection::vec(query(), 1..8),
     ) {
@@ -94,14 +97,16 @@ proptest! {
                 Ok(q) => q,
                 Err(e) => return Err(TestCaseError::fail(format!("generated query {text:?} does not parse: {e}"))),
             };
-            let expected: Vec<i64> = ids
-                .iter()
-                .zip(&docs)
-                .filter(|(_, (p, c))| q.matches(&[p, c]))
-                .map(|(&id, _)| id)
-                .collect();
-            let got = cat.search_seed(&q).unwrap();
-            prop_assert_eq!(got, expected, "query {:?}", text);
+            for mode in [Mode::Seed, Mode::Default] {
+                let expected: Vec<i64> = ids
+                    .iter()
+                    .zip(&docs)
+                    .filter(|(_, (p, c))| q.matches_in(mode, &[p, c]))
+                    .map(|(&id, _)| id)
+                    .collect();
+                let got = cat.search(&q, mode).unwrap();
+                prop_assert_eq!(got, expected, "query {:?} in {:?} mode", text, mode);
+            }
         }
     }
 }
@@ -127,6 +132,16 @@ fn seed_examples_through_sqlite() {
     assert_eq!(run("sleepy"), [ids[1]]);
     assert_eq!(run("-jpg"), [ids[1], ids[3]]);
     assert_eq!(cat.file(ids[4]).unwrap().unwrap().1, "Café on the beach");
+    // The default mode finds substrings across token boundaries (3+
+    // characters); the seed mode does not.
+    let q = parse("tek").unwrap();
+    assert_eq!(cat.search(&q, Mode::Default).unwrap(), [ids[0]]);
+    assert_eq!(cat.search(&q, Mode::Seed).unwrap(), Vec::<i64>::new());
+    // Two-letter terms use the token dictionary in both modes.
+    assert_eq!(
+        cat.search(&parse("ki").unwrap(), Mode::Default).unwrap(),
+        [ids[0], ids[1]]
+    );
 }
 
 #[test]
