@@ -405,3 +405,97 @@ impl Query {
         })
     }
 }
+
+impl Query {
+    /// The terms that must appear (not under a `-`), in query order.
+    fn wanted(&self) -> Vec<&Term> {
+        let mut out = Vec::new();
+        for clauses in &self.alternatives {
+            for c in clauses {
+                match c {
+                    Clause::Term(t) => out.push(t),
+                    Clause::Group(g) => out.extend(g.wanted()),
+                    Clause::Not(_) => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// How well a matching document fits, lower is better (the seed's
+    /// "Further ideas": words close together and in the query's order rank
+    /// higher). Within each string, for the wanted terms that occur there,
+    /// the best choice of one position per term is scored as
+    /// `extra distance + 3 × words out of order`; terms missing from the
+    /// string add 8 each; the document scores its best string. A single
+    /// term scores 0 wherever it is.
+    pub fn rank(&self, strings: &[Prepared]) -> u32 {
+        let wanted = self.wanted();
+        if wanted.len() < 2 {
+            return 0;
+        }
+        let mut best = u32::MAX;
+        for s in strings {
+            // Where each term starts in this string (its first word's
+            // token positions), at most eight each.
+            let at: Vec<Vec<u32>> = wanted
+                .iter()
+                .map(|t| {
+                    let n = t.words.len();
+                    s.tokens
+                        .windows(n)
+                        .filter(|w| {
+                            w.iter()
+                                .zip(&t.words)
+                                .all(|(tok, word)| t.word_matches(word, &tok.word))
+                        })
+                        .map(|w| w[0].position)
+                        .take(8)
+                        .collect()
+                })
+                .collect();
+            let present: Vec<&Vec<u32>> = at.iter().filter(|p| !p.is_empty()).collect();
+            let missing = (wanted.len() - present.len()) as u32;
+            let score = 8 * missing + best_arrangement(&present);
+            best = best.min(score);
+        }
+        best
+    }
+}
+
+/// The lowest `extra distance + 3 × inversions` over one position per term
+/// (terms in query order). Tries every combination: a few terms with a few
+/// positions each.
+fn best_arrangement(positions: &[&Vec<u32>]) -> u32 {
+    if positions.len() < 2 {
+        return 0;
+    }
+    let mut best = u32::MAX;
+    let mut choice = vec![0usize; positions.len()];
+    loop {
+        let picked: Vec<u32> = choice.iter().zip(positions).map(|(&i, p)| p[i]).collect();
+        let (lo, hi) = (
+            picked.iter().min().copied().unwrap_or(0),
+            picked.iter().max().copied().unwrap_or(0),
+        );
+        let extra = (hi - lo).saturating_sub(picked.len() as u32 - 1);
+        let inversions = (0..picked.len())
+            .flat_map(|i| (i + 1..picked.len()).map(move |j| (i, j)))
+            .filter(|&(i, j)| picked[i] > picked[j])
+            .count() as u32;
+        best = best.min(extra + 3 * inversions);
+        // Next combination (odometer), capped so a long query stays cheap.
+        let mut k = 0;
+        loop {
+            if k == choice.len() {
+                return best;
+            }
+            choice[k] += 1;
+            if choice[k] < positions[k].len() {
+                break;
+            }
+            choice[k] = 0;
+            k += 1;
+        }
+    }
+}

@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use thiserror::Error;
 
 use crate::fold::fold;
-use crate::query::{Clause, Mode, Query, Term};
+use crate::query::{Clause, Mode, Prepared, Query, Term};
 use crate::token::tokenize;
 
 /// What went wrong with the catalogue.
@@ -253,6 +253,28 @@ impl Catalog {
         args.extend(tris.into_iter().map(rusqlite::types::Value::from));
         let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The files a query matches, best first (see [`Query::rank`]; ties in
+    /// id order), at most `limit` of them.
+    pub fn search_ranked(
+        &self,
+        q: &Query,
+        mode: Mode,
+        limit: usize,
+    ) -> Result<Vec<FileId>, CatalogError> {
+        let ids = self.search(q, mode)?;
+        let mut scored = Vec::with_capacity(ids.len());
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT path, caption FROM files WHERE file_id = ?1")?;
+        for id in ids {
+            let (path, caption): (String, String) =
+                st.query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            scored.push((q.rank(&[Prepared::new(&path), Prepared::new(&caption)]), id));
+        }
+        scored.sort_unstable();
+        Ok(scored.into_iter().take(limit).map(|(_, id)| id).collect())
     }
 
     /// A file's path and caption.

@@ -105,6 +105,10 @@ proptest! {
                     .map(|(&id, _)| id)
                     .collect();
                 let got = cat.search(&q, mode).unwrap();
+                // Ranking reorders the same files.
+                let mut ranked = cat.search_ranked(&q, mode, usize::MAX).unwrap();
+                ranked.sort_unstable();
+                prop_assert_eq!(&ranked, &got);
                 prop_assert_eq!(got, expected, "query {:?} in {:?} mode", text, mode);
             }
         }
@@ -178,4 +182,35 @@ fn bad_catalogue_files_are_refused_untouched() {
     let c = Catalog::open(&good).unwrap();
     assert_eq!(c.search_seed(&parse("cat").unwrap()).unwrap(), ids);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The seed's NEAR example: for [cute kitten], "Here is a cute dog. It is
+/// not a kitten" ranks below texts with the words together, and the exact
+/// order ranks above the reversed one.
+#[test]
+fn near_and_order_rank_higher() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat
+        .add_files(&[
+            ("a.jpg", "Here is a cute dog. It is not a kitten"),
+            ("b.jpg", "kitten cute"),
+            ("c.jpg", "cute kitten on a sofa"),
+            ("d.jpg", "dog"),
+        ])
+        .unwrap();
+    let q = parse("cute kitten").unwrap();
+    assert_eq!(
+        cat.search_ranked(&q, Mode::Seed, 10).unwrap(),
+        [ids[2], ids[1], ids[0]]
+    );
+    assert_eq!(
+        cat.search_ranked(&q, Mode::Seed, 2).unwrap(),
+        [ids[2], ids[1]]
+    );
+    // One term: every match ties, in id order.
+    assert_eq!(
+        cat.search_ranked(&parse("kitten").unwrap(), Mode::Default, 10)
+            .unwrap(),
+        [ids[0], ids[1], ids[2]]
+    );
 }
