@@ -29,6 +29,8 @@ mod store;
 mod token;
 
 pub use fold::fold;
-pub use query::{Clause, Mode, Prepared, Query, QueryError, Term, parse};
+pub use query::{
+    Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
+};
 pub use store::{Catalog, CatalogError, Field, FileId};
 pub use token::{Token, tokenize};

@@ -36,6 +36,22 @@ pub struct Term {
     /// Tolerate typos (edit distance 1 for words up to 5 characters, 2 for
     /// longer ones).
     pub fuzzy: bool,
+    /// Where it must match (`name:`, `dir:`, `caption:`, `ext:`), or
+    /// anywhere.
+    pub scope: Option<Scope>,
+}
+
+/// A field filter's part of the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// The file name (the path after its last `/` or `\\`).
+    Name,
+    /// The folders (the path before its name).
+    Dir,
+    /// The caption.
+    Caption,
+    /// The name's extension, compared whole (`ext:jpg` is not `ext:jp`).
+    Ext,
 }
 
 /// One part of a query.
@@ -214,7 +230,20 @@ impl Parser {
         };
         self.at += 1;
         match lexeme {
-            Lexeme::Word { text, fuzzy } => Ok(term(&text, fuzzy).map(Clause::Term)),
+            Lexeme::Word { text, fuzzy } => match scoped(&text) {
+                Some((_, "")) => Err(QueryError {
+                    position: p,
+                    message: "this field filter has no value",
+                }),
+                Some((scope, rest)) => Ok(term(rest, fuzzy).map(|mut t| {
+                    if scope == Scope::Ext {
+                        t.words = vec![crate::fold::fold(rest)];
+                    }
+                    t.scope = Some(scope);
+                    Clause::Term(t)
+                })),
+                None => Ok(term(&text, fuzzy).map(Clause::Term)),
+            },
             Lexeme::Phrase(text) => match term(&text, false) {
                 Some(t) => Ok(Some(Clause::Term(t))),
                 None => Err(QueryError {
@@ -252,7 +281,24 @@ impl Parser {
 /// A word or phrase as a term: its folded words, split like a file name.
 fn term(text: &str, fuzzy: bool) -> Option<Term> {
     let words: Vec<String> = tokenize(text).into_iter().map(|t| t.word).collect();
-    (!words.is_empty()).then_some(Term { words, fuzzy })
+    (!words.is_empty()).then_some(Term {
+        words,
+        fuzzy,
+        scope: None,
+    })
+}
+
+/// A `field:value` word's field and value, for the known fields.
+fn scoped(text: &str) -> Option<(Scope, &str)> {
+    let (field, rest) = text.split_once(':')?;
+    let scope = match field.to_ascii_lowercase().as_str() {
+        "name" => Scope::Name,
+        "dir" => Scope::Dir,
+        "caption" => Scope::Caption,
+        "ext" => Scope::Ext,
+        _ => return None,
+    };
+    Some((scope, rest))
 }
 
 /// Parses a query. An empty query (or one of punctuation only) matches
@@ -374,13 +420,88 @@ impl Prepared {
     }
 }
 
+/// A file as the search sees it: its path (with where the name's tokens
+/// start) and its caption.
+#[derive(Clone, Debug)]
+pub struct Document {
+    path: Prepared,
+    caption: Prepared,
+    /// Position of the name's first token in the path's tokens.
+    name_start: u32,
+    dir_folded: String,
+    name_folded: String,
+    ext: String,
+}
+
+/// Splits a path into folders and name at its last `/` or `\`.
+pub fn split_path(path: &str) -> (&str, &str) {
+    match path.rfind(['/', '\\']) {
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => ("", path),
+    }
+}
+
+/// The folded extension of a name: after its last `.`, if any.
+pub fn extension(name: &str) -> String {
+    match name.rfind('.') {
+        Some(i) => crate::fold::fold(&name[i + 1..]),
+        None => String::new(),
+    }
+}
+
+impl Document {
+    /// A file's path and caption, prepared.
+    pub fn new(path: &str, caption: &str) -> Document {
+        let (dir, name) = split_path(path);
+        Document {
+            path: Prepared::new(path),
+            caption: Prepared::new(caption),
+            name_start: tokenize(dir).len() as u32,
+            dir_folded: crate::fold::fold(dir),
+            name_folded: crate::fold::fold(name),
+            ext: extension(name),
+        }
+    }
+}
+
+impl Term {
+    /// Whether the term matches the document in `mode`.
+    pub fn matches_document(&self, mode: Mode, d: &Document) -> bool {
+        let substring = mode == Mode::Default && self.is_substring();
+        let word = self.words.first().map(String::as_str).unwrap_or("");
+        let n = self.words.len();
+        // Path windows, kept to the name or to the folders when scoped.
+        let path_windows = |keep: &dyn Fn(u32, u32) -> bool| {
+            d.path.tokens.windows(n).any(|w| {
+                keep(w[0].position, w[n - 1].position)
+                    && w.iter()
+                        .zip(&self.words)
+                        .all(|(t, word)| self.word_matches(word, &t.word))
+            })
+        };
+        match self.scope {
+            Some(Scope::Ext) => d.ext == word,
+            Some(Scope::Name) if substring => d.name_folded.contains(word),
+            Some(Scope::Dir) if substring => d.dir_folded.contains(word),
+            Some(Scope::Caption) if substring => d.caption.folded.contains(word),
+            Some(Scope::Name) => path_windows(&|first, _| first >= d.name_start),
+            Some(Scope::Dir) => path_windows(&|_, last| last < d.name_start),
+            Some(Scope::Caption) => self.matches_tokens(&d.caption.tokens),
+            None if substring => d.path.folded.contains(word) || d.caption.folded.contains(word),
+            None => self.matches_tokens(&d.path.tokens) || self.matches_tokens(&d.caption.tokens),
+        }
+    }
+}
+
 impl Query {
-    /// Whether the query matches a document made of several strings (file
-    /// name, folder, caption, tags) in the given mode: a term matches when
-    /// it matches any one string.
+    /// Whether the query matches a file given as `[path, caption]` (a
+    /// missing caption is empty) in the given mode.
     pub fn matches_in(&self, mode: Mode, strings: &[&str]) -> bool {
-        let prepared: Vec<Prepared> = strings.iter().map(|s| Prepared::new(s)).collect();
-        self.matches_prepared(mode, &prepared)
+        let d = Document::new(
+            strings.first().copied().unwrap_or(""),
+            strings.get(1).copied().unwrap_or(""),
+        );
+        self.matches_document(mode, &d)
     }
 
     /// [`Query::matches_in`] in the seed mode.
@@ -388,19 +509,13 @@ impl Query {
         self.matches_in(Mode::Seed, strings)
     }
 
-    /// [`Query::matches_in`] on prepared strings.
-    pub fn matches_prepared(&self, mode: Mode, strings: &[Prepared]) -> bool {
+    /// Whether the query matches a prepared document.
+    pub fn matches_document(&self, mode: Mode, d: &Document) -> bool {
         self.alternatives.iter().any(|clauses| {
             clauses.iter().all(|c| match c {
-                Clause::Term(t) => strings.iter().any(|s| {
-                    if mode == Mode::Default && t.is_substring() {
-                        s.folded.contains(t.words[0].as_str())
-                    } else {
-                        t.matches_tokens(&s.tokens)
-                    }
-                }),
-                Clause::Not(q) => !q.matches_prepared(mode, strings),
-                Clause::Group(q) => q.matches_prepared(mode, strings),
+                Clause::Term(t) => t.matches_document(mode, d),
+                Clause::Not(q) => !q.matches_document(mode, d),
+                Clause::Group(q) => q.matches_document(mode, d),
             })
         })
     }
@@ -429,7 +544,8 @@ impl Query {
     /// `extra distance + 3 × words out of order`; terms missing from the
     /// string add 8 each; the document scores its best string. A single
     /// term scores 0 wherever it is.
-    pub fn rank(&self, strings: &[Prepared]) -> u32 {
+    pub fn rank(&self, d: &Document) -> u32 {
+        let strings = [&d.path, &d.caption];
         let wanted = self.wanted();
         if wanted.len() < 2 {
             return 0;

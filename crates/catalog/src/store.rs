@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use thiserror::Error;
 
 use crate::fold::fold;
-use crate::query::{Clause, Mode, Prepared, Query, Term};
+use crate::query::{Clause, Document, Mode, Query, Scope, Term, extension, split_path};
 use crate::token::tokenize;
 
 /// What went wrong with the catalogue.
@@ -81,7 +81,12 @@ impl Catalog {
                  path TEXT NOT NULL,
                  caption TEXT NOT NULL DEFAULT '',
                  path_folded TEXT NOT NULL DEFAULT '',
-                 caption_folded TEXT NOT NULL DEFAULT ''
+                 caption_folded TEXT NOT NULL DEFAULT '',
+                 -- The name's first token among the path's (dir: before it).
+                 name_start INTEGER NOT NULL DEFAULT 0,
+                 dir_folded TEXT NOT NULL DEFAULT '',
+                 name_folded TEXT NOT NULL DEFAULT '',
+                 ext TEXT NOT NULL DEFAULT ''
              );
              CREATE TABLE IF NOT EXISTS trigrams (
                  tri INTEGER NOT NULL,
@@ -112,6 +117,7 @@ impl Catalog {
             |ctx| {
                 let (word, token): (String, String) = (ctx.get(0)?, ctx.get(1)?);
                 Ok(Term {
+                    scope: None,
                     words: vec![word.clone()],
                     fuzzy: true,
                 }
@@ -128,7 +134,8 @@ impl Catalog {
         let mut ids = Vec::with_capacity(files.len());
         {
             let mut insert_file = tx.prepare_cached(
-                "INSERT INTO files (path, caption, path_folded, caption_folded) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?;
             let mut insert_trigram =
                 tx.prepare_cached("INSERT OR IGNORE INTO trigrams (tri, file_id) VALUES (?1, ?2)")?;
@@ -140,7 +147,17 @@ impl Catalog {
             )?;
             for &(path, caption) in files {
                 let (path_folded, caption_folded) = (fold(path), fold(caption));
-                insert_file.execute(params![path, caption, path_folded, caption_folded])?;
+                let (dir, name) = split_path(path);
+                insert_file.execute(params![
+                    path,
+                    caption,
+                    path_folded,
+                    caption_folded,
+                    tokenize(dir).len() as i64,
+                    fold(dir),
+                    fold(name),
+                    extension(name)
+                ])?;
                 let file = tx.last_insert_rowid();
                 for text in [&path_folded, &caption_folded] {
                     for tri in trigrams(text) {
@@ -186,8 +203,11 @@ impl Catalog {
             for c in clauses {
                 match c {
                     Clause::Not(inner) => excluded.extend(self.eval(inner, mode)?),
+                    Clause::Term(t) if t.scope == Some(Scope::Ext) => {
+                        acc = Some(intersect(acc, self.ext(&t.words[0])?));
+                    }
                     Clause::Term(t) if mode == Mode::Default && t.is_substring() => {
-                        acc = Some(intersect(acc, self.substring(&t.words[0])?));
+                        acc = Some(intersect(acc, self.substring(&t.words[0], t.scope)?));
                     }
                     Clause::Term(t) => acc = Some(intersect(acc, self.term(t)?)),
                     Clause::Group(inner) => acc = Some(intersect(acc, self.eval(inner, mode)?)),
@@ -219,6 +239,18 @@ impl Catalog {
                   JOIN tokens tk{i} ON tk{i}.token_id = l{i}.token_id"
             ));
         }
+        let last = t.words.len() - 1;
+        // Scopes: the caption is field 1; the name and the folders are the
+        // path's tokens from, or before, the name's first one.
+        let scope = match t.scope {
+            Some(Scope::Caption) => " AND l0.field = 1".to_owned(),
+            Some(Scope::Name) => " AND l0.field = 0 AND l0.position >= f.name_start".to_owned(),
+            Some(Scope::Dir) => format!(" AND l0.field = 0 AND l{last}.position < f.name_start"),
+            _ => String::new(),
+        };
+        if t.scope.is_some() {
+            sql.push_str(" JOIN files f ON f.file_id = l0.file_id");
+        }
         sql.push_str(" WHERE ");
         let tests: Vec<String> = (0..t.words.len())
             .map(|i| {
@@ -227,6 +259,7 @@ impl Catalog {
             })
             .collect();
         sql.push_str(&tests.join(" AND "));
+        sql.push_str(&scope);
         let mut st = self.conn.prepare_cached(&sql)?;
         let rows = st.query_map(rusqlite::params_from_iter(t.words.iter()), |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -235,7 +268,11 @@ impl Catalog {
     /// Files whose folded path or caption contains `word`: candidates from
     /// the trigram index (files holding every trigram of the word, up to
     /// eight of them), then checked.
-    fn substring(&self, word: &str) -> Result<BTreeSet<FileId>, CatalogError> {
+    fn substring(
+        &self,
+        word: &str,
+        scope: Option<Scope>,
+    ) -> Result<BTreeSet<FileId>, CatalogError> {
         let mut tris: Vec<i64> = trigrams(word).collect();
         tris.sort_unstable();
         tris.dedup();
@@ -243,15 +280,29 @@ impl Catalog {
         let candidates: Vec<String> = (0..tris.len())
             .map(|i| format!("SELECT file_id FROM trigrams WHERE tri = ?{}", i + 2))
             .collect();
+        let check = match scope {
+            Some(Scope::Name) => "instr(name_folded, ?1) > 0",
+            Some(Scope::Dir) => "instr(dir_folded, ?1) > 0",
+            Some(Scope::Caption) => "instr(caption_folded, ?1) > 0",
+            _ => "(instr(path_folded, ?1) > 0 OR instr(caption_folded, ?1) > 0)",
+        };
         let sql = format!(
-            "SELECT file_id FROM files WHERE file_id IN ({}) \
-             AND (instr(path_folded, ?1) > 0 OR instr(caption_folded, ?1) > 0)",
+            "SELECT file_id FROM files WHERE file_id IN ({}) AND {check}",
             candidates.join(" INTERSECT ")
         );
         let mut st = self.conn.prepare_cached(&sql)?;
         let mut args: Vec<rusqlite::types::Value> = vec![word.to_owned().into()];
         args.extend(tris.into_iter().map(rusqlite::types::Value::from));
         let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Files whose name's extension is `ext` (folded, whole).
+    fn ext(&self, ext: &str) -> Result<BTreeSet<FileId>, CatalogError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT file_id FROM files WHERE ext = ?1")?;
+        let rows = st.query_map(params![ext], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -271,7 +322,7 @@ impl Catalog {
         for id in ids {
             let (path, caption): (String, String) =
                 st.query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            scored.push((q.rank(&[Prepared::new(&path), Prepared::new(&caption)]), id));
+            scored.push((q.rank(&Document::new(&path, &caption)), id));
         }
         scored.sort_unstable();
         Ok(scored.into_iter().take(limit).map(|(_, id)| id).collect())

@@ -67,8 +67,23 @@ fn term() -> impl Strategy<Value = String> {
     })
 }
 
+/// A field filter: `name:`, `dir:` or `caption:` on a plain or fuzzy word
+/// or a piece of one, or `ext:` on an extension.
+fn scoped() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (
+            prop::sample::select(vec!["name", "dir", "caption", "NAME"]),
+            term()
+        )
+            .prop_filter("no phrases in a field filter", |(_, t)| !t.starts_with('"'))
+            .prop_map(|(f, t)| format!("{f}:{t}")),
+        prop::sample::select(vec!["ext:jpg", "ext:png", "ext:JPG", "ext:07", "ext:jp"])
+            .prop_map(str::to_owned),
+    ]
+}
+
 fn item() -> impl Strategy<Value = String> {
-    prop_oneof![3 => term(), 1 => term().prop_map(|t| format!("-{t}"))]
+    prop_oneof![3 => term(), 1 => scoped(), 1 => term().prop_map(|t| format!("-{t}"))]
 }
 
 fn and() -> impl Strategy<Value = String> {
@@ -141,6 +156,16 @@ fn seed_examples_through_sqlite() {
     let q = parse("tek").unwrap();
     assert_eq!(cat.search(&q, Mode::Default).unwrap(), [ids[0]]);
     assert_eq!(cat.search(&q, Mode::Seed).unwrap(), Vec::<i64>::new());
+    // Field filters.
+    let run_d = |q: &str| cat.search(&parse(q).unwrap(), Mode::Default).unwrap();
+    assert_eq!(run_d("dir:holiday"), [ids[4]]);
+    assert_eq!(run_d("name:holiday"), Vec::<i64>::new());
+    assert_eq!(run_d("name:img"), [ids[4]]);
+    assert_eq!(run_d("caption:beach"), [ids[4]]);
+    assert_eq!(run_d("caption:kitten"), Vec::<i64>::new());
+    assert_eq!(run_d("ext:jpg"), [ids[0], ids[2], ids[4]]);
+    assert_eq!(run_d("ext:jp"), Vec::<i64>::new());
+    assert!(parse("name:").is_err());
     // Two-letter terms use the token dictionary in both modes.
     assert_eq!(
         cat.search(&parse("ki").unwrap(), Mode::Default).unwrap(),
