@@ -44,6 +44,20 @@ pub struct Catalog {
     conn: Connection,
 }
 
+/// A file to add: its path and caption, and the size and modification
+/// time an index run compares to notice changes.
+#[derive(Clone, Copy, Debug)]
+pub struct NewFile<'a> {
+    /// The path.
+    pub path: &'a str,
+    /// The caption.
+    pub caption: &'a str,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time, seconds since the epoch.
+    pub mtime: i64,
+}
+
 /// Which string of a file a token came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i64)]
@@ -86,8 +100,11 @@ impl Catalog {
                  name_start INTEGER NOT NULL DEFAULT 0,
                  dir_folded TEXT NOT NULL DEFAULT '',
                  name_folded TEXT NOT NULL DEFAULT '',
-                 ext TEXT NOT NULL DEFAULT ''
+                 ext TEXT NOT NULL DEFAULT '',
+                 size INTEGER NOT NULL DEFAULT 0,
+                 mtime INTEGER NOT NULL DEFAULT 0
              );
+             CREATE INDEX IF NOT EXISTS files_by_path ON files (path);
              CREATE TABLE IF NOT EXISTS trigrams (
                  tri INTEGER NOT NULL,
                  file_id INTEGER NOT NULL,
@@ -130,12 +147,27 @@ impl Catalog {
     /// Adds files (path and caption each), in one transaction, and returns
     /// their ids in order.
     pub fn add_files(&mut self, files: &[(&str, &str)]) -> Result<Vec<FileId>, CatalogError> {
+        let stamped: Vec<NewFile<'_>> = files
+            .iter()
+            .map(|&(path, caption)| NewFile {
+                path,
+                caption,
+                size: 0,
+                mtime: 0,
+            })
+            .collect();
+        self.add(&stamped)
+    }
+
+    /// Adds files with their size and modification time, in one
+    /// transaction, and returns their ids in order.
+    pub fn add(&mut self, files: &[NewFile<'_>]) -> Result<Vec<FileId>, CatalogError> {
         let tx = self.conn.transaction()?;
         let mut ids = Vec::with_capacity(files.len());
         {
             let mut insert_file = tx.prepare_cached(
-                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext, size, mtime) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?;
             let mut insert_trigram =
                 tx.prepare_cached("INSERT OR IGNORE INTO trigrams (tri, file_id) VALUES (?1, ?2)")?;
@@ -145,7 +177,8 @@ impl Catalog {
             let mut link = tx.prepare_cached(
                 "INSERT INTO links (token_id, file_id, field, position) VALUES (?1, ?2, ?3, ?4)",
             )?;
-            for &(path, caption) in files {
+            for f in files {
+                let (path, caption) = (f.path, f.caption);
                 let (path_folded, caption_folded) = (fold(path), fold(caption));
                 let (dir, name) = split_path(path);
                 insert_file.execute(params![
@@ -156,7 +189,9 @@ impl Catalog {
                     tokenize(dir).len() as i64,
                     fold(dir),
                     fold(name),
-                    extension(name)
+                    extension(name),
+                    f.size,
+                    f.mtime
                 ])?;
                 let file = tx.last_insert_rowid();
                 for text in [&path_folded, &caption_folded] {
@@ -176,6 +211,52 @@ impl Catalog {
         }
         tx.commit()?;
         Ok(ids)
+    }
+
+    /// The files under a folder (by path prefix), with their size and
+    /// modification time, for an index run to compare against the disk.
+    pub fn stamps_under(
+        &self,
+        prefix: &str,
+    ) -> Result<Vec<(FileId, String, i64, i64)>, CatalogError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT file_id, path, size, mtime FROM files WHERE substr(path, 1, length(?1)) = ?1",
+        )?;
+        let rows = st.query_map(params![prefix], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Removes files and their links and trigrams, in one transaction.
+    pub fn remove(&mut self, ids: &[FileId]) -> Result<(), CatalogError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut del = [
+                tx.prepare_cached("DELETE FROM links WHERE file_id = ?1")?,
+                tx.prepare_cached("DELETE FROM trigrams WHERE file_id = ?1")?,
+                tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?,
+            ];
+            for &id in ids {
+                for st in &mut del {
+                    st.execute(params![id])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// How many files the catalogue holds.
+    pub fn len(&self) -> Result<u64, CatalogError> {
+        Ok(self
+            .conn
+            .query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    /// Whether the catalogue holds no file.
+    pub fn is_empty(&self) -> Result<bool, CatalogError> {
+        Ok(self.len()? == 0)
     }
 
     /// Every file id.

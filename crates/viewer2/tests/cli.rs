@@ -1,0 +1,103 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `viewer2 index` and `viewer2 search` on a folder tree made here.
+
+use std::path::Path;
+use std::process::Command;
+
+fn viewer2(catalog: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .arg("--catalog")
+        .arg(catalog)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn touch(path: &Path, bytes: usize) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, vec![0u8; bytes]).unwrap();
+}
+
+#[test]
+fn index_then_search_then_reindex() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    touch(&photos.join("2019/Holiday/CuteKittenPicture.jpg"), 10);
+    touch(&photos.join("2019/Holiday/IMG_1234.JPG"), 10);
+    touch(&photos.join("2020/dog drooly.png"), 10);
+    touch(&photos.join("2020/Café.HEIC"), 10);
+    touch(&photos.join("notes/kitten.txt"), 10);
+    // A link pointing nowhere is skipped, not fatal.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(photos.join("missing.jpg"), photos.join("2020/broken.jpg")).unwrap();
+    let cat = dir.path().join("cat.sqlite");
+
+    let (ok, _, err) = viewer2(&cat, &["search", "kitten"]);
+    assert!(!ok && err.contains("viewer2 index"), "{err}");
+
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("4 new") && err.contains("4 in the catalogue"),
+        "{err}"
+    );
+
+    let (ok, out, err) = viewer2(&cat, &["search", "kitten"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("CuteKittenPicture.jpg"));
+    let (_, out, _) = viewer2(&cat, &["search", "tek"]);
+    assert!(
+        out.contains("CuteKittenPicture.jpg"),
+        "substring across tokens: {out}"
+    );
+    let (_, out, _) = viewer2(&cat, &["search", "tek", "--seed"]);
+    assert!(
+        out.is_empty(),
+        "the seed mode has no substring search: {out}"
+    );
+    let (_, out, _) = viewer2(&cat, &["search", "cafe"]);
+    assert!(out.contains("Café.HEIC"), "accents fold: {out}");
+    let (_, out, _) = viewer2(&cat, &["search", "dir:holiday", "--json"]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.lines().all(|l| l.starts_with("{\"caption\"")), "{out}");
+    let (ok, _, err) = viewer2(&cat, &["search", "(kitten"]);
+    assert!(!ok && err.contains("character 0"), "{err}");
+
+    // Change one file, delete another, add one: only those are touched.
+    touch(&photos.join("2020/dog drooly.png"), 99);
+    std::fs::remove_file(photos.join("2019/Holiday/IMG_1234.JPG")).unwrap();
+    touch(&photos.join("2021/beach.webp"), 5);
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("1 new, 1 changed, 1 removed, 4 in the catalogue"),
+        "{err}"
+    );
+    let (_, out, _) = viewer2(&cat, &["search", "img"]);
+    assert!(out.is_empty(), "a deleted file is still found: {out}");
+    let (_, out, _) = viewer2(&cat, &["search", "beach", "OR", "drooly"]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
+
+#[test]
+fn bad_input_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", dir.path().join("nope").to_str().unwrap()]);
+    assert!(!ok && err.contains("cannot open this folder"), "{err}");
+    // A file that is not a catalogue is refused and left alone.
+    let junk = dir.path().join("junk.sqlite");
+    std::fs::write(&junk, b"not a database at all, just text").unwrap();
+    let (ok, _, err) = viewer2(&junk, &["search", "x"]);
+    assert!(!ok && err.contains("not a database"), "{err}");
+    assert_eq!(
+        std::fs::read(&junk).unwrap(),
+        b"not a database at all, just text"
+    );
+}
