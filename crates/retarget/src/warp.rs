@@ -123,7 +123,10 @@ pub fn separable_map(
     let mut widths = try_vec(n, 0.0f64, "line widths")?;
 
     // How much each class gets.
-    let (w_protected, w_removed, free_total) = if target >= n as f64 {
+    let (w_protected, w_removed, free_total) = if target >= n as f64 && protected == n {
+        // Enlarging with every line protected: they share the growth.
+        (target / n as f64, None, 0.0)
+    } else if target >= n as f64 {
         // Enlarging: removed lines are ordinary ones.
         (1.0, None, target - protected as f64)
     } else if target >= (n - removed) as f64 {

@@ -96,8 +96,14 @@ proptest! {
         let removed = remove.iter().filter(|&&b| b).count();
         let t = target as usize;
         for i in 0..n {
-            if protect[i] && t >= protected {
+            // Protected columns keep width 1, unless every column is
+            // protected and the image grows: then they share the growth.
+            let all_grow = protected == n && t > n;
+            if protect[i] && t >= protected && !all_grow {
                 prop_assert!((m.width(i) - 1.0).abs() < 1e-9, "protected column {} has width {}", i, m.width(i));
+            }
+            if all_grow {
+                prop_assert!((m.width(i) - t as f64 / n as f64).abs() < 1e-9);
             }
             if remove[i] && t <= n - removed {
                 prop_assert!(m.width(i).abs() < 1e-9, "removed column {} has width {}", i, m.width(i));
