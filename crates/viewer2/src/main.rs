@@ -81,6 +81,25 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
+    // One index run per catalogue: an exclusive lock on a file beside it,
+    // which the system releases however the process ends (even SIGKILL).
+    let lock_path = catalog_path.with_extension("index-lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("creating {}", lock_path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => bail!(
+            "another `viewer2 index` is running on {}; wait for it to finish (searches keep working meanwhile)",
+            catalog_path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("locking {}", lock_path.display()));
+        }
+    }
     let mut cat = Catalog::open(catalog_path)
         .with_context(|| format!("opening {}", catalog_path.display()))?;
     let bar = if std::io::stderr().is_terminal() {

@@ -101,3 +101,81 @@ fn bad_input_is_reported() {
         b"not a database at all, just text"
     );
 }
+
+/// Killing `index` at random moments leaves a catalogue that opens and
+/// answers, and the next run finishes the work. A second run while one is
+/// going is refused clearly.
+#[cfg(unix)]
+#[test]
+fn killed_index_runs_leave_a_working_catalogue() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    for i in 0..3000 {
+        touch(&photos.join(format!("d{}/Holiday_{i:04}.jpg", i % 30)), 1);
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let mut seed = 12345u64;
+    for round in 0..6 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+            .arg("--catalog")
+            .arg(&cat)
+            .args(["index", photos.to_str().unwrap()])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::thread::sleep(std::time::Duration::from_millis(20 + (seed >> 33) % 400));
+        if round == 0 {
+            // While it runs, a second index run is refused.
+            let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+            if !ok {
+                assert!(err.contains("another `viewer2 index` is running"), "{err}");
+            }
+        }
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        if cat.exists() {
+            // The catalogue opens and answers after every kill.
+            let (ok, out, err) = viewer2(&cat, &["search", "holiday", "--limit", "5"]);
+            assert!(ok, "round {round}: {err}");
+            assert!(out.lines().count() <= 5);
+        }
+    }
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(err.contains("3000 in the catalogue"), "{err}");
+    let (ok, out, _) = viewer2(&cat, &["search", "holiday_0042", "--seed"]);
+    assert!(ok && out.lines().count() == 1, "{out}");
+}
+
+/// While one index run holds the catalogue, a second is refused clearly,
+/// and searches still work.
+#[test]
+fn a_second_index_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("p");
+    touch(&photos.join("a.jpg"), 1);
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    // Hold the lock the way a running index does.
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(cat.with_extension("index-lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("another `viewer2 index` is running"),
+        "{err}"
+    );
+    let (ok, out, _) = viewer2(&cat, &["search", "a"]);
+    assert!(ok && out.contains("a.jpg"));
+    drop(lock);
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+}
