@@ -56,6 +56,9 @@ pub struct NewFile<'a> {
     pub size: i64,
     /// Modification time, seconds since the epoch.
     pub mtime: i64,
+    /// The path's exact bytes, when they are not valid UTF-8 (then `path`
+    /// is their lossy form).
+    pub raw_path: Option<&'a [u8]>,
 }
 
 /// Which string of a file a token came from.
@@ -102,7 +105,10 @@ impl Catalog {
                  name_folded TEXT NOT NULL DEFAULT '',
                  ext TEXT NOT NULL DEFAULT '',
                  size INTEGER NOT NULL DEFAULT 0,
-                 mtime INTEGER NOT NULL DEFAULT 0
+                 mtime INTEGER NOT NULL DEFAULT 0,
+                 -- The path's exact bytes when they are not UTF-8 (the text
+                 -- columns hold the lossy form, for searching).
+                 raw_path BLOB
              );
              CREATE INDEX IF NOT EXISTS files_by_path ON files (path);
              CREATE TABLE IF NOT EXISTS trigrams (
@@ -154,6 +160,7 @@ impl Catalog {
                 caption,
                 size: 0,
                 mtime: 0,
+                raw_path: None,
             })
             .collect();
         self.add(&stamped)
@@ -166,8 +173,8 @@ impl Catalog {
         let mut ids = Vec::with_capacity(files.len());
         {
             let mut insert_file = tx.prepare_cached(
-                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext, size, mtime) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext, size, mtime, raw_path) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
             let mut insert_trigram =
                 tx.prepare_cached("INSERT OR IGNORE INTO trigrams (tri, file_id) VALUES (?1, ?2)")?;
@@ -191,7 +198,8 @@ impl Catalog {
                     fold(name),
                     extension(name),
                     f.size,
-                    f.mtime
+                    f.mtime,
+                    f.raw_path
                 ])?;
                 let file = tx.last_insert_rowid();
                 for text in [&path_folded, &caption_folded] {
@@ -218,9 +226,11 @@ impl Catalog {
     pub fn stamps_under(
         &self,
         prefix: &str,
-    ) -> Result<Vec<(FileId, String, i64, i64)>, CatalogError> {
+    ) -> Result<Vec<(FileId, Vec<u8>, i64, i64)>, CatalogError> {
+        // Each file's exact path bytes: the raw ones where stored.
         let mut st = self.conn.prepare_cached(
-            "SELECT file_id, path, size, mtime FROM files WHERE substr(path, 1, length(?1)) = ?1",
+            "SELECT file_id, coalesce(raw_path, CAST(path AS BLOB)), size, mtime FROM files \
+             WHERE substr(path, 1, length(?1)) = ?1",
         )?;
         let rows = st.query_map(params![prefix], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
@@ -407,6 +417,19 @@ impl Catalog {
         }
         scored.sort_unstable();
         Ok(scored.into_iter().take(limit).map(|(_, id)| id).collect())
+    }
+
+    /// A file's exact path bytes (the raw ones for a name that is not
+    /// UTF-8), so a printed path opens the real file.
+    pub fn raw_path(&self, id: FileId) -> Result<Option<Vec<u8>>, CatalogError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT coalesce(raw_path, CAST(path AS BLOB)) FROM files WHERE file_id = ?1",
+                params![id],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 
     /// A file's path and caption.

@@ -9,7 +9,7 @@
 //! `--catalog PATH`.
 
 use std::collections::HashMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, UNIX_EPOCH};
 
@@ -117,14 +117,15 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
         let root = std::fs::canonicalize(dir)
             .with_context(|| format!("{}: cannot open this folder", dir.display()))?;
         let prefix = format!("{}{}", root.to_string_lossy(), std::path::MAIN_SEPARATOR);
-        // What the catalogue has under this folder: path → (id, size, mtime).
-        let known: HashMap<String, (i64, i64, i64)> = cat
+        // What the catalogue has under this folder: exact path bytes → (id,
+        // size, mtime).
+        let known: HashMap<Vec<u8>, (i64, i64, i64)> = cat
             .stamps_under(&prefix)?
             .into_iter()
             .map(|(id, p, s, m)| (p, (id, s, m)))
             .collect();
         let mut seen = std::collections::HashSet::new();
-        let mut batch: Vec<(String, i64, i64)> = Vec::new();
+        let mut batch: Vec<Entry> = Vec::new();
         let mut stale = Vec::new();
         for entry in walkdir::WalkDir::new(&root).follow_links(false) {
             let entry = match entry {
@@ -148,26 +149,34 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
                 }
             };
             let path = entry.path().to_string_lossy().into_owned();
+            let raw = raw_bytes(entry.path());
             let size = meta.len() as i64;
             let mtime = meta
                 .modified()
                 .ok()
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_secs() as i64);
-            seen.insert(path.clone());
             bar.inc(1);
-            match known.get(&path) {
+            let item = Entry {
+                // Exact bytes are kept only where the lossy text differs.
+                raw: (raw != path.as_bytes()).then(|| raw.clone()),
+                path,
+                size,
+                mtime,
+            };
+            match known.get(&raw) {
                 Some(&(_, s, m)) if s == size && m == mtime => {}
                 Some(&(id, _, _)) => {
                     stale.push(id);
-                    batch.push((path, size, mtime));
+                    batch.push(item);
                     changed += 1;
                 }
                 None => {
-                    batch.push((path, size, mtime));
+                    batch.push(item);
                     added += 1;
                 }
             }
+            seen.insert(raw);
             // Written in batches, each in its own transaction: an
             // interrupted run keeps what it finished.
             if batch.len() >= 1000 {
@@ -197,19 +206,39 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-fn flush(
-    cat: &mut Catalog,
-    stale: &mut Vec<i64>,
-    batch: &mut Vec<(String, i64, i64)>,
-) -> Result<()> {
+/// A file found on disk.
+struct Entry {
+    /// The path as text (lossy where the name is not UTF-8).
+    path: String,
+    /// The exact bytes, when they differ from `path`.
+    raw: Option<Vec<u8>>,
+    size: i64,
+    mtime: i64,
+}
+
+/// A path's exact bytes (on Unix any bytes may name a file).
+fn raw_bytes(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+fn flush(cat: &mut Catalog, stale: &mut Vec<i64>, batch: &mut Vec<Entry>) -> Result<()> {
     cat.remove(stale)?;
     let files: Vec<NewFile<'_>> = batch
         .iter()
-        .map(|(p, s, m)| NewFile {
-            path: p,
+        .map(|e| NewFile {
+            path: &e.path,
             caption: "",
-            size: *s,
-            mtime: *m,
+            size: e.size,
+            mtime: e.mtime,
+            raw_path: e.raw.as_deref(),
         })
         .collect();
     cat.add(&files)?;
@@ -238,13 +267,21 @@ fn search(
     let mode = if seed { Mode::Seed } else { Mode::Default };
     for id in cat.search_ranked(&query, mode, limit)? {
         if let Some((path, caption)) = cat.file(id)? {
+            let raw = cat
+                .raw_path(id)?
+                .unwrap_or_else(|| path.clone().into_bytes());
+            let mut out = std::io::stdout().lock();
             if json {
-                println!(
-                    "{}",
-                    serde_json::json!({ "path": path, "caption": caption })
-                );
+                let mut obj = serde_json::json!({ "path": path, "caption": caption });
+                if raw != path.as_bytes() {
+                    // The name is not UTF-8: its exact bytes too.
+                    obj["path_bytes"] = serde_json::json!(raw);
+                }
+                writeln!(out, "{obj}")?;
             } else {
-                println!("{path}");
+                // The exact bytes, so the printed path opens the real file.
+                out.write_all(&raw)?;
+                out.write_all(b"\n")?;
             }
         }
     }

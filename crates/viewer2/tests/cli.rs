@@ -179,3 +179,42 @@ fn a_second_index_run_is_refused() {
     let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
     assert!(ok, "{err}");
 }
+
+/// A name that is not UTF-8 is indexed, found by its lossy text, and
+/// printed as its exact bytes, so the path opens the real file.
+#[cfg(unix)]
+#[test]
+fn non_utf8_names_round_trip() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("p");
+    std::fs::create_dir_all(&photos).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9_sunset.jpg");
+    std::fs::write(photos.join(name), b"x").unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["search", "sunset"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let printed = out.stdout.strip_suffix(b"\n").unwrap();
+    let path = std::ffi::OsStr::from_bytes(printed);
+    assert_eq!(
+        std::fs::read(path).unwrap(),
+        b"x",
+        "the printed path does not open the file"
+    );
+    // The JSON carries the exact bytes too.
+    let (_, json, _) = viewer2(&cat, &["search", "sunset", "--json"]);
+    assert!(json.contains("path_bytes"), "{json}");
+    // A second run sees the same file, unchanged.
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(
+        ok && err.contains("0 new, 0 changed, 0 removed, 1 in the catalogue"),
+        "{err}"
+    );
+}
