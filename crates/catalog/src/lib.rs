@@ -32,5 +32,5 @@ pub use fold::fold;
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };
-pub use store::{Catalog, CatalogError, Field, FileId, NewFile};
+pub use store::{Catalog, CatalogError, Field, FileId, NewFile, Stamp};
 pub use token::{Token, tokenize};

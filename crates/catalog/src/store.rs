@@ -61,6 +61,19 @@ pub struct NewFile<'a> {
     pub raw_path: Option<&'a [u8]>,
 }
 
+/// What an index run compares against the disk for one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    /// The file's id.
+    pub id: FileId,
+    /// Its exact path bytes.
+    pub path: Vec<u8>,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time, seconds since the epoch.
+    pub mtime: i64,
+}
+
 /// Which string of a file a token came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i64)]
@@ -223,17 +236,19 @@ impl Catalog {
 
     /// The files under a folder (by path prefix), with their size and
     /// modification time, for an index run to compare against the disk.
-    pub fn stamps_under(
-        &self,
-        prefix: &str,
-    ) -> Result<Vec<(FileId, Vec<u8>, i64, i64)>, CatalogError> {
+    pub fn stamps_under(&self, prefix: &str) -> Result<Vec<Stamp>, CatalogError> {
         // Each file's exact path bytes: the raw ones where stored.
         let mut st = self.conn.prepare_cached(
             "SELECT file_id, coalesce(raw_path, CAST(path AS BLOB)), size, mtime FROM files \
              WHERE substr(path, 1, length(?1)) = ?1",
         )?;
         let rows = st.query_map(params![prefix], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok(Stamp {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                size: r.get(2)?,
+                mtime: r.get(3)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

@@ -122,7 +122,7 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
         let known: HashMap<Vec<u8>, (i64, i64, i64)> = cat
             .stamps_under(&prefix)?
             .into_iter()
-            .map(|(id, p, s, m)| (p, (id, s, m)))
+            .map(|st| (st.path, (st.id, st.size, st.mtime)))
             .collect();
         let mut seen = std::collections::HashSet::new();
         let mut batch: Vec<Entry> = Vec::new();
