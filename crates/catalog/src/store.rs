@@ -124,6 +124,7 @@ impl Catalog {
                  raw_path BLOB
              );
              CREATE INDEX IF NOT EXISTS files_by_path ON files (path);
+             CREATE INDEX IF NOT EXISTS files_by_ext ON files (ext);
              CREATE TABLE IF NOT EXISTS trigrams (
                  tri INTEGER NOT NULL,
                  file_id INTEGER NOT NULL,
@@ -141,6 +142,7 @@ impl Catalog {
              );
              CREATE INDEX IF NOT EXISTS links_by_token ON links (token_id, file_id);
              CREATE INDEX IF NOT EXISTS links_by_file ON links (file_id, field, position);
+             CREATE INDEX IF NOT EXISTS trigrams_by_file ON trigrams (file_id);
              PRAGMA user_version = 1;",
         )?;
         // Searches keep working while an index run writes.
