@@ -8,6 +8,8 @@
 //! The catalogue is one SQLite file in the platform's data folder, or
 //! `--catalog PATH`.
 
+mod metadata;
+
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -157,7 +159,34 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_secs() as i64);
             bar.inc(1);
+            let unchanged = known
+                .get(&raw)
+                .is_some_and(|&(_, s, m)| s == size && m == mtime);
+            // Metadata is read only for new or changed files; a broken block
+            // is logged and counted, and the file is indexed by name.
+            let caption = if unchanged {
+                String::new()
+            } else {
+                match metadata::caption(entry.path()) {
+                    Ok((c, problem)) => {
+                        if let Some(p) = problem {
+                            warnings += 1;
+                            tracing::warn!(
+                                "{}: metadata partly skipped: {p}",
+                                entry.path().display()
+                            );
+                        }
+                        c
+                    }
+                    Err(e) => {
+                        warnings += 1;
+                        tracing::warn!("{}: metadata skipped: {e}", entry.path().display());
+                        String::new()
+                    }
+                }
+            };
             let item = Entry {
+                caption,
                 // Exact bytes are kept only where the lossy text differs.
                 raw: (raw != path.as_bytes()).then(|| raw.clone()),
                 path,
@@ -210,6 +239,8 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
 struct Entry {
     /// The path as text (lossy where the name is not UTF-8).
     path: String,
+    /// The metadata's words (EXIF, XMP).
+    caption: String,
     /// The exact bytes, when they differ from `path`.
     raw: Option<Vec<u8>>,
     size: i64,
@@ -235,7 +266,7 @@ fn flush(cat: &mut Catalog, stale: &mut Vec<i64>, batch: &mut Vec<Entry>) -> Res
         .iter()
         .map(|e| NewFile {
             path: &e.path,
-            caption: "",
+            caption: &e.caption,
             size: e.size,
             mtime: e.mtime,
             raw_path: e.raw.as_deref(),

@@ -218,3 +218,112 @@ fn non_utf8_names_round_trip() {
         "{err}"
     );
 }
+
+/// A little-endian TIFF block with IFD0 entries (tag, type, bytes): what a
+/// JPEG's APP1 EXIF segment carries.
+fn tiff(entries: &[(u16, u16, Vec<u8>)]) -> Vec<u8> {
+    let mut out = b"II*\0\x08\0\0\0".to_vec();
+    let n = entries.len();
+    let data_start = 8 + 2 + 12 * n + 4;
+    let mut data = Vec::new();
+    out.extend_from_slice(&(n as u16).to_le_bytes());
+    for (tag, ty, bytes) in entries {
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(&ty.to_le_bytes());
+        out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        if bytes.len() <= 4 {
+            let mut v = bytes.clone();
+            v.resize(4, 0);
+            out.extend_from_slice(&v);
+        } else {
+            out.extend_from_slice(&((data_start + data.len()) as u32).to_le_bytes());
+            data.extend_from_slice(bytes);
+            if data.len() % 2 == 1 {
+                data.push(0);
+            }
+        }
+    }
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&data);
+    out
+}
+
+fn jpeg_with_exif(path: &Path, exif: Vec<u8>) {
+    use image::ImageEncoder;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut bytes = Vec::new();
+    let mut enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 80);
+    enc.set_exif_metadata(exif).unwrap();
+    enc.write_image(&[90u8; 8 * 8 * 3], 8, 8, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn metadata_words_are_searchable_and_broken_metadata_is_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("p");
+    let ascii = |s: &str| {
+        let mut v = s.as_bytes().to_vec();
+        v.push(0);
+        v
+    };
+    let ucs2 = |s: &str| {
+        s.encode_utf16()
+            .chain([0])
+            .flat_map(u16::to_le_bytes)
+            .collect::<Vec<u8>>()
+    };
+    jpeg_with_exif(
+        &photos.join("DSC0001.jpg"),
+        tiff(&[
+            (0x010e, 2, ascii("Sunset over the harbour")),
+            (0x0110, 2, ascii("Canon EOS 5D")),
+            (0x013b, 2, ascii("Ansel")),
+            (0x9c9e, 1, ucs2("holiday;lighthouse")),
+        ]),
+    );
+    // Hostile EXIF: a TIFF header pointing nowhere.
+    jpeg_with_exif(
+        &photos.join("DSC0002.jpg"),
+        b"II*\0\xff\xff\xff\x7f garbage".to_vec(),
+    );
+    // XMP keywords in a PNG's iTXt chunk, where XMP lives in PNG.
+    let mut png = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut png, 4, 4);
+        enc.set_color(png::ColorType::Grayscale);
+        enc.add_itxt_chunk(
+            "XML:com.adobe.xmp".into(),
+            "<x:xmpmeta xmlns:x='adobe:ns:meta/'><dc:subject><rdf:Bag><rdf:li>Lagoon</rdf:li><rdf:li>Fish &amp; Chips</rdf:li></rdf:Bag></dc:subject></x:xmpmeta>".into(),
+        )
+        .unwrap();
+        let mut w = enc.write_header().unwrap();
+        w.write_image_data(&[0u8; 16]).unwrap();
+    }
+    std::fs::write(photos.join("scan.png"), png).unwrap();
+
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    // Only the hostile EXIF is a warning; the file is indexed all the same.
+    assert!(
+        err.contains("3 new") && err.contains("1 skipped with a warning"),
+        "{err}"
+    );
+    for (query, file) in [
+        ("harbour", "DSC0001.jpg"),
+        ("canon eos", "DSC0001.jpg"),
+        ("ansel", "DSC0001.jpg"),
+        ("lighthouse", "DSC0001.jpg"),
+        ("caption:sunset", "DSC0001.jpg"),
+        ("lagoon", "scan.png"),
+        ("chips", "scan.png"),
+        ("dsc0002", "DSC0002.jpg"),
+    ] {
+        let (ok, out, err) = viewer2(&cat, &["search", query]);
+        assert!(ok, "{err}");
+        assert!(out.contains(file), "{query:?} found {out:?}");
+        assert_eq!(out.lines().count(), 1, "{query:?} found {out:?}");
+    }
+}

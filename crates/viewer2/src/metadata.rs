@@ -1,0 +1,149 @@
+//! The words a photo carries: EXIF (ImageDescription, UserComment, Artist,
+//! camera model, DateTimeOriginal, the Windows XP title, comment, keywords
+//! and subject) and XMP (`dc:subject`, `dc:description`). They become the
+//! file's caption, so they are searchable. A file without metadata has an
+//! empty caption; broken metadata is an error for the caller to log, never
+//! a reason to skip the file.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek};
+use std::path::Path;
+
+use exif::{Context, In, Tag, Value};
+
+/// How far into a file to look for an XMP packet.
+const XMP_WINDOW: u64 = 1 << 20;
+
+/// The metadata text of one file, joined with " | ", and what could not be
+/// read (the rest is still used).
+pub fn caption(path: &Path) -> Result<(String, Option<String>), String> {
+    let mut parts: Vec<String> = Vec::new();
+    let mut problem = None;
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let mut reader = BufReader::new(file);
+    match exif::Reader::new().read_from_container(&mut reader) {
+        Ok(ex) => {
+            let text = |tag: Tag| {
+                ex.get_field(tag, In::PRIMARY)
+                    .and_then(|f| value_text(tag, &f.value))
+            };
+            for tag in [
+                Tag::ImageDescription,
+                Tag::UserComment,
+                Tag::Artist,
+                Tag::Model,
+                Tag::DateTimeOriginal,
+            ] {
+                parts.extend(text(tag));
+            }
+            // Windows' XPTitle, XPComment, XPKeywords, XPSubject: UCS-2 bytes.
+            for number in [0x9c9b, 0x9c9c, 0x9c9e, 0x9c9f] {
+                parts.extend(text(Tag(Context::Tiff, number)));
+            }
+        }
+        // No EXIF at all is normal (most PNGs).
+        Err(exif::Error::NotFound(_)) => {}
+        // Broken EXIF: noted; XMP may still be fine.
+        Err(e) => problem = Some(format!("EXIF: {e}")),
+    }
+    reader.rewind().map_err(|e| e.to_string())?;
+    let mut head = Vec::new();
+    reader
+        .take(XMP_WINDOW)
+        .read_to_end(&mut head)
+        .map_err(|e| e.to_string())?;
+    parts.extend(xmp_words(&head));
+    parts.retain(|p| !p.trim().is_empty());
+    parts.dedup();
+    Ok((parts.join(" | "), problem))
+}
+
+fn value_text(tag: Tag, value: &Value) -> Option<String> {
+    match value {
+        Value::Ascii(lines) => {
+            let s: Vec<String> = lines
+                .iter()
+                .map(|l| String::from_utf8_lossy(l).trim().to_owned())
+                .collect();
+            Some(s.join(" "))
+        }
+        // UserComment: an 8-byte character-code prefix, then the text.
+        Value::Undefined(bytes, _) if tag == Tag::UserComment => {
+            let (code, body) = bytes.split_at(bytes.len().min(8));
+            let text = if code.starts_with(b"UNICODE") {
+                utf16(body, body.starts_with(&[0xfe, 0xff]))
+            } else {
+                String::from_utf8_lossy(body).into_owned()
+            };
+            Some(text.trim_matches(char::from(0)).trim().to_owned())
+        }
+        // The XP tags are UCS-2 little-endian in a BYTE array.
+        Value::Byte(bytes) => Some(
+            utf16(bytes, false)
+                .trim_matches(char::from(0))
+                .trim()
+                .to_owned(),
+        ),
+        _ => None,
+    }
+}
+
+fn utf16(bytes: &[u8], big_endian: bool) -> String {
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|c| {
+            if big_endian {
+                u16::from_be_bytes([c[0], c[1]])
+            } else {
+                u16::from_le_bytes([c[0], c[1]])
+            }
+        })
+        .collect();
+    String::from_utf16_lossy(&units)
+}
+
+/// The `<rdf:li>` items of `dc:subject` and `dc:description` in an XMP
+/// packet found in `bytes` (a plain text scan: XMP is XML in the file).
+fn xmp_words(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let Some(start) = text.find("<x:xmpmeta") else {
+        return Vec::new();
+    };
+    let end = text[start..]
+        .find("</x:xmpmeta>")
+        .map_or(text.len(), |e| start + e);
+    let packet = &text[start..end];
+    let mut out = Vec::new();
+    for field in ["dc:subject", "dc:description"] {
+        let open = format!("<{field}>");
+        let close = format!("</{field}>");
+        let mut rest = packet;
+        while let Some(i) = rest.find(&open) {
+            let after = &rest[i + open.len()..];
+            let Some(j) = after.find(&close) else { break };
+            let block = &after[..j];
+            let mut items = block;
+            while let Some(k) = items.find("<rdf:li") {
+                let Some(gt) = items[k..].find('>') else {
+                    break;
+                };
+                let body = &items[k + gt + 1..];
+                let Some(e) = body.find("</rdf:li>") else {
+                    break;
+                };
+                out.push(unescape(&body[..e]));
+                items = &body[e..];
+            }
+            rest = &after[j..];
+        }
+    }
+    out
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+}
