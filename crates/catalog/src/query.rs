@@ -50,6 +50,11 @@ pub enum Scope {
     Dir,
     /// The caption.
     Caption,
+    /// The camera model.
+    Camera,
+    /// The date taken, as a range of prefixes: `date:2019-06..2019-08`
+    /// (inclusive) or `date:2019-07` (that month).
+    Date,
     /// The name's extension, compared whole (`ext:jpg` is not `ext:jp`).
     Ext,
 }
@@ -235,6 +240,17 @@ impl Parser {
                     position: p,
                     message: "this field filter has no value",
                 }),
+                Some((Scope::Date, rest)) => match date_range(rest) {
+                    Some((lo, hi)) => Ok(Some(Clause::Term(Term {
+                        words: vec![lo, hi],
+                        fuzzy: false,
+                        scope: Some(Scope::Date),
+                    }))),
+                    None => Err(QueryError {
+                        position: p,
+                        message: "a date looks like 2019-06-30, or a range like 2019-06..2019-08",
+                    }),
+                },
                 Some((scope, rest)) => Ok(term(rest, fuzzy).map(|mut t| {
                     if scope == Scope::Ext {
                         t.words = vec![crate::fold::fold(rest)];
@@ -288,6 +304,18 @@ fn term(text: &str, fuzzy: bool) -> Option<Term> {
     })
 }
 
+/// A date filter's bounds: `A..B` or one `A` (both ends the same), each
+/// four digits of year and then digits and dashes.
+fn date_range(text: &str) -> Option<(String, String)> {
+    let (lo, hi) = text.split_once("..").unwrap_or((text, text));
+    let ok = |d: &str| {
+        d.len() >= 4
+            && d.chars().take(4).all(|c| c.is_ascii_digit())
+            && d.chars().all(|c| c.is_ascii_digit() || c == '-')
+    };
+    (ok(lo) && ok(hi)).then(|| (lo.to_owned(), hi.to_owned()))
+}
+
 /// A `field:value` word's field and value, for the known fields.
 fn scoped(text: &str) -> Option<(Scope, &str)> {
     let (field, rest) = text.split_once(':')?;
@@ -296,6 +324,8 @@ fn scoped(text: &str) -> Option<(Scope, &str)> {
         "dir" => Scope::Dir,
         "caption" => Scope::Caption,
         "ext" => Scope::Ext,
+        "camera" => Scope::Camera,
+        "date" => Scope::Date,
         _ => return None,
     };
     Some((scope, rest))
@@ -431,6 +461,9 @@ pub struct Document {
     dir_folded: String,
     name_folded: String,
     ext: String,
+    camera: Prepared,
+    /// When the photo was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
+    date: String,
 }
 
 /// Splits a path into folders and name at its last `/` or `\`.
@@ -452,6 +485,12 @@ pub fn extension(name: &str) -> String {
 impl Document {
     /// A file's path and caption, prepared.
     pub fn new(path: &str, caption: &str) -> Document {
+        Document::with_meta(path, caption, "", "")
+    }
+
+    /// A file with its camera model and date taken (`YYYY-MM-DD HH:MM:SS`,
+    /// or empty).
+    pub fn with_meta(path: &str, caption: &str, camera: &str, date: &str) -> Document {
         let (dir, name) = split_path(path);
         Document {
             path: Prepared::new(path),
@@ -460,6 +499,8 @@ impl Document {
             dir_folded: crate::fold::fold(dir),
             name_folded: crate::fold::fold(name),
             ext: extension(name),
+            camera: Prepared::new(camera),
+            date: date.to_owned(),
         }
     }
 }
@@ -481,6 +522,14 @@ impl Term {
         };
         match self.scope {
             Some(Scope::Ext) => d.ext == word,
+            Some(Scope::Date) => {
+                let (lo, hi) = (word, self.words.get(1).map_or("", String::as_str));
+                !d.date.is_empty()
+                    && d.date.as_str() >= lo
+                    && &d.date[..hi.len().min(d.date.len())] <= hi
+            }
+            Some(Scope::Camera) if substring => d.camera.folded.contains(word),
+            Some(Scope::Camera) => self.matches_tokens(&d.camera.tokens),
             Some(Scope::Name) if substring => d.name_folded.contains(word),
             Some(Scope::Dir) if substring => d.dir_folded.contains(word),
             Some(Scope::Caption) if substring => d.caption.folded.contains(word),

@@ -59,6 +59,10 @@ pub struct NewFile<'a> {
     /// The path's exact bytes, when they are not valid UTF-8 (then `path`
     /// is their lossy form).
     pub raw_path: Option<&'a [u8]>,
+    /// The camera model, or empty.
+    pub camera: &'a str,
+    /// When the photo was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
+    pub date: &'a str,
 }
 
 /// What an index run compares against the disk for one file.
@@ -82,6 +86,8 @@ pub enum Field {
     Path = 0,
     /// Its caption.
     Caption = 1,
+    /// The camera model.
+    Camera = 2,
 }
 
 impl Catalog {
@@ -121,7 +127,11 @@ impl Catalog {
                  mtime INTEGER NOT NULL DEFAULT 0,
                  -- The path's exact bytes when they are not UTF-8 (the text
                  -- columns hold the lossy form, for searching).
-                 raw_path BLOB
+                 raw_path BLOB,
+                 camera TEXT NOT NULL DEFAULT '',
+                 camera_folded TEXT NOT NULL DEFAULT '',
+                 -- When the photo was taken, YYYY-MM-DD HH:MM:SS, or ''.
+                 date TEXT NOT NULL DEFAULT ''
              );
              CREATE INDEX IF NOT EXISTS files_by_path ON files (path);
              CREATE INDEX IF NOT EXISTS files_by_ext ON files (ext);
@@ -176,6 +186,8 @@ impl Catalog {
                 size: 0,
                 mtime: 0,
                 raw_path: None,
+                camera: "",
+                date: "",
             })
             .collect();
         self.add(&stamped)
@@ -188,8 +200,8 @@ impl Catalog {
         let mut ids = Vec::with_capacity(files.len());
         {
             let mut insert_file = tx.prepare_cached(
-                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext, size, mtime, raw_path) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext, size, mtime, raw_path, camera, camera_folded, date) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
             )?;
             let mut insert_trigram =
                 tx.prepare_cached("INSERT OR IGNORE INTO trigrams (tri, file_id) VALUES (?1, ?2)")?;
@@ -214,7 +226,10 @@ impl Catalog {
                     extension(name),
                     f.size,
                     f.mtime,
-                    f.raw_path
+                    f.raw_path,
+                    f.camera,
+                    fold(f.camera),
+                    f.date
                 ])?;
                 let file = tx.last_insert_rowid();
                 for text in [&path_folded, &caption_folded] {
@@ -222,7 +237,11 @@ impl Catalog {
                         insert_trigram.execute(params![tri, file])?;
                     }
                 }
-                for (field, text) in [(Field::Path, path), (Field::Caption, caption)] {
+                for (field, text) in [
+                    (Field::Path, path),
+                    (Field::Caption, caption),
+                    (Field::Camera, f.camera),
+                ] {
                     for t in tokenize(text) {
                         insert_token.execute(params![t.word])?;
                         let id: i64 = token_id.query_row(params![t.word], |r| r.get(0))?;
@@ -314,6 +333,16 @@ impl Catalog {
                     Clause::Term(t) if t.scope == Some(Scope::Ext) => {
                         acc = Some(intersect(acc, self.ext(&t.words[0])?));
                     }
+                    Clause::Term(t)
+                        if t.scope == Some(Scope::Camera)
+                            && mode == Mode::Default
+                            && t.is_substring() =>
+                    {
+                        acc = Some(intersect(acc, self.camera(&t.words[0])?));
+                    }
+                    Clause::Term(t) if t.scope == Some(Scope::Date) => {
+                        acc = Some(intersect(acc, self.date(&t.words[0], &t.words[1])?));
+                    }
                     Clause::Term(t) if mode == Mode::Default && t.is_substring() => {
                         acc = Some(intersect(acc, self.substring(&t.words[0], t.scope)?));
                     }
@@ -352,6 +381,9 @@ impl Catalog {
         // path's tokens from, or before, the name's first one.
         let scope = match t.scope {
             Some(Scope::Caption) => " AND l0.field = 1".to_owned(),
+            Some(Scope::Camera) => " AND l0.field = 2".to_owned(),
+            // Unscoped terms look in the path and the caption.
+            None => " AND l0.field < 2".to_owned(),
             Some(Scope::Name) => " AND l0.field = 0 AND l0.position >= f.name_start".to_owned(),
             Some(Scope::Dir) => format!(" AND l0.field = 0 AND l{last}.position < f.name_start"),
             _ => String::new(),
@@ -402,6 +434,25 @@ impl Catalog {
         let mut args: Vec<rusqlite::types::Value> = vec![word.to_owned().into()];
         args.extend(tris.into_iter().map(rusqlite::types::Value::from));
         let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Files whose folded camera model contains `word` (a scan: models are
+    /// short and the filter rare).
+    fn camera(&self, word: &str) -> Result<BTreeSet<FileId>, CatalogError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT file_id FROM files WHERE instr(camera_folded, ?1) > 0")?;
+        let rows = st.query_map(params![word], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Files taken from `lo` to `hi`, both compared as prefixes.
+    fn date(&self, lo: &str, hi: &str) -> Result<BTreeSet<FileId>, CatalogError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT file_id FROM files WHERE date != '' AND date >= ?1 AND substr(date, 1, length(?2)) <= ?2",
+        )?;
+        let rows = st.query_map(params![lo, hi], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -2,7 +2,7 @@
 //! The SQLite search against the reference meaning (`Query::matches`), on
 //! random corpora and random queries: zero mismatches.
 
-use catalog::{Catalog, Mode, parse};
+use catalog::{Catalog, Document, Mode, NewFile, parse};
 use proptest::prelude::*;
 
 const WORDS: &[&str] = &[
@@ -79,6 +79,23 @@ fn scoped() -> impl Strategy<Value = String> {
             .prop_map(|(f, t)| format!("{f}:{t}")),
         prop::sample::select(vec!["ext:jpg", "ext:png", "ext:JPG", "ext:07", "ext:jp"])
             .prop_map(str::to_owned),
+        prop::sample::select(vec![
+            "camera:canon",
+            "camera:d7",
+            "camera:EOS",
+            "camera:iphon~",
+            "camera:5",
+            "camera:nikon"
+        ])
+        .prop_map(str::to_owned),
+        prop::sample::select(vec![
+            "date:2019",
+            "date:2019-06..2019-07",
+            "date:2020-01-02",
+            "date:2019-07..2020",
+            "date:2021"
+        ])
+        .prop_map(str::to_owned),
     ]
 }
 
@@ -101,12 +118,21 @@ fn query() -> impl Strategy<Value = String> {
 proptest! {
     #[test]
     fn search_matches_the_reference_in_both_modes(
-        docs in prop::collection::vec((name(), prop_oneof![Just(String::new()), name()]), 1..40),
+        docs in prop::collection::vec((
+            name(),
+            prop_oneof![Just(String::new()), name()],
+            prop::sample::select(vec!["", "Canon EOS 5D", "NIKON D750", "iPhone 12"]),
+            prop::sample::select(vec!["", "2019-07-14 10:00:00", "2020-01-02 08:30:00", "2019-06-30 23:59:59", "2021-12-31 00:00:00"]),
+        ), 1..40),
         queries in prop::collection::vec(query(), 1..8),
     ) {
         let mut cat = Catalog::in_memory().unwrap();
-        let refs: Vec<(&str, &str)> = docs.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
-        let ids = cat.add_files(&refs).unwrap();
+        let files: Vec<NewFile<'_>> = docs
+            .iter()
+            .map(|(p, c, cam, d)| NewFile { path: p, caption: c, size: 0, mtime: 0, raw_path: None, camera: cam, date: d })
+            .collect();
+        let ids = cat.add(&files).unwrap();
+        let prepared: Vec<Document> = docs.iter().map(|(p, c, cam, d)| Document::with_meta(p, c, cam, d)).collect();
         for text in &queries {
             let q = match parse(text) {
                 Ok(q) => q,
@@ -115,8 +141,8 @@ proptest! {
             for mode in [Mode::Seed, Mode::Default] {
                 let expected: Vec<i64> = ids
                     .iter()
-                    .zip(&docs)
-                    .filter(|(_, (p, c))| q.matches_in(mode, &[p, c]))
+                    .zip(&prepared)
+                    .filter(|(_, d)| q.matches_document(mode, d))
                     .map(|(&id, _)| id)
                     .collect();
                 let got = cat.search(&q, mode).unwrap();

@@ -164,29 +164,31 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
                 .is_some_and(|&(_, s, m)| s == size && m == mtime);
             // Metadata is read only for new or changed files; a broken block
             // is logged and counted, and the file is indexed by name.
-            let caption = if unchanged {
-                String::new()
+            let meta = if unchanged {
+                metadata::Meta::default()
             } else {
-                match metadata::caption(entry.path()) {
-                    Ok((c, problem)) => {
-                        if let Some(p) = problem {
+                match metadata::read(entry.path()) {
+                    Ok(m) => {
+                        if let Some(p) = &m.problem {
                             warnings += 1;
                             tracing::warn!(
                                 "{}: metadata partly skipped: {p}",
                                 entry.path().display()
                             );
                         }
-                        c
+                        m
                     }
                     Err(e) => {
                         warnings += 1;
                         tracing::warn!("{}: metadata skipped: {e}", entry.path().display());
-                        String::new()
+                        metadata::Meta::default()
                     }
                 }
             };
             let item = Entry {
-                caption,
+                caption: meta.caption,
+                camera: meta.camera,
+                date: meta.date,
                 // Exact bytes are kept only where the lossy text differs.
                 raw: (raw != path.as_bytes()).then(|| raw.clone()),
                 path,
@@ -241,6 +243,10 @@ struct Entry {
     path: String,
     /// The metadata's words (EXIF, XMP).
     caption: String,
+    /// The camera model.
+    camera: String,
+    /// When it was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
+    date: String,
     /// The exact bytes, when they differ from `path`.
     raw: Option<Vec<u8>>,
     size: i64,
@@ -270,6 +276,8 @@ fn flush(cat: &mut Catalog, stale: &mut Vec<i64>, batch: &mut Vec<Entry>) -> Res
             size: e.size,
             mtime: e.mtime,
             raw_path: e.raw.as_deref(),
+            camera: &e.camera,
+            date: &e.date,
         })
         .collect();
     cat.add(&files)?;

@@ -14,11 +14,24 @@ use exif::{Context, In, Tag, Value};
 /// How far into a file to look for an XMP packet.
 const XMP_WINDOW: u64 = 1 << 20;
 
-/// The metadata text of one file, joined with " | ", and what could not be
-/// read (the rest is still used).
-pub fn caption(path: &Path) -> Result<(String, Option<String>), String> {
+/// What the metadata gives one file.
+#[derive(Debug, Default)]
+pub struct Meta {
+    /// The words, joined with " | " (the camera model among them, so a
+    /// plain search finds it too).
+    pub caption: String,
+    /// The camera model.
+    pub camera: String,
+    /// DateTimeOriginal as `YYYY-MM-DD HH:MM:SS`, or empty.
+    pub date: String,
+    /// What could not be read (the rest is still used).
+    pub problem: Option<String>,
+}
+
+/// Reads one file's metadata.
+pub fn read(path: &Path) -> Result<Meta, String> {
     let mut parts: Vec<String> = Vec::new();
-    let mut problem = None;
+    let mut meta = Meta::default();
     let file = File::open(path).map_err(|e| e.to_string())?;
     let mut reader = BufReader::new(file);
     match exif::Reader::new().read_from_container(&mut reader) {
@@ -32,10 +45,15 @@ pub fn caption(path: &Path) -> Result<(String, Option<String>), String> {
                 Tag::UserComment,
                 Tag::Artist,
                 Tag::Model,
-                Tag::DateTimeOriginal,
             ] {
                 parts.extend(text(tag));
             }
+            meta.camera = text(Tag::Model).unwrap_or_default();
+            // EXIF writes 2019:07:14 10:00:00; dates compare as 2019-07-14.
+            meta.date = text(Tag::DateTimeOriginal)
+                .filter(|d| d.len() >= 10 && d.is_char_boundary(10))
+                .map(|d| format!("{}{}", d[..10].replace(':', "-"), &d[10..]))
+                .unwrap_or_default();
             // Windows' XPTitle, XPComment, XPKeywords, XPSubject: UCS-2 bytes.
             for number in [0x9c9b, 0x9c9c, 0x9c9e, 0x9c9f] {
                 parts.extend(text(Tag(Context::Tiff, number)));
@@ -44,7 +62,7 @@ pub fn caption(path: &Path) -> Result<(String, Option<String>), String> {
         // No EXIF at all is normal (most PNGs).
         Err(exif::Error::NotFound(_)) => {}
         // Broken EXIF: noted; XMP may still be fine.
-        Err(e) => problem = Some(format!("EXIF: {e}")),
+        Err(e) => meta.problem = Some(format!("EXIF: {e}")),
     }
     reader.rewind().map_err(|e| e.to_string())?;
     let mut head = Vec::new();
@@ -55,7 +73,8 @@ pub fn caption(path: &Path) -> Result<(String, Option<String>), String> {
     parts.extend(xmp_words(&head));
     parts.retain(|p| !p.trim().is_empty());
     parts.dedup();
-    Ok((parts.join(" | "), problem))
+    meta.caption = parts.join(" | ");
+    Ok(meta)
 }
 
 fn value_text(tag: Tag, value: &Value) -> Option<String> {

@@ -320,10 +320,50 @@ fn metadata_words_are_searchable_and_broken_metadata_is_not_fatal() {
         ("lagoon", "scan.png"),
         ("chips", "scan.png"),
         ("dsc0002", "DSC0002.jpg"),
+        ("camera:canon", "DSC0001.jpg"),
     ] {
         let (ok, out, err) = viewer2(&cat, &["search", query]);
         assert!(ok, "{err}");
         assert!(out.contains(file), "{query:?} found {out:?}");
         assert_eq!(out.lines().count(), 1, "{query:?} found {out:?}");
     }
+}
+
+/// DateTimeOriginal (in the Exif sub-IFD) becomes the date `date:` filters.
+#[test]
+fn date_taken_is_filterable() {
+    let mut exif = b"II*\0\x08\0\0\0".to_vec();
+    // IFD0 at 8: one entry, the Exif IFD pointer (0x8769, LONG) to 26.
+    exif.extend_from_slice(&1u16.to_le_bytes());
+    exif.extend_from_slice(&[0x69, 0x87, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0]);
+    exif.extend_from_slice(&0u32.to_le_bytes());
+    // Exif IFD at 26: DateTimeOriginal (0x9003, ASCII, 20 bytes at 44).
+    exif.extend_from_slice(&1u16.to_le_bytes());
+    exif.extend_from_slice(&[0x03, 0x90, 2, 0, 20, 0, 0, 0, 44, 0, 0, 0]);
+    exif.extend_from_slice(&0u32.to_le_bytes());
+    exif.extend_from_slice(b"2019:07:14 10:00:00\0");
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("p");
+    jpeg_with_exif(&photos.join("dated.jpg"), exif);
+    jpeg_with_exif(
+        &photos.join("undated.jpg"),
+        tiff(&[(0x010e, 2, b"x\0".to_vec())]),
+    );
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok && err.contains("2 new"), "{err}");
+    for (q, n) in [
+        ("date:2019-07", 1),
+        ("date:2019-06..2019-08", 1),
+        ("date:2019-07-14", 1),
+        ("date:2020", 0),
+        ("-date:2019", 1),
+    ] {
+        // `--` lets a query start with "-" (an exclusion).
+        let (ok, out, err) = viewer2(&cat, &["search", "--", q]);
+        assert!(ok, "{q}: {err}");
+        assert_eq!(out.lines().count(), n, "{q}: {out}");
+    }
+    let (ok, _, err) = viewer2(&cat, &["search", "date:july"]);
+    assert!(!ok && err.contains("a date looks like"), "{err}");
 }
