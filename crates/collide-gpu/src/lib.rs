@@ -86,6 +86,14 @@ pub enum GpuError {
         /// Its scale.
         scale: f32,
     },
+    /// More groups than one submission's queries.
+    #[error("{given} groups in one submission; at most {limit}")]
+    TooManyGroups {
+        /// Groups given.
+        given: usize,
+        /// The most one submission takes.
+        limit: usize,
+    },
     /// Reading results back failed.
     #[error("reading results back from the GPU failed: {0}")]
     Readback(String),
@@ -233,6 +241,22 @@ impl PendingHits {
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| GpuError::Readback(e.to_string()))?;
         }
+    }
+}
+
+/// Occlusion queries with their result buffers.
+struct Queries {
+    set: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    read: wgpu::Buffer,
+    n: u32,
+}
+
+impl Queries {
+    /// Records copying the results to the readable buffer.
+    fn resolve_into(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.resolve_query_set(&self.set, 0..self.n, &self.resolve, 0);
+        enc.copy_buffer_to_buffer(&self.resolve, 0, &self.read, 0, u64::from(self.n) * 8);
     }
 }
 
@@ -901,27 +925,24 @@ impl GpuCollider {
         Ok(out)
     }
 
-    fn run_queries(
-        &self,
-        pairs: &[Pair],
-        draws: &[Draw],
-        scissors: &[[u32; 4]],
-    ) -> Result<Vec<Hit>, GpuError> {
-        let dev = &self.device;
-        // The parameters are copied into a buffer here, per batch: nothing
-        // the caller owns is read after this call returns.
-        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("draws"),
-            contents: bytemuck::cast_slice(draws),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let draw_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+    /// The per-draw records of one batch, copied into a GPU buffer now
+    /// (nothing the caller owns is read after the call returns), and their
+    /// bind group.
+    fn draw_bind_group(&self, draws: &[Draw]) -> (wgpu::Buffer, wgpu::BindGroup) {
+        let buf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("draws"),
+                contents: bytemuck::cast_slice(draws),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("draws"),
             layout: &self.draw_layout,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: draw_buf.as_entire_binding(),
+                    resource: buf.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
@@ -929,47 +950,90 @@ impl GpuCollider {
                 },
             ],
         });
-        let n = pairs.len() as u32;
-        let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("occlusion"),
-            ty: wgpu::QueryType::Occlusion,
-            count: n,
-        });
+        (buf, bind)
+    }
+
+    /// `n` occlusion queries and the buffers their results travel through.
+    fn queries(&self, n: u32) -> Queries {
+        let dev = &self.device;
         let bytes = u64::from(n) * 8;
-        let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("query results"),
-            size: bytes,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let read = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("query readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("pairs"),
-        });
-        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("stencil pairs"),
-                color_attachments: &[],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.stencil_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(0),
-                        store: wgpu::StoreOp::Store,
-                    }),
+        let buffer = |label, usage| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Queries {
+            set: dev.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("occlusion"),
+                ty: wgpu::QueryType::Occlusion,
+                count: n,
+            }),
+            resolve: buffer(
+                "query results",
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            read: buffer(
+                "query readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+            n,
+        }
+    }
+
+    /// A render pass on the collision buffer, depth and stencil cleared,
+    /// counting into `queries`.
+    fn stencil_pass<'a>(
+        &'a self,
+        enc: &'a mut wgpu::CommandEncoder,
+        queries: &'a Queries,
+    ) -> wgpu::RenderPass<'a> {
+        enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("collision"),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.stencil_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
                 }),
-                timestamp_writes: None,
-                occlusion_query_set: Some(&queries),
-                multiview_mask: None,
+                stencil_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(0),
+                    store: wgpu::StoreOp::Store,
+                }),
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: Some(&queries.set),
+            multiview_mask: None,
+        })
+    }
+
+    /// A query's result as an answer.
+    fn hit(&self, query: u64) -> Hit {
+        Hit {
+            hit: query > 0,
+            query,
+            path: Path::Occlusion(self.occlusion),
+        }
+    }
+
+    fn run_queries(
+        &self,
+        pairs: &[Pair],
+        draws: &[Draw],
+        scissors: &[[u32; 4]],
+    ) -> Result<Vec<Hit>, GpuError> {
+        let (_draw_buf, draw_bind) = self.draw_bind_group(draws);
+        let queries = self.queries(pairs.len() as u32);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("pairs"),
             });
+        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
+            let mut pass = self.stencil_pass(&mut enc, &queries);
             pass.set_bind_group(0, &draw_bind, &[]);
             for (k, pair) in pass_pairs.iter().enumerate() {
                 let i = (pass_index * PAIRS_PER_PASS + k) as u32;
@@ -986,17 +1050,12 @@ impl GpuCollider {
                 pass.end_occlusion_query();
             }
         }
-        enc.resolve_query_set(&queries, 0..n, &resolve, 0);
-        enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+        queries.resolve_into(&mut enc);
         self.queue.submit([enc.finish()]);
-        let words = self.read_back::<u64>(&read)?;
-        Ok(words
+        Ok(self
+            .read_back::<u64>(&queries.read)?
             .into_iter()
-            .map(|q| Hit {
-                hit: q > 0,
-                query: q,
-                path: Path::Occlusion(self.occlusion),
-            })
+            .map(|q| self.hit(q))
             .collect())
     }
 
@@ -1071,68 +1130,16 @@ impl GpuCollider {
         if drawn.is_empty() {
             return Ok(answers);
         }
-        let dev = &self.device;
-        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("group draws"),
-            contents: bytemuck::cast_slice(&draws),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let draw_bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("group draws"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: draw_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.target_buf.as_entire_binding(),
-                },
-            ],
-        });
+        let (_draw_buf, draw_bind) = self.draw_bind_group(&draws);
         for (chunk_index, chunk) in drawn.chunks(PAIRS_PER_SUBMIT).enumerate() {
-            let n = chunk.len() as u32;
-            let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("group"),
-                ty: wgpu::QueryType::Occlusion,
-                count: n,
-            });
-            let bytes = u64::from(n) * 8;
-            let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("group results"),
-                size: bytes,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            let read = dev.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("group readback"),
-                size: bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("group"),
-            });
-            {
-                let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+            let queries = self.queries(chunk.len() as u32);
+            let mut enc = self
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("group"),
-                    color_attachments: &[],
-                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                        view: &self.stencil_view,
-                        depth_ops: Some(wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(1.0),
-                            store: wgpu::StoreOp::Store,
-                        }),
-                        stencil_ops: Some(wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(0),
-                            store: wgpu::StoreOp::Store,
-                        }),
-                    }),
-                    timestamp_writes: None,
-                    occlusion_query_set: Some(&queries),
-                    multiview_mask: None,
                 });
+            {
+                let mut pass = self.stencil_pass(&mut enc, &queries);
                 pass.set_bind_group(0, &draw_bind, &[]);
                 pass.set_stencil_reference(1);
                 pass.set_pipeline(&self.write_stencil);
@@ -1147,15 +1154,10 @@ impl GpuCollider {
                     pass.end_occlusion_query();
                 }
             }
-            enc.resolve_query_set(&queries, 0..n, &resolve, 0);
-            enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+            queries.resolve_into(&mut enc);
             self.queue.submit([enc.finish()]);
-            for (q, &k) in self.read_back::<u64>(&read)?.iter().zip(chunk) {
-                answers[k] = Hit {
-                    hit: *q > 0,
-                    query: *q,
-                    path: Path::Occlusion(self.occlusion),
-                };
+            for (&q, &k) in self.read_back::<u64>(&queries.read)?.iter().zip(chunk) {
+                answers[k] = self.hit(q);
             }
         }
         Ok(answers)
@@ -1174,7 +1176,20 @@ impl GpuCollider {
         probe: (SpriteId, Placement),
         groups: &[&[(SpriteId, Placement)]],
     ) -> Result<PendingHits, GpuError> {
-        let dev = &self.device;
+        if groups.is_empty() {
+            return Ok(PendingHits {
+                buffer: None,
+                ready: std::sync::Arc::default(),
+                count: 0,
+                path: Path::Occlusion(self.occlusion),
+            });
+        }
+        if groups.len() > PAIRS_PER_SUBMIT {
+            return Err(GpuError::TooManyGroups {
+                given: groups.len(),
+                limit: PAIRS_PER_SUBMIT,
+            });
+        }
         let (probe_draw, _) = self.draw(0, probe.0, probe.1)?;
         let mut draws = vec![probe_draw];
         for group in groups {
@@ -1182,67 +1197,16 @@ impl GpuCollider {
                 draws.push(self.draw(k, id, p)?.0);
             }
         }
-        let n = groups.len().max(1) as u32;
-        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("group draws"),
-            contents: bytemuck::cast_slice(&draws),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("group draws"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: draw_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.target_buf.as_entire_binding(),
-                },
-            ],
-        });
-        let queries = dev.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("groups"),
-            ty: wgpu::QueryType::Occlusion,
-            count: n,
-        });
-        let bytes = u64::from(n) * 8;
-        let resolve = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("group results"),
-            size: bytes,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let read = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("group readback"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("groups"),
-        });
+        let (_draw_buf, bind) = self.draw_bind_group(&draws);
+        let queries = self.queries(groups.len() as u32);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("groups"),
+            });
         let mut first = 1u32;
         for (g, group) in groups.iter().enumerate() {
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("group"),
-                color_attachments: &[],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.stencil_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                }),
-                timestamp_writes: None,
-                occlusion_query_set: Some(&queries),
-                multiview_mask: None,
-            });
+            let mut pass = self.stencil_pass(&mut enc, &queries);
             pass.set_bind_group(0, &bind, &[]);
             pass.set_stencil_reference(1);
             pass.set_pipeline(&self.write_stencil);
@@ -1258,27 +1222,18 @@ impl GpuCollider {
             pass.draw(0..6, 0..1);
             pass.end_occlusion_query();
         }
-        if groups.is_empty() {
-            return Ok(PendingHits {
-                buffer: None,
-                ready: std::sync::Arc::default(),
-                count: 0,
-                path: Path::Occlusion(self.occlusion),
-            });
-        }
-        enc.resolve_query_set(&queries, 0..n, &resolve, 0);
-        enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+        queries.resolve_into(&mut enc);
         self.queue.submit([enc.finish()]);
         let ready = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(0));
         let flag = ready.clone();
-        read.map_async(wgpu::MapMode::Read, .., move |r| {
+        queries.read.map_async(wgpu::MapMode::Read, .., move |r| {
             flag.store(
                 if r.is_ok() { 1 } else { 2 },
                 std::sync::atomic::Ordering::Release,
             );
         });
         Ok(PendingHits {
-            buffer: Some(read),
+            buffer: Some(queries.read),
             ready,
             count: groups.len(),
             path: Path::Occlusion(self.occlusion),

@@ -292,6 +292,12 @@ fn bad_input_is_an_error() {
         Err(GpuError::BadPlacement { .. })
     ));
     assert!(gpu.add_sprite(&Mask::new(0, 3).unwrap()).is_err());
+    let one: Vec<(SpriteId, Placement)> = vec![(id, Placement::at(0, 0))];
+    let many: Vec<&[(SpriteId, Placement)]> = vec![one.as_slice(); 4097];
+    assert!(matches!(
+        gpu.submit_group_tests((id, Placement::at(0, 0)), &many),
+        Err(GpuError::TooManyGroups { given: 4097, .. })
+    ));
     assert!(matches!(
         gpu.add_alpha_sprite(4, 4, &[0; 15]),
         Err(GpuError::AlphaSize {
