@@ -440,7 +440,9 @@ impl GpuCollider {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("sprite"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("sprite.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                concat!(include_str!("rule.wgsl"), include_str!("sprite.wgsl")).into(),
+            ),
         });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("sprite"),
@@ -537,7 +539,9 @@ impl GpuCollider {
         );
         let count_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("count"),
-            source: wgpu::ShaderSource::Wgsl(include_str!("count.wgsl").into()),
+            source: wgpu::ShaderSource::Wgsl(
+                concat!(include_str!("rule.wgsl"), include_str!("count.wgsl")).into(),
+            ),
         });
         let count_pipeline_layout =
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {

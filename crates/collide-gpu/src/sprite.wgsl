@@ -1,25 +1,8 @@
 // The seed's pixel-perfect test. Each draw is one sprite: a mask texture
 // placed, turned and scaled about its centre. A fragment survives where its
 // pixel centre, mapped back into the sprite, lands on a set texel: the same
-// rule as collide::mask::Mask::rotated, so CPU and GPU agree.
-
-struct Draw {
-    // Top-left of the unturned sprite, in target pixels.
-    pos: vec2<f32>,
-    // Sprite width and height in texels.
-    size: vec2<f32>,
-    // cos and sin of the turn, and 1 / scale.
-    cos_sin_inv: vec3<f32>,
-    // The layer's depth.
-    depth: f32,
-    // Half extents of the turned sprite's bounding box, plus a pixel.
-    half: vec2<f32>,
-    // Alpha test: solid above this (0..255).
-    threshold: f32,
-    _pad: f32,
-    // Normal mode's colour.
-    colour: vec4<f32>,
-}
+// rule as collide::mask::Mask::rotated, so CPU and GPU agree. The source is
+// rule.wgsl followed by this file.
 
 struct Target {
     size: vec2<f32>,
@@ -50,18 +33,9 @@ fn vs(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> VsOut {
     return out;
 }
 
-// Whether the sprite is solid at this pixel centre.
+// Whether the sprite is solid at this pixel centre (rule.wgsl).
 fn solid(d: Draw, frag: vec2<f32>) -> bool {
-    let centre = d.pos + d.size * 0.5;
-    let p = frag - centre;
-    let c = d.cos_sin_inv.x;
-    let s = d.cos_sin_inv.y;
-    let inv = d.cos_sin_inv.z;
-    let src = vec2((c * p.x - s * p.y) * inv, (s * p.x + c * p.y) * inv) + d.size * 0.5;
-    if (src.x < 0.0 || src.y < 0.0 || src.x >= d.size.x || src.y >= d.size.y) {
-        return false;
-    }
-    return round(textureLoad(mask, vec2<i32>(floor(src)), 0).r * 255.0) > d.threshold;
+    return covers(d, mask, frag);
 }
 
 // Stencil and occlusion modes.
