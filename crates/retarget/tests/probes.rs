@@ -237,10 +237,8 @@ fn transparent_colour_does_not_bleed() {
     }
 }
 
-/// Protecting the disc keeps it at exactly full size.
-#[test]
-fn protect_mask_keeps_full_size() {
-    let src = disc_on_ramp(400, 300, 60.0);
+/// A mask over `disc_on_ramp(400, 300, 60.0)`'s disc, with a pixel to spare.
+fn disc_mask() -> retarget::Mask {
     let bits = (0..300u32 * 400).map(|i| {
         let (x, y) = (
             f64::from(i % 400) + 0.5 - 200.0,
@@ -248,7 +246,14 @@ fn protect_mask_keeps_full_size() {
         );
         (x * x + y * y).sqrt() < 62.0
     });
-    let mask = retarget::Mask::from_vec(400, 300, bits.collect()).unwrap();
+    retarget::Mask::from_vec(400, 300, bits.collect()).unwrap()
+}
+
+/// Protecting the disc keeps it at exactly full size.
+#[test]
+fn protect_mask_keeps_full_size() {
+    let src = disc_on_ramp(400, 300, 60.0);
+    let mask = disc_mask();
     let opts = Options {
         protect: Some(mask),
         ..Options::default()
@@ -261,14 +266,7 @@ fn protect_mask_keeps_full_size() {
 #[test]
 fn remove_mask_goes_first() {
     let src = disc_on_ramp(400, 300, 60.0);
-    let bits = (0..300u32 * 400).map(|i| {
-        let (x, y) = (
-            f64::from(i % 400) + 0.5 - 200.0,
-            f64::from(i / 400) + 0.5 - 150.0,
-        );
-        (x * x + y * y).sqrt() < 62.0
-    });
-    let mask = retarget::Mask::from_vec(400, 300, bits.collect()).unwrap();
+    let mask = disc_mask();
     let opts = Options {
         remove: Some(mask),
         ..Options::default()
