@@ -526,7 +526,9 @@ impl Term {
                 let (lo, hi) = (word, self.words.get(1).map_or("", String::as_str));
                 !d.date.is_empty()
                     && d.date.as_str() >= lo
-                    && &d.date[..hi.len().min(d.date.len())] <= hi
+                    // Bytes, so a stored date with stray non-ASCII cannot
+                    // split a character.
+                    && d.date.as_bytes()[..hi.len().min(d.date.len())] <= *hi.as_bytes()
             }
             Some(Scope::Camera) if substring => d.camera.folded.contains(word),
             Some(Scope::Camera) => self.matches_tokens(&d.camera.tokens),

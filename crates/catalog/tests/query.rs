@@ -131,3 +131,25 @@ proptest! {
         prop_assert_eq!(one(&format!("{a} {b}")), one(&a) && one(&b));
     }
 }
+
+/// A stored date with stray non-ASCII never panics the date filter.
+#[test]
+fn odd_dates_do_not_panic() {
+    let d = catalog::Document::with_meta("a.jpg", "", "", "2019-0\u{e9}-14");
+    for q in ["date:2019-07-14", "date:2019-0", "date:2019..2020-01-01-01"] {
+        let _ = parse(q)
+            .unwrap()
+            .matches_document(catalog::Mode::Default, &d);
+    }
+    let ok = catalog::Document::with_meta("a.jpg", "", "", "2019-07-14 10:00:00");
+    assert!(
+        parse("date:2019-07")
+            .unwrap()
+            .matches_document(catalog::Mode::Default, &ok)
+    );
+    assert!(
+        !parse("date:2019-08..2020")
+            .unwrap()
+            .matches_document(catalog::Mode::Default, &ok)
+    );
+}

@@ -214,7 +214,13 @@ pub fn render<S: Sample>(
     limits.check("target", u64::from(width), u64::from(height))?;
     plan.check(src.width(), src.height())?;
     let across = resample::taps(&plan.x, width as usize)?;
-    if height == src.height() && plan.y == AxisMap::identity(src.height() as usize)? {
+    let rows_unmoved = plan
+        .y
+        .edges()
+        .iter()
+        .enumerate()
+        .all(|(i, &e)| e == i as f64);
+    if height == src.height() && rows_unmoved {
         return resample::resample_width(src, &across, limits);
     }
     let down = resample::taps(&plan.y, height as usize)?;

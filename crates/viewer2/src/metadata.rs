@@ -51,7 +51,13 @@ pub fn read(path: &Path) -> Result<Meta, String> {
             meta.camera = text(Tag::Model).unwrap_or_default();
             // EXIF writes 2019:07:14 10:00:00; dates compare as 2019-07-14.
             meta.date = text(Tag::DateTimeOriginal)
-                .filter(|d| d.len() >= 10 && d.is_char_boundary(10))
+                // Only something shaped like a date: ASCII digits and
+                // separators (the filter compares it as text).
+                .filter(|d| {
+                    d.len() >= 10
+                        && d.bytes()
+                            .all(|b| b.is_ascii_digit() || b" :-T.+".contains(&b))
+                })
                 .map(|d| format!("{}{}", d[..10].replace(':', "-"), &d[10..]))
                 .unwrap_or_default();
             // Windows' XPTitle, XPComment, XPKeywords, XPSubject: UCS-2 bytes.
