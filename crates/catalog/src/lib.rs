@@ -24,11 +24,14 @@
 //! ```
 
 mod fold;
+mod index;
+mod postings;
 mod query;
 mod store;
 mod token;
 
 pub use fold::fold;
+pub use index::{IndexError, IndexSize, SearchIndex, Source};
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };

@@ -505,42 +505,113 @@ impl Document {
     }
 }
 
+/// A part of a file a term can be matched against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// The whole path.
+    Path,
+    /// The path's name (its words from the name's first on).
+    Name,
+    /// The path's folders (its words before the name's).
+    Dir,
+    /// The caption.
+    Caption,
+    /// The camera model.
+    Camera,
+}
+
+/// A file as the matcher asks about it. [`Document`] answers plainly (the
+/// reference meaning); the search index answers from its marked strings.
+pub(crate) trait View {
+    /// The folded words of a part, in order.
+    fn words(&self, part: Part) -> Vec<&str>;
+    /// Whether the part's folded text contains `word` (across word
+    /// boundaries: `tek` in `CuteKitten`).
+    fn folded_contains(&self, part: Part, word: &str) -> bool;
+    /// Whether one word of the part contains `word`.
+    fn word_contains(&self, part: Part, word: &str) -> bool {
+        self.words(part).iter().any(|w| w.contains(word))
+    }
+    /// The name's folded extension.
+    fn ext(&self) -> &[u8];
+    /// The date taken, `YYYY-MM-DD HH:MM:SS`, or empty.
+    fn date(&self) -> &[u8];
+}
+
+impl View for Document {
+    fn words(&self, part: Part) -> Vec<&str> {
+        let split = (self.name_start as usize).min(self.path.tokens.len());
+        let tokens: &[Token] = match part {
+            Part::Path => &self.path.tokens,
+            Part::Name => &self.path.tokens[split..],
+            Part::Dir => &self.path.tokens[..split],
+            Part::Caption => &self.caption.tokens,
+            Part::Camera => &self.camera.tokens,
+        };
+        tokens.iter().map(|t| t.word.as_str()).collect()
+    }
+
+    fn folded_contains(&self, part: Part, word: &str) -> bool {
+        match part {
+            Part::Path => self.path.folded.contains(word),
+            Part::Name => self.name_folded.contains(word),
+            Part::Dir => self.dir_folded.contains(word),
+            Part::Caption => self.caption.folded.contains(word),
+            Part::Camera => self.camera.folded.contains(word),
+        }
+    }
+
+    fn ext(&self) -> &[u8] {
+        self.ext.as_bytes()
+    }
+
+    fn date(&self) -> &[u8] {
+        self.date.as_bytes()
+    }
+}
+
 impl Term {
     /// Whether the term matches the document in `mode`.
     pub fn matches_document(&self, mode: Mode, d: &Document) -> bool {
-        let substring = mode == Mode::Default && self.is_substring();
+        self.matches_view(mode, d)
+    }
+
+    pub(crate) fn matches_view(&self, mode: Mode, v: &impl View) -> bool {
         let word = self.words.first().map(String::as_str).unwrap_or("");
-        let n = self.words.len();
-        // Path windows, kept to the name or to the folders when scoped.
-        let path_windows = |keep: &dyn Fn(u32, u32) -> bool| {
-            d.path.tokens.windows(n).any(|w| {
-                keep(w[0].position, w[n - 1].position)
-                    && w.iter()
-                        .zip(&self.words)
-                        .all(|(t, word)| self.word_matches(word, &t.word))
-            })
-        };
-        match self.scope {
-            Some(Scope::Ext) => d.ext == word,
+        let parts: &[Part] = match self.scope {
+            Some(Scope::Ext) => return v.ext() == word.as_bytes(),
             Some(Scope::Date) => {
                 let (lo, hi) = (word, self.words.get(1).map_or("", String::as_str));
-                !d.date.is_empty()
-                    && d.date.as_str() >= lo
-                    // Bytes, so a stored date with stray non-ASCII cannot
-                    // split a character.
-                    && d.date.as_bytes()[..hi.len().min(d.date.len())] <= *hi.as_bytes()
+                let date = v.date();
+                // Bytes, so a stored date with stray non-ASCII cannot split
+                // a character.
+                return !date.is_empty()
+                    && date >= lo.as_bytes()
+                    && date[..hi.len().min(date.len())] <= *hi.as_bytes();
             }
-            Some(Scope::Camera) if substring => d.camera.folded.contains(word),
-            Some(Scope::Camera) => self.matches_tokens(&d.camera.tokens),
-            Some(Scope::Name) if substring => d.name_folded.contains(word),
-            Some(Scope::Dir) if substring => d.dir_folded.contains(word),
-            Some(Scope::Caption) if substring => d.caption.folded.contains(word),
-            Some(Scope::Name) => path_windows(&|first, _| first >= d.name_start),
-            Some(Scope::Dir) => path_windows(&|_, last| last < d.name_start),
-            Some(Scope::Caption) => self.matches_tokens(&d.caption.tokens),
-            None if substring => d.path.folded.contains(word) || d.caption.folded.contains(word),
-            None => self.matches_tokens(&d.path.tokens) || self.matches_tokens(&d.caption.tokens),
+            None => &[Part::Path, Part::Caption],
+            Some(Scope::Name) => &[Part::Name],
+            Some(Scope::Dir) => &[Part::Dir],
+            Some(Scope::Caption) => &[Part::Caption],
+            Some(Scope::Camera) => &[Part::Camera],
+        };
+        if mode == Mode::Default && self.is_substring() {
+            parts.iter().any(|&p| v.folded_contains(p, word))
+        } else if !self.fuzzy && self.words.len() == 1 {
+            parts.iter().any(|&p| v.word_contains(p, word))
+        } else {
+            parts.iter().any(|&p| self.matches_words(&v.words(p)))
         }
+    }
+
+    /// Whether the term matches a string's words (see
+    /// [`Term::matches_tokens`]).
+    fn matches_words(&self, words: &[&str]) -> bool {
+        words.windows(self.words.len()).any(|w| {
+            w.iter()
+                .zip(&self.words)
+                .all(|(t, word)| self.word_matches(word, t))
+        })
     }
 }
 
@@ -562,11 +633,15 @@ impl Query {
 
     /// Whether the query matches a prepared document.
     pub fn matches_document(&self, mode: Mode, d: &Document) -> bool {
+        self.matches_view(mode, d)
+    }
+
+    pub(crate) fn matches_view(&self, mode: Mode, v: &impl View) -> bool {
         self.alternatives.iter().any(|clauses| {
             clauses.iter().all(|c| match c {
-                Clause::Term(t) => t.matches_document(mode, d),
-                Clause::Not(q) => !q.matches_document(mode, d),
-                Clause::Group(q) => q.matches_document(mode, d),
+                Clause::Term(t) => t.matches_view(mode, v),
+                Clause::Not(q) => !q.matches_view(mode, v),
+                Clause::Group(q) => q.matches_view(mode, v),
             })
         })
     }
@@ -574,7 +649,7 @@ impl Query {
 
 impl Query {
     /// The terms that must appear (not under a `-`), in query order.
-    fn wanted(&self) -> Vec<&Term> {
+    pub(crate) fn wanted(&self) -> Vec<&Term> {
         let mut out = Vec::new();
         for clauses in &self.alternatives {
             for c in clauses {
@@ -596,27 +671,32 @@ impl Query {
     /// string add 8 each; the document scores its best string. A single
     /// term scores 0 wherever it is.
     pub fn rank(&self, d: &Document) -> u32 {
-        let strings = [&d.path, &d.caption];
+        self.rank_view(d)
+    }
+
+    pub(crate) fn rank_view(&self, v: &impl View) -> u32 {
         let wanted = self.wanted();
         if wanted.len() < 2 {
             return 0;
         }
         let mut best = u32::MAX;
-        for s in strings {
+        for part in [Part::Path, Part::Caption] {
+            let words = v.words(part);
             // Where each term starts in this string (its first word's
-            // token positions), at most eight each.
+            // positions), at most eight each.
             let at: Vec<Vec<u32>> = wanted
                 .iter()
                 .map(|t| {
                     let n = t.words.len();
-                    s.tokens
+                    words
                         .windows(n)
-                        .filter(|w| {
+                        .enumerate()
+                        .filter(|(_, w)| {
                             w.iter()
                                 .zip(&t.words)
-                                .all(|(tok, word)| t.word_matches(word, &tok.word))
+                                .all(|(tok, word)| t.word_matches(word, tok))
                         })
-                        .map(|w| w[0].position)
+                        .map(|(i, _)| i as u32)
                         .take(8)
                         .collect()
                 })

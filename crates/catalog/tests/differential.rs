@@ -2,7 +2,7 @@
 //! The SQLite search against the reference meaning (`Query::matches`), on
 //! random corpora and random queries: zero mismatches.
 
-use catalog::{Catalog, Document, Mode, NewFile, parse};
+use catalog::{Catalog, Document, Mode, NewFile, SearchIndex, Source, parse};
 use proptest::prelude::*;
 
 const WORDS: &[&str] = &[
@@ -61,6 +61,14 @@ fn term() -> impl Strategy<Value = String> {
         // Short runs of common letters: these often match across token
         // boundaries (`tek` in `CuteKitten`), where the modes differ.
         "[aceiktou]{3,4}",
+        // The end of one word and the start of another: across a boundary
+        // wherever the two stand side by side (`tek`, `g20`).
+        (word(), word(), 1usize..3, 1usize..3).prop_map(|(a, b, i, j)| {
+            let a: Vec<char> = a.to_lowercase().chars().collect();
+            let tail: String = a[a.len().saturating_sub(i)..].iter().collect();
+            let head: String = b.to_lowercase().chars().take(j).collect();
+            tail + &head
+        }),
     ]
     .prop_filter("a term must have a letter or digit", |t| {
         t.chars().any(char::is_alphanumeric)
@@ -133,6 +141,7 @@ proptest! {
             .collect();
         let ids = cat.add(&files).unwrap();
         let prepared: Vec<Document> = docs.iter().map(|(p, c, cam, d)| Document::with_meta(p, c, cam, d)).collect();
+        let index = SearchIndex::build(ids.iter().zip(&docs).map(|(&id, (p, c, cam, d))| Source { id, path: p, caption: c, camera: cam, date: d })).unwrap();
         for text in &queries {
             let q = match parse(text) {
                 Ok(q) => q,
@@ -150,7 +159,23 @@ proptest! {
                 let mut ranked = cat.search_ranked(&q, mode, usize::MAX).unwrap();
                 ranked.sort_unstable();
                 prop_assert_eq!(&ranked, &got);
-                prop_assert_eq!(got, expected, "query {:?} in {:?} mode", text, mode);
+                prop_assert_eq!(&got, &expected, "query {:?} in {:?} mode", text, mode);
+                // The index, every match and ranked pages.
+                prop_assert_eq!(&index.search(&q, mode, usize::MAX, false), &expected, "index: query {:?} in {:?} mode", text, mode);
+                prop_assert_eq!(index.count(&q, mode), expected.len());
+                let mut best: Vec<(u32, i64)> = ids
+                    .iter()
+                    .zip(&prepared)
+                    .filter(|(_, d)| q.matches_document(mode, d))
+                    .map(|(&id, d)| (q.rank(d), id))
+                    .collect();
+                best.sort_unstable();
+                for limit in [1, 3, usize::MAX] {
+                    let want: Vec<i64> = best.iter().take(limit).map(|&(_, id)| id).collect();
+                    prop_assert_eq!(index.search(&q, mode, limit, true), want, "index ranked: query {:?} in {:?} mode, limit {}", text, mode, limit);
+                    let first: Vec<i64> = expected.iter().take(limit).copied().collect();
+                    prop_assert_eq!(index.search(&q, mode, limit, false), first);
+                }
             }
         }
     }

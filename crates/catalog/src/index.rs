@@ -1,0 +1,743 @@
+//! The search index: every file's folded words in memory, with trigram
+//! posting lists to find the few worth checking. The default mode's
+//! search, and the fast path for the seed mode's meaning too.
+//!
+//! - A file is a *document*, numbered 0.. in file-id order.
+//! - Its name and caption are kept in marked form
+//!   ([`crate::token::marked_into`]): folded words joined by a space where
+//!   a separator split them and by [`JOIN`] where the case or kind changed.
+//!   Its folder, camera model and extension are interned: folders repeat
+//!   for every photo in them.
+//! - Every byte trigram of those strings (`JOIN` taken out, none across a
+//!   space) has a posting list of the documents holding it
+//!   ([`crate::postings`]).
+//! - A query becomes a *stream* of candidate documents: for each word that
+//!   must occur, the documents holding all of its rarest trigrams (words of
+//!   three bytes or more), or a scan for the word (shorter ones). Each
+//!   candidate is then checked against the query's exact meaning
+//!   ([`crate::query::View`]), in id order, so the first page of a huge
+//!   result is found without reading the rest.
+
+use std::collections::{BinaryHeap, HashMap};
+
+use memchr::memmem;
+
+use crate::postings::{ListIter, ListWriter};
+use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, extension, split_path};
+use crate::store::FileId;
+use crate::token::{JOIN, SPACE, marked_into};
+
+/// One file as the index is built from it.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    /// The file's id; sources come in increasing id order.
+    pub id: FileId,
+    /// Its path.
+    pub path: &'a str,
+    /// Its caption.
+    pub caption: &'a str,
+    /// The camera model, or empty.
+    pub camera: &'a str,
+    /// The date taken, or empty.
+    pub date: &'a str,
+}
+
+/// Interned strings (folders, camera models, extensions), each with the
+/// documents that use it.
+#[derive(Default, Clone)]
+struct Strings {
+    /// Where each string starts in `bytes`; one more entry than strings.
+    starts: Vec<u32>,
+    bytes: Vec<u8>,
+    /// Where each string's document list starts in `docs`.
+    doc_starts: Vec<u32>,
+    docs: Vec<u8>,
+}
+
+impl Strings {
+    fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    fn get(&self, i: u32) -> &[u8] {
+        let i = i as usize;
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.bytes.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    fn docs(&self, i: u32) -> ListIter<'_> {
+        let i = i as usize;
+        let list = match (self.doc_starts.get(i), self.doc_starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.docs.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        ListIter::new(list)
+    }
+
+    fn bytes_used(&self) -> usize {
+        self.bytes.len() + self.docs.len() + 4 * (self.starts.len() + self.doc_starts.len())
+    }
+}
+
+/// The search index over a catalogue's files.
+#[derive(Default, Clone)]
+pub struct SearchIndex {
+    ids: Vec<FileId>,
+    /// Where each document's record starts in `records`; one more entry
+    /// than documents. A record is `name 0 caption 0 date`, the name and
+    /// caption marked.
+    starts: Vec<u32>,
+    records: Vec<u8>,
+    /// Each document's folder, camera model and extension, in the string
+    /// tables below.
+    dir: Vec<u32>,
+    camera: Vec<u32>,
+    ext: Vec<u32>,
+    dirs: Strings,
+    cameras: Strings,
+    exts: Strings,
+    /// Trigrams (three bytes, big-endian in the low 24 bits), sorted, with
+    /// their document counts and where their lists start in `postings`.
+    grams: Vec<u32>,
+    gram_counts: Vec<u32>,
+    gram_starts: Vec<u32>,
+    postings: Vec<u8>,
+}
+
+/// How big an index is, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexSize {
+    /// Trigram posting lists and their table.
+    pub postings: usize,
+    /// The folded, marked text (records and interned strings) with the
+    /// per-file tables.
+    pub text: usize,
+}
+
+impl IndexSize {
+    /// Everything.
+    pub fn total(&self) -> usize {
+        self.postings + self.text
+    }
+}
+
+/// Trigrams of a marked string: bytes with `JOIN` taken out, none across a
+/// space (no search word holds one).
+fn trigrams_of(marked: &[u8], out: &mut Vec<u32>) {
+    let mut window = 0u32;
+    let mut have = 0;
+    for &b in marked {
+        if b == JOIN {
+            continue;
+        }
+        if b == SPACE {
+            have = 0;
+            continue;
+        }
+        window = ((window << 8) | u32::from(b)) & 0x00ff_ffff;
+        have += 1;
+        if have >= 3 {
+            out.push(window);
+        }
+    }
+}
+
+/// Builds a string table, remembering each string's trigrams.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<String, u32>,
+    table: Strings,
+    lists: Vec<ListWriter>,
+    trigrams: Vec<Vec<u32>>,
+}
+
+impl Interner {
+    fn intern(&mut self, key: &str, marked: bool) -> u32 {
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        let id = self.lists.len() as u32;
+        if self.table.starts.is_empty() {
+            self.table.starts.push(0);
+        }
+        let from = self.table.bytes.len();
+        if marked {
+            marked_into(key, &mut self.table.bytes);
+        } else {
+            self.table.bytes.extend_from_slice(key.as_bytes());
+        }
+        self.table.starts.push(self.table.bytes.len() as u32);
+        let mut tris = Vec::new();
+        if marked {
+            trigrams_of(&self.table.bytes[from..], &mut tris);
+            tris.sort_unstable();
+            tris.dedup();
+        }
+        self.trigrams.push(tris);
+        self.lists.push(ListWriter::default());
+        self.ids.insert(key.to_owned(), id);
+        id
+    }
+
+    fn finish(mut self) -> Strings {
+        if self.table.starts.is_empty() {
+            self.table.starts.push(0);
+        }
+        self.table.doc_starts.push(0);
+        for list in self.lists {
+            self.table.docs.extend_from_slice(&list.finish());
+            self.table.doc_starts.push(self.table.docs.len() as u32);
+        }
+        self.table
+    }
+}
+
+/// Why an index could not be built or read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    /// More text than the index's 32-bit offsets address.
+    #[error("the search index would pass 4 GiB of text; split the catalogue")]
+    TooBig,
+    /// The sources were not in increasing id order.
+    #[error("file ids must increase (file {0} came after a larger one)")]
+    Order(FileId),
+    /// A stored index that does not read back.
+    #[error("the stored search index is damaged: {0}")]
+    Damaged(&'static str),
+}
+
+impl SearchIndex {
+    /// Builds the index from files in increasing id order.
+    pub fn build<'a>(sources: impl IntoIterator<Item = Source<'a>>) -> Result<Self, IndexError> {
+        let mut ix = SearchIndex {
+            starts: vec![0],
+            ..SearchIndex::default()
+        };
+        let (mut dirs, mut cameras, mut exts) = (
+            Interner::default(),
+            Interner::default(),
+            Interner::default(),
+        );
+        // Trigram → its list's slot + 1, straight from the 24 bits.
+        let mut slot_of = vec![0u32; 1 << 24];
+        let mut lists: Vec<(u32, ListWriter)> = Vec::new();
+        let mut tris = Vec::new();
+        for s in sources {
+            if ix.ids.last().is_some_and(|&last| last >= s.id) {
+                return Err(IndexError::Order(s.id));
+            }
+            let doc = ix.ids.len() as u32;
+            ix.ids.push(s.id);
+            let (dir, name) = split_path(s.path);
+            let d = dirs.intern(dir, true);
+            let c = cameras.intern(s.camera, true);
+            let e = exts.intern(&extension(name), false);
+            ix.dir.push(d);
+            ix.camera.push(c);
+            ix.ext.push(e);
+            dirs.lists[d as usize].push(doc);
+            cameras.lists[c as usize].push(doc);
+            exts.lists[e as usize].push(doc);
+            tris.clear();
+            tris.extend_from_slice(&dirs.trigrams[d as usize]);
+            tris.extend_from_slice(&cameras.trigrams[c as usize]);
+            let from = ix.records.len();
+            marked_into(name, &mut ix.records);
+            trigrams_of(&ix.records[from..], &mut tris);
+            ix.records.push(0);
+            let from = ix.records.len();
+            marked_into(s.caption, &mut ix.records);
+            trigrams_of(&ix.records[from..], &mut tris);
+            ix.records.push(0);
+            ix.records.extend_from_slice(s.date.as_bytes());
+            let end = u32::try_from(ix.records.len()).map_err(|_| IndexError::TooBig)?;
+            ix.starts.push(end);
+            tris.sort_unstable();
+            tris.dedup();
+            for &t in &tris {
+                let slot = &mut slot_of[t as usize];
+                if *slot == 0 {
+                    lists.push((t, ListWriter::default()));
+                    *slot = lists.len() as u32;
+                }
+                lists[*slot as usize - 1].1.push(doc);
+            }
+        }
+        lists.sort_unstable_by_key(|(t, _)| *t);
+        ix.gram_starts.push(0);
+        for (t, list) in lists {
+            ix.grams.push(t);
+            ix.gram_counts.push(list.count);
+            ix.postings.extend_from_slice(&list.finish());
+            let end = u32::try_from(ix.postings.len()).map_err(|_| IndexError::TooBig)?;
+            ix.gram_starts.push(end);
+        }
+        ix.dirs = dirs.finish();
+        ix.cameras = cameras.finish();
+        ix.exts = exts.finish();
+        Ok(ix)
+    }
+
+    /// How many files the index holds.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the index holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// How big the index is.
+    pub fn size(&self) -> IndexSize {
+        IndexSize {
+            postings: self.postings.len() + 12 * self.grams.len(),
+            text: self.records.len()
+                + 4 * self.starts.len()
+                + 8 * self.ids.len()
+                + 12 * self.dir.len()
+                + self.dirs.bytes_used()
+                + self.cameras.bytes_used()
+                + self.exts.bytes_used(),
+        }
+    }
+
+    fn view(&self, doc: u32) -> DocView<'_> {
+        let d = doc as usize;
+        let record = match (self.starts.get(d), self.starts.get(d + 1)) {
+            (Some(&a), Some(&b)) => self.records.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        let mut fields = record.splitn(3, |&b| b == 0);
+        let name = fields.next().unwrap_or(&[]);
+        let caption = fields.next().unwrap_or(&[]);
+        let date = fields.next().unwrap_or(&[]);
+        let pick = |table: &'_ [u32], i: usize| table.get(i).copied().unwrap_or(u32::MAX);
+        DocView {
+            dir: self.dirs.get(pick(&self.dir, d)),
+            name,
+            caption,
+            camera: self.cameras.get(pick(&self.camera, d)),
+            ext: self.exts.get(pick(&self.ext, d)),
+            date,
+        }
+    }
+
+    /// The posting list of one trigram, with its count.
+    fn gram(&self, t: u32) -> Option<(u32, ListIter<'_>)> {
+        let i = self.grams.binary_search(&t).ok()?;
+        let (a, b) = (*self.gram_starts.get(i)?, *self.gram_starts.get(i + 1)?);
+        let list = self.postings.get(a as usize..b as usize)?;
+        Some((*self.gram_counts.get(i)?, ListIter::new(list)))
+    }
+
+    /// The documents that may hold `word` somewhere (folder, name, caption
+    /// or camera model).
+    fn word_stream<'a>(&'a self, word: &'a str) -> Stream<'a> {
+        let n = self.len() as u32;
+        let bytes = word.as_bytes();
+        if bytes.is_empty() {
+            return Stream::All(n);
+        }
+        if bytes.len() < 3 {
+            return Stream::Short(Box::new(ShortScan::new(self, bytes)));
+        }
+        let mut grams: Vec<u32> = bytes
+            .windows(3)
+            .map(|w| (u32::from(w[0]) << 16) | (u32::from(w[1]) << 8) | u32::from(w[2]))
+            .collect();
+        grams.sort_unstable();
+        grams.dedup();
+        let mut lists = Vec::new();
+        for t in grams {
+            match self.gram(t) {
+                Some((count, list)) => lists.push(Stream::List(count, list)),
+                None => return Stream::Empty,
+            }
+        }
+        Stream::and(lists, n)
+    }
+
+    /// Candidates for a fuzzy word: a word within `k` typos of a token
+    /// keeps one of `k + 1` pieces intact, so documents holding any piece.
+    fn fuzzy_stream<'a>(&'a self, word: &'a str) -> Stream<'a> {
+        let k = Term::tolerance(word);
+        let chars: Vec<(usize, char)> = word.char_indices().collect();
+        if chars.len() <= k {
+            return Stream::All(self.len() as u32);
+        }
+        let pieces = k + 1;
+        let mut streams = Vec::new();
+        for p in 0..pieces {
+            let (a, b) = (p * chars.len() / pieces, (p + 1) * chars.len() / pieces);
+            let from = chars[a].0;
+            let to = chars.get(b).map_or(word.len(), |c| c.0);
+            streams.push(self.word_stream(&word[from..to]));
+        }
+        Stream::or(streams, self.len() as u32)
+    }
+
+    /// Candidates for a term; `All` where the term narrows nothing.
+    fn term_stream<'a>(&'a self, t: &'a Term) -> Stream<'a> {
+        let n = self.len() as u32;
+        match t.scope {
+            Some(Scope::Date) => Stream::All(n),
+            Some(Scope::Ext) => {
+                let word = t.words.first().map_or("", String::as_str).as_bytes();
+                match (0..self.exts.len() as u32).find(|&e| self.exts.get(e) == word) {
+                    Some(e) => Stream::List(n / 2, self.exts.docs(e)),
+                    None => Stream::Empty,
+                }
+            }
+            _ => Stream::and(
+                t.words
+                    .iter()
+                    .map(|w| {
+                        if t.fuzzy {
+                            self.fuzzy_stream(w)
+                        } else {
+                            self.word_stream(w)
+                        }
+                    })
+                    .collect(),
+                n,
+            ),
+        }
+    }
+
+    /// Candidates for a query: any alternative's, each narrowed by its
+    /// terms (exclusions narrow nothing).
+    fn query_stream<'a>(&'a self, q: &'a Query) -> Stream<'a> {
+        let n = self.len() as u32;
+        let alternatives = q
+            .alternatives
+            .iter()
+            .map(|clauses| {
+                let parts: Vec<Stream<'a>> = clauses
+                    .iter()
+                    .filter_map(|c| match c {
+                        Clause::Term(t) => Some(self.term_stream(t)),
+                        Clause::Group(g) => Some(self.query_stream(g)),
+                        Clause::Not(_) => None,
+                    })
+                    .collect();
+                if parts.is_empty() {
+                    Stream::All(n)
+                } else {
+                    Stream::and(parts, n)
+                }
+            })
+            .collect();
+        Stream::or(alternatives, n)
+    }
+
+    /// The files a query matches in `mode`, at most `limit` of them: best
+    /// first when `ranked` (see [`Query::rank`]; ties in id order),
+    /// otherwise in id order. Stops as soon as nothing later can make the
+    /// page, so a query matching half the catalogue answers its first page
+    /// as fast as one matching a few files.
+    pub fn search(&self, q: &Query, mode: Mode, limit: usize, ranked: bool) -> Vec<FileId> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let scored = ranked && q.wanted().len() >= 2;
+        let mut stream = self.query_stream(q);
+        let mut page: BinaryHeap<(u32, u32)> = BinaryHeap::new();
+        let mut next = 0;
+        while let Some(doc) = stream.next_geq(next) {
+            let v = self.view(doc);
+            if q.matches_view(mode, &v) {
+                let score = if scored { q.rank_view(&v) } else { 0 };
+                if page.len() < limit {
+                    page.push((score, doc));
+                } else if page.peek().is_some_and(|&worst| (score, doc) < worst) {
+                    page.pop();
+                    page.push((score, doc));
+                }
+                // Later documents have larger ids and no better score than 0.
+                if page.len() == limit && page.peek().is_some_and(|&(s, _)| s == 0) {
+                    break;
+                }
+            }
+            match doc.checked_add(1) {
+                Some(d) => next = d,
+                None => break,
+            }
+        }
+        let mut page = page.into_vec();
+        page.sort_unstable();
+        page.into_iter()
+            .filter_map(|(_, doc)| self.ids.get(doc as usize).copied())
+            .collect()
+    }
+
+    /// How many files a query matches.
+    pub fn count(&self, q: &Query, mode: Mode) -> usize {
+        let mut stream = self.query_stream(q);
+        let (mut next, mut count) = (0u32, 0);
+        while let Some(doc) = stream.next_geq(next) {
+            if q.matches_view(mode, &self.view(doc)) {
+                count += 1;
+            }
+            match doc.checked_add(1) {
+                Some(d) => next = d,
+                None => break,
+            }
+        }
+        count
+    }
+}
+
+/// One document as the matcher sees it, straight from the index.
+struct DocView<'a> {
+    dir: &'a [u8],
+    name: &'a [u8],
+    caption: &'a [u8],
+    camera: &'a [u8],
+    ext: &'a [u8],
+    date: &'a [u8],
+}
+
+/// The marked regions a part covers.
+fn regions<'a>(v: &DocView<'a>, part: Part) -> ([&'a [u8]; 2], usize) {
+    match part {
+        Part::Path => ([v.dir, v.name], 2),
+        Part::Name => ([v.name, &[]], 1),
+        Part::Dir => ([v.dir, &[]], 1),
+        Part::Caption => ([v.caption, &[]], 1),
+        Part::Camera => ([v.camera, &[]], 1),
+    }
+}
+
+/// Whether a marked region, `JOIN`s taken out, contains `word`.
+fn folded_contains(region: &[u8], word: &[u8]) -> bool {
+    if memmem::find(region, word).is_some() {
+        return true;
+    }
+    if memchr::memchr(JOIN, region).is_none() {
+        return false;
+    }
+    let joined: Vec<u8> = region.iter().copied().filter(|&b| b != JOIN).collect();
+    memmem::find(&joined, word).is_some()
+}
+
+impl View for DocView<'_> {
+    fn words(&self, part: Part) -> Vec<&str> {
+        let (regions, n) = regions(self, part);
+        regions[..n]
+            .iter()
+            .flat_map(|r| r.split(|&b| b == SPACE || b == JOIN))
+            .filter(|w| !w.is_empty())
+            .filter_map(|w| std::str::from_utf8(w).ok())
+            .collect()
+    }
+
+    fn folded_contains(&self, part: Part, word: &str) -> bool {
+        let (regions, n) = regions(self, part);
+        regions[..n]
+            .iter()
+            .any(|r| folded_contains(r, word.as_bytes()))
+    }
+
+    fn word_contains(&self, part: Part, word: &str) -> bool {
+        // The word holds no space or JOIN, so a match lies within one word.
+        let (regions, n) = regions(self, part);
+        regions[..n]
+            .iter()
+            .any(|r| memmem::find(r, word.as_bytes()).is_some())
+    }
+
+    fn ext(&self) -> &[u8] {
+        self.ext
+    }
+
+    fn date(&self) -> &[u8] {
+        self.date
+    }
+}
+
+/// Candidate documents, in increasing order.
+enum Stream<'a> {
+    /// None.
+    Empty,
+    /// Every document below the count.
+    All(u32),
+    /// One posting list, with its length (0 where unknown).
+    List(u32, ListIter<'a>),
+    /// Documents in every sub-stream.
+    And(Vec<Stream<'a>>),
+    /// Documents in any sub-stream.
+    Or(Vec<Stream<'a>>),
+    /// A scan for a short word.
+    Short(Box<ShortScan<'a>>),
+}
+
+impl<'a> Stream<'a> {
+    /// About how many documents the stream gives (for picking the
+    /// narrowest).
+    fn estimate(&self) -> u64 {
+        match self {
+            Stream::Empty => 0,
+            Stream::All(n) => u64::from(*n) + 1,
+            Stream::List(count, _) => u64::from(*count),
+            Stream::And(s) => s.iter().map(Stream::estimate).min().unwrap_or(0),
+            Stream::Or(s) => s.iter().map(Stream::estimate).sum(),
+            Stream::Short(s) => u64::from(s.n),
+        }
+    }
+
+    /// All of `parts`, keeping the three narrowest (the check does the
+    /// rest).
+    fn and(parts: Vec<Stream<'a>>, n: u32) -> Stream<'a> {
+        let mut parts: Vec<Stream<'a>> = parts
+            .into_iter()
+            .flat_map(|s| match s {
+                Stream::And(inner) => inner,
+                s => vec![s],
+            })
+            .filter(|s| !matches!(s, Stream::All(_)))
+            .collect();
+        if parts.iter().any(|s| matches!(s, Stream::Empty)) {
+            return Stream::Empty;
+        }
+        parts.sort_by_key(Stream::estimate);
+        parts.truncate(3);
+        match parts.len() {
+            0 => Stream::All(n),
+            1 => parts.pop().unwrap_or(Stream::Empty),
+            _ => Stream::And(parts),
+        }
+    }
+
+    /// Any of `parts`.
+    fn or(parts: Vec<Stream<'a>>, n: u32) -> Stream<'a> {
+        let mut parts: Vec<Stream<'a>> = parts
+            .into_iter()
+            .filter(|s| !matches!(s, Stream::Empty))
+            .collect();
+        if parts.iter().any(|s| matches!(s, Stream::All(_))) {
+            return Stream::All(n);
+        }
+        match parts.len() {
+            0 => Stream::Empty,
+            1 => parts.pop().unwrap_or(Stream::Empty),
+            _ => Stream::Or(parts),
+        }
+    }
+
+    /// The first document at or above `target`. Asking again with the same
+    /// or a larger target is always allowed.
+    fn next_geq(&mut self, target: u32) -> Option<u32> {
+        match self {
+            Stream::Empty => None,
+            Stream::All(n) => (target < *n).then_some(target),
+            Stream::List(_, list) => list.next_geq(target),
+            Stream::And(parts) => {
+                let mut x = target;
+                'agree: loop {
+                    for p in parts.iter_mut() {
+                        let y = p.next_geq(x)?;
+                        if y != x {
+                            x = y;
+                            continue 'agree;
+                        }
+                    }
+                    return Some(x);
+                }
+            }
+            Stream::Or(parts) => parts.iter_mut().filter_map(|p| p.next_geq(target)).min(),
+            Stream::Short(scan) => scan.next_geq(target),
+        }
+    }
+}
+
+/// Documents that may hold a short word (one or two bytes): those whose
+/// folder or camera model holds it (found in the small string tables), and
+/// those whose record holds it (a SIMD scan over all records, from the
+/// target on).
+struct ShortScan<'a> {
+    n: u32,
+    /// Documents whose folder or camera holds the word.
+    marked: Vec<u64>,
+    finder: memmem::Finder<'a>,
+    records: &'a [u8],
+    starts: &'a [u32],
+    /// The last record scan: from which document, and what it found.
+    scanned_from: u32,
+    found: Option<Option<u32>>,
+}
+
+impl<'a> ShortScan<'a> {
+    fn new(ix: &'a SearchIndex, word: &'a [u8]) -> ShortScan<'a> {
+        let n = ix.len() as u32;
+        let mut marked = vec![0u64; (n as usize).div_ceil(64)];
+        for table in [&ix.dirs, &ix.cameras] {
+            for s in 0..table.len() as u32 {
+                if memmem::find(table.get(s), word).is_some() {
+                    let mut docs = table.docs(s);
+                    let mut next = 0;
+                    while let Some(d) = docs.next_geq(next) {
+                        if let Some(w) = marked.get_mut(d as usize / 64) {
+                            *w |= 1 << (d % 64);
+                        }
+                        next = d + 1;
+                    }
+                }
+            }
+        }
+        ShortScan {
+            n,
+            marked,
+            finder: memmem::Finder::new(word),
+            records: &ix.records,
+            starts: &ix.starts,
+            scanned_from: 0,
+            found: None,
+        }
+    }
+
+    fn next_marked(&self, target: u32) -> Option<u32> {
+        let mut i = target as usize / 64;
+        let mut word = *self.marked.get(i)? & (!0u64 << (target % 64));
+        loop {
+            if word != 0 {
+                return Some((i * 64) as u32 + word.trailing_zeros());
+            }
+            i += 1;
+            word = *self.marked.get(i)?;
+        }
+    }
+
+    fn next_in_records(&mut self, target: u32) -> Option<u32> {
+        if let Some(found) = self.found
+            && self.scanned_from <= target
+            && found.is_none_or(|d| d >= target)
+        {
+            return found;
+        }
+        let from = *self.starts.get(target as usize)? as usize;
+        let found = self
+            .finder
+            .find(self.records.get(from..).unwrap_or(&[]))
+            .map(|at| {
+                let at = (from + at) as u32;
+                // The record holding byte `at`.
+                (self.starts.partition_point(|&s| s <= at) as u32).saturating_sub(1)
+            });
+        self.scanned_from = target;
+        self.found = Some(found);
+        found
+    }
+
+    fn next_geq(&mut self, target: u32) -> Option<u32> {
+        if target >= self.n {
+            return None;
+        }
+        match (self.next_marked(target), self.next_in_records(target)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
