@@ -208,63 +208,91 @@ pub enum IndexError {
     Damaged(&'static str),
 }
 
-impl SearchIndex {
-    /// Builds the index from files in increasing id order.
-    pub fn build<'a>(sources: impl IntoIterator<Item = Source<'a>>) -> Result<Self, IndexError> {
-        let mut ix = SearchIndex {
-            starts: vec![0],
-            ..SearchIndex::default()
-        };
-        let (mut dirs, mut cameras, mut exts) = (
-            Interner::default(),
-            Interner::default(),
-            Interner::default(),
-        );
-        // Trigram → its list's slot + 1, straight from the 24 bits.
-        let mut slot_of = vec![0u32; 1 << 24];
-        let mut lists: Vec<(u32, ListWriter)> = Vec::new();
-        let mut tris = Vec::new();
-        for s in sources {
-            if ix.ids.last().is_some_and(|&last| last >= s.id) {
-                return Err(IndexError::Order(s.id));
-            }
-            let doc = ix.ids.len() as u32;
-            ix.ids.push(s.id);
-            let (dir, name) = split_path(s.path);
-            let d = dirs.intern(dir, true);
-            let c = cameras.intern(s.camera, true);
-            let e = exts.intern(&extension(name), false);
-            ix.dir.push(d);
-            ix.camera.push(c);
-            ix.ext.push(e);
-            dirs.lists[d as usize].push(doc);
-            cameras.lists[c as usize].push(doc);
-            exts.lists[e as usize].push(doc);
-            tris.clear();
-            tris.extend_from_slice(&dirs.trigrams[d as usize]);
-            tris.extend_from_slice(&cameras.trigrams[c as usize]);
-            let from = ix.records.len();
-            marked_into(name, &mut ix.records);
-            trigrams_of(&ix.records[from..], &mut tris);
-            ix.records.push(0);
-            let from = ix.records.len();
-            marked_into(s.caption, &mut ix.records);
-            trigrams_of(&ix.records[from..], &mut tris);
-            ix.records.push(0);
-            ix.records.extend_from_slice(s.date.as_bytes());
-            let end = u32::try_from(ix.records.len()).map_err(|_| IndexError::TooBig)?;
-            ix.starts.push(end);
-            tris.sort_unstable();
-            tris.dedup();
-            for &t in &tris {
-                let slot = &mut slot_of[t as usize];
-                if *slot == 0 {
-                    lists.push((t, ListWriter::default()));
-                    *slot = lists.len() as u32;
-                }
-                lists[*slot as usize - 1].1.push(doc);
-            }
+/// Builds a [`SearchIndex`] one file at a time.
+pub struct IndexBuilder {
+    ix: SearchIndex,
+    dirs: Interner,
+    cameras: Interner,
+    exts: Interner,
+    /// Trigram → its list's slot + 1, straight from the 24 bits.
+    slot_of: Vec<u32>,
+    lists: Vec<(u32, ListWriter)>,
+    trigrams: Vec<u32>,
+}
+
+impl Default for IndexBuilder {
+    fn default() -> Self {
+        IndexBuilder::new()
+    }
+}
+
+impl IndexBuilder {
+    /// An empty builder.
+    pub fn new() -> IndexBuilder {
+        IndexBuilder {
+            ix: SearchIndex {
+                starts: vec![0],
+                ..SearchIndex::default()
+            },
+            dirs: Interner::default(),
+            cameras: Interner::default(),
+            exts: Interner::default(),
+            slot_of: vec![0u32; 1 << 24],
+            lists: Vec::new(),
+            trigrams: Vec::new(),
         }
+    }
+
+    /// Adds a file; files come in increasing id order.
+    pub fn push(&mut self, s: Source<'_>) -> Result<(), IndexError> {
+        let ix = &mut self.ix;
+        if ix.ids.last().is_some_and(|&last| last >= s.id) {
+            return Err(IndexError::Order(s.id));
+        }
+        let doc = u32::try_from(ix.ids.len()).map_err(|_| IndexError::TooBig)?;
+        ix.ids.push(s.id);
+        let (dir, name) = split_path(s.path);
+        let d = self.dirs.intern(dir, true);
+        let c = self.cameras.intern(s.camera, true);
+        let e = self.exts.intern(&extension(name), false);
+        ix.dir.push(d);
+        ix.camera.push(c);
+        ix.ext.push(e);
+        self.dirs.lists[d as usize].push(doc);
+        self.cameras.lists[c as usize].push(doc);
+        self.exts.lists[e as usize].push(doc);
+        let tris = &mut self.trigrams;
+        tris.clear();
+        tris.extend_from_slice(&self.dirs.trigrams[d as usize]);
+        tris.extend_from_slice(&self.cameras.trigrams[c as usize]);
+        let from = ix.records.len();
+        marked_into(name, &mut ix.records);
+        trigrams_of(&ix.records[from..], tris);
+        ix.records.push(0);
+        let from = ix.records.len();
+        marked_into(s.caption, &mut ix.records);
+        trigrams_of(&ix.records[from..], tris);
+        ix.records.push(0);
+        ix.records.extend_from_slice(s.date.as_bytes());
+        let end = u32::try_from(ix.records.len()).map_err(|_| IndexError::TooBig)?;
+        ix.starts.push(end);
+        tris.sort_unstable();
+        tris.dedup();
+        for &t in tris.iter() {
+            let slot = &mut self.slot_of[t as usize];
+            if *slot == 0 {
+                self.lists.push((t, ListWriter::default()));
+                *slot = self.lists.len() as u32;
+            }
+            self.lists[*slot as usize - 1].1.push(doc);
+        }
+        Ok(())
+    }
+
+    /// The finished index.
+    pub fn finish(self) -> Result<SearchIndex, IndexError> {
+        let mut ix = self.ix;
+        let mut lists = self.lists;
         lists.sort_unstable_by_key(|(t, _)| *t);
         ix.gram_starts.push(0);
         for (t, list) in lists {
@@ -274,10 +302,21 @@ impl SearchIndex {
             let end = u32::try_from(ix.postings.len()).map_err(|_| IndexError::TooBig)?;
             ix.gram_starts.push(end);
         }
-        ix.dirs = dirs.finish();
-        ix.cameras = cameras.finish();
-        ix.exts = exts.finish();
+        ix.dirs = self.dirs.finish();
+        ix.cameras = self.cameras.finish();
+        ix.exts = self.exts.finish();
         Ok(ix)
+    }
+}
+
+impl SearchIndex {
+    /// Builds the index from files in increasing id order.
+    pub fn build<'a>(sources: impl IntoIterator<Item = Source<'a>>) -> Result<Self, IndexError> {
+        let mut b = IndexBuilder::new();
+        for s in sources {
+            b.push(s)?;
+        }
+        b.finish()
     }
 
     /// How many files the index holds.
@@ -739,5 +778,155 @@ impl<'a> ShortScan<'a> {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+}
+
+/// The stored form's first bytes (and its version).
+const MAGIC: &[u8; 8] = b"v2index1";
+
+/// Writes one array: its length, then its little-endian elements.
+fn put_array<const N: usize, T: Copy>(out: &mut Vec<u8>, items: &[T], bytes: fn(T) -> [u8; N]) {
+    out.extend_from_slice(&(items.len() as u64).to_le_bytes());
+    for &x in items {
+        out.extend_from_slice(&bytes(x));
+    }
+}
+
+/// Reads arrays written by [`put_array`], checking every length.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn array<const N: usize, T>(&mut self, from: fn([u8; N]) -> T) -> Result<Vec<T>, IndexError> {
+        let damaged = IndexError::Damaged("an array runs past the end");
+        let (len, rest) = self.bytes.split_first_chunk::<8>().ok_or(damaged.clone())?;
+        let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| damaged.clone())?;
+        let size = len.checked_mul(N).ok_or(damaged.clone())?;
+        if size > rest.len() {
+            return Err(damaged);
+        }
+        let (data, rest) = rest.split_at(size);
+        self.bytes = rest;
+        let mut out = Vec::new();
+        out.try_reserve_exact(len)
+            .map_err(|_| IndexError::Damaged("too big to load"))?;
+        out.extend(
+            data.chunks_exact(N)
+                .map(|c| from(c.try_into().unwrap_or([0; N]))),
+        );
+        Ok(out)
+    }
+
+    fn u32s(&mut self) -> Result<Vec<u32>, IndexError> {
+        self.array(u32::from_le_bytes)
+    }
+
+    fn u8s(&mut self) -> Result<Vec<u8>, IndexError> {
+        self.array(|[b]: [u8; 1]| b)
+    }
+}
+
+/// Whether `starts` are offsets into `len` bytes: from 0, never falling,
+/// ending at `len`.
+fn offsets_ok(starts: &[u32], len: usize) -> bool {
+    starts.first() == Some(&0)
+        && starts.windows(2).all(|w| w[0] <= w[1])
+        && starts.last().is_some_and(|&l| l as usize == len)
+}
+
+impl Strings {
+    fn write(&self, out: &mut Vec<u8>) {
+        put_array(out, &self.starts, u32::to_le_bytes);
+        put_array(out, &self.bytes, |b| [b]);
+        put_array(out, &self.doc_starts, u32::to_le_bytes);
+        put_array(out, &self.docs, |b| [b]);
+    }
+
+    fn read(r: &mut Reader<'_>) -> Result<Strings, IndexError> {
+        let s = Strings {
+            starts: r.u32s()?,
+            bytes: r.u8s()?,
+            doc_starts: r.u32s()?,
+            docs: r.u8s()?,
+        };
+        if !offsets_ok(&s.starts, s.bytes.len())
+            || !offsets_ok(&s.doc_starts, s.docs.len())
+            || s.doc_starts.len() != s.starts.len()
+        {
+            return Err(IndexError::Damaged("a string table's offsets"));
+        }
+        Ok(s)
+    }
+}
+
+impl SearchIndex {
+    /// The index as bytes, to store beside the catalogue.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let size = self.size();
+        let mut out = Vec::with_capacity(size.total() + 256);
+        out.extend_from_slice(MAGIC);
+        put_array(&mut out, &self.ids, i64::to_le_bytes);
+        put_array(&mut out, &self.starts, u32::to_le_bytes);
+        put_array(&mut out, &self.records, |b| [b]);
+        for table in [&self.dir, &self.camera, &self.ext] {
+            put_array(&mut out, table, u32::to_le_bytes);
+        }
+        for strings in [&self.dirs, &self.cameras, &self.exts] {
+            strings.write(&mut out);
+        }
+        put_array(&mut out, &self.grams, u32::to_le_bytes);
+        put_array(&mut out, &self.gram_counts, u32::to_le_bytes);
+        put_array(&mut out, &self.gram_starts, u32::to_le_bytes);
+        put_array(&mut out, &self.postings, |b| [b]);
+        out
+    }
+
+    /// Reads an index written by [`SearchIndex::to_bytes`], checking every
+    /// offset, so a damaged one is an error and never a wrong slice.
+    pub fn from_bytes(bytes: &[u8]) -> Result<SearchIndex, IndexError> {
+        let rest = bytes
+            .strip_prefix(MAGIC)
+            .ok_or(IndexError::Damaged("not a search index of this version"))?;
+        let mut r = Reader { bytes: rest };
+        let ix = SearchIndex {
+            ids: r.array(i64::from_le_bytes)?,
+            starts: r.u32s()?,
+            records: r.u8s()?,
+            dir: r.u32s()?,
+            camera: r.u32s()?,
+            ext: r.u32s()?,
+            dirs: Strings::read(&mut r)?,
+            cameras: Strings::read(&mut r)?,
+            exts: Strings::read(&mut r)?,
+            grams: r.u32s()?,
+            gram_counts: r.u32s()?,
+            gram_starts: r.u32s()?,
+            postings: r.u8s()?,
+        };
+        let n = ix.ids.len();
+        let within = |table: &[u32], strings: &Strings| {
+            table.len() == n && table.iter().all(|&i| (i as usize) < strings.len())
+        };
+        if !r.bytes.is_empty()
+            || !ix.ids.windows(2).all(|w| w[0] < w[1])
+            || ix.starts.len() != n + 1
+            || !offsets_ok(&ix.starts, ix.records.len())
+            || !within(&ix.dir, &ix.dirs)
+            || !within(&ix.camera, &ix.cameras)
+            || !within(&ix.ext, &ix.exts)
+            || !ix.grams.windows(2).all(|w| w[0] < w[1])
+            || ix.gram_counts.len() != ix.grams.len()
+            || ix.gram_starts.len() != ix.grams.len() + 1
+            || !offsets_ok(&ix.gram_starts, ix.postings.len())
+        {
+            return Err(IndexError::Damaged("its tables do not fit together"));
+        }
+        Ok(ix)
+    }
+
+    /// The file ids, in order.
+    pub fn ids(&self) -> &[FileId] {
+        &self.ids
     }
 }

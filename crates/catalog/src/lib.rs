@@ -31,7 +31,7 @@ mod store;
 mod token;
 
 pub use fold::fold;
-pub use index::{IndexError, IndexSize, SearchIndex, Source};
+pub use index::{IndexBuilder, IndexError, IndexSize, SearchIndex, Source};
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };

@@ -1,19 +1,31 @@
 //! The catalogue in SQLite, with the seed's token tables, and its search.
 //!
-//! Tables as in the seed: `files`, `tokens` (each folded word once,
-//! `UNIQUE`), and `links` (token, file, which string of the file, and the
-//! token's position in it). A term is looked up in the small `tokens` table
-//! (the seed's `LIKE '%term%'`, here `instr`, exact on folded text), then
-//! joined to the files; AND, OR and NOT are set operations on file ids.
+//! - `files`: one row per photo (path, caption, size, time, camera, date).
+//! - The seed's tables: `tokens` (each folded word once, `UNIQUE`) and
+//!   `links` (token, file, which string of the file, and the token's
+//!   position in it). A term is looked up in the small `tokens` table (the
+//!   seed's `LIKE '%term%'`, here `instr`, exact on folded text), then
+//!   joined to the files; AND, OR and NOT are set operations on file ids.
+//!   They are filled when the seed's search is first asked for after a
+//!   change ([`Catalog::search_seed`]), since only it reads them.
+//! - `search_index`: the [`SearchIndex`] the default search uses, stored as
+//!   bytes so a new process loads it instead of building it.
+//! - `meta`: a generation number that every change raises; the seed tables
+//!   and the stored index each record the generation they were made from,
+//!   so a stale one (after a crash, or a change by another process) is
+//!   never used.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 
 use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, OptionalExtension, params};
 use thiserror::Error;
 
-use crate::fold::fold;
+use crate::index::{IndexBuilder, IndexError, SearchIndex, Source};
 use crate::query::{Clause, Document, Mode, Query, Scope, Term, extension, split_path};
 use crate::token::tokenize;
 
@@ -23,6 +35,9 @@ pub enum CatalogError {
     /// SQLite said no.
     #[error("catalogue database: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// A stored value of the wrong type (a damaged or foreign row).
+    #[error("catalogue database: {0}")]
+    Value(#[from] rusqlite::types::FromSqlError),
     /// The file is a catalogue from a newer version of this program.
     #[error("the catalogue has schema version {found}; this program knows up to {known}")]
     NewerSchema {
@@ -31,17 +46,38 @@ pub enum CatalogError {
         /// The newest this program knows.
         known: i64,
     },
+    /// The file is an SQLite database of something else.
+    #[error("this SQLite file is not a catalogue (it has other tables and no catalogue version)")]
+    NotACatalogue,
+    /// The search index could not be built.
+    #[error("search index: {0}")]
+    Index(#[from] IndexError),
+    /// A file given to [`Catalog::add`] or [`Catalog::update`] is not
+    /// acceptable.
+    #[error("file {path:?}: {problem}")]
+    BadFile {
+        /// The file's path.
+        path: String,
+        /// What is wrong.
+        problem: &'static str,
+    },
 }
 
 /// A file's id in the catalogue.
 pub type FileId = i64;
 
 /// The schema version this code writes.
-const SCHEMA: i64 = 1;
+const SCHEMA: i64 = 2;
+
+/// The stored index is split into parts of this many bytes (SQLite's
+/// largest value is 1 GB).
+const INDEX_PART: usize = 64 << 20;
 
 /// The catalogue.
 pub struct Catalog {
     conn: Connection,
+    /// The search index last used, with the generation it was made from.
+    index: RefCell<Option<(i64, Arc<SearchIndex>)>>,
 }
 
 /// A file to add: its path and caption, and the size and modification
@@ -111,52 +147,26 @@ impl Catalog {
                 known: SCHEMA,
             });
         }
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS files (
-                 file_id INTEGER PRIMARY KEY,
-                 path TEXT NOT NULL,
-                 caption TEXT NOT NULL DEFAULT '',
-                 path_folded TEXT NOT NULL DEFAULT '',
-                 caption_folded TEXT NOT NULL DEFAULT '',
-                 -- The name's first token among the path's (dir: before it).
-                 name_start INTEGER NOT NULL DEFAULT 0,
-                 dir_folded TEXT NOT NULL DEFAULT '',
-                 name_folded TEXT NOT NULL DEFAULT '',
-                 ext TEXT NOT NULL DEFAULT '',
-                 size INTEGER NOT NULL DEFAULT 0,
-                 mtime INTEGER NOT NULL DEFAULT 0,
-                 -- The path's exact bytes when they are not UTF-8 (the text
-                 -- columns hold the lossy form, for searching).
-                 raw_path BLOB,
-                 camera TEXT NOT NULL DEFAULT '',
-                 camera_folded TEXT NOT NULL DEFAULT '',
-                 -- When the photo was taken, YYYY-MM-DD HH:MM:SS, or ''.
-                 date TEXT NOT NULL DEFAULT ''
-             );
-             CREATE INDEX IF NOT EXISTS files_by_path ON files (path);
-             CREATE INDEX IF NOT EXISTS files_by_ext ON files (ext);
-             CREATE TABLE IF NOT EXISTS trigrams (
-                 tri INTEGER NOT NULL,
-                 file_id INTEGER NOT NULL,
-                 PRIMARY KEY (tri, file_id)
-             ) WITHOUT ROWID;
-             CREATE TABLE IF NOT EXISTS tokens (
-                 token_id INTEGER PRIMARY KEY,
-                 word TEXT UNIQUE NOT NULL
-             );
-             CREATE TABLE IF NOT EXISTS links (
-                 token_id INTEGER NOT NULL,
-                 file_id INTEGER NOT NULL,
-                 field INTEGER NOT NULL,
-                 position INTEGER NOT NULL
-             );
-             CREATE INDEX IF NOT EXISTS links_by_token ON links (token_id, file_id);
-             CREATE INDEX IF NOT EXISTS links_by_file ON links (file_id, field, position);
-             CREATE INDEX IF NOT EXISTS trigrams_by_file ON trigrams (file_id);
-             PRAGMA user_version = 1;",
-        )?;
+        if version == 0 {
+            let tables: i64 =
+                conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+            if tables > 0 {
+                return Err(CatalogError::NotACatalogue);
+            }
+        }
+        conn.busy_timeout(Duration::from_secs(5))?;
         // Searches keep working while an index run writes.
         let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        match version {
+            0 => {
+                let tx = conn.unchecked_transaction()?;
+                tx.execute_batch(SCHEMA_V2)?;
+                tx.execute_batch("PRAGMA user_version = 2;")?;
+                tx.commit()?;
+            }
+            1 => migrate_from_v1(&conn)?,
+            _ => {}
+        }
         // Fuzzy terms compare in Rust, with the reference meaning's rule.
         conn.create_scalar_function(
             "fuzzy_match",
@@ -172,7 +182,10 @@ impl Catalog {
                 .word_matches(&word, &token))
             },
         )?;
-        Ok(Catalog { conn })
+        Ok(Catalog {
+            conn,
+            index: RefCell::new(None),
+        })
     }
 
     /// Adds files (path and caption each), in one transaction, and returns
@@ -197,71 +210,122 @@ impl Catalog {
     /// transaction, and returns their ids in order.
     pub fn add(&mut self, files: &[NewFile<'_>]) -> Result<Vec<FileId>, CatalogError> {
         let tx = self.conn.transaction()?;
-        let mut ids = Vec::with_capacity(files.len());
+        let mut ids = Vec::new();
+        ids.try_reserve_exact(files.len())
+            .map_err(|_| CatalogError::BadFile {
+                path: String::new(),
+                problem: "too many files in one call for the memory left",
+            })?;
         {
             let mut insert_file = tx.prepare_cached(
-                "INSERT INTO files (path, caption, path_folded, caption_folded, name_start, dir_folded, name_folded, ext, size, mtime, raw_path, camera, camera_folded, date) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            )?;
-            let mut insert_trigram =
-                tx.prepare_cached("INSERT OR IGNORE INTO trigrams (tri, file_id) VALUES (?1, ?2)")?;
-            let mut insert_token =
-                tx.prepare_cached("INSERT OR IGNORE INTO tokens (word) VALUES (?1)")?;
-            let mut token_id = tx.prepare_cached("SELECT token_id FROM tokens WHERE word = ?1")?;
-            let mut link = tx.prepare_cached(
-                "INSERT INTO links (token_id, file_id, field, position) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO files (path, caption, ext, size, mtime, raw_path, camera, date) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?;
             for f in files {
-                let (path, caption) = (f.path, f.caption);
-                let (path_folded, caption_folded) = (fold(path), fold(caption));
-                let (dir, name) = split_path(path);
+                check_date(f)?;
+                let (_, name) = split_path(f.path);
                 insert_file.execute(params![
-                    path,
-                    caption,
-                    path_folded,
-                    caption_folded,
-                    tokenize(dir).len() as i64,
-                    fold(dir),
-                    fold(name),
+                    f.path,
+                    f.caption,
                     extension(name),
                     f.size,
                     f.mtime,
                     f.raw_path,
                     f.camera,
-                    fold(f.camera),
                     f.date
                 ])?;
-                let file = tx.last_insert_rowid();
-                for text in [&path_folded, &caption_folded] {
-                    for tri in trigrams(text) {
-                        insert_trigram.execute(params![tri, file])?;
-                    }
-                }
-                for (field, text) in [
-                    (Field::Path, path),
-                    (Field::Caption, caption),
-                    (Field::Camera, f.camera),
-                ] {
-                    for t in tokenize(text) {
-                        insert_token.execute(params![t.word])?;
-                        let id: i64 = token_id.query_row(params![t.word], |r| r.get(0))?;
-                        link.execute(params![id, file, field as i64, t.position])?;
-                    }
-                }
-                ids.push(file);
+                ids.push(tx.last_insert_rowid());
             }
+            bump(&tx)?;
         }
         tx.commit()?;
         Ok(ids)
     }
 
-    /// The files under a folder (by path prefix), with their size and
-    /// modification time, for an index run to compare against the disk.
+    /// Records new contents for files already in the catalogue (an index
+    /// run found their size or time changed), keeping their ids. A caption
+    /// the user edited ([`Catalog::set_caption`]) is kept; otherwise the
+    /// new one replaces it.
+    pub fn update(&mut self, files: &[(FileId, NewFile<'_>)]) -> Result<(), CatalogError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "UPDATE files SET path = ?2, ext = ?3, size = ?4, mtime = ?5, raw_path = ?6, \
+                 camera = ?7, date = ?8, \
+                 caption = CASE WHEN caption_edited THEN caption ELSE ?9 END \
+                 WHERE file_id = ?1",
+            )?;
+            for (id, f) in files {
+                check_date(f)?;
+                let (_, name) = split_path(f.path);
+                st.execute(params![
+                    id,
+                    f.path,
+                    extension(name),
+                    f.size,
+                    f.mtime,
+                    f.raw_path,
+                    f.camera,
+                    f.date,
+                    f.caption
+                ])?;
+            }
+            bump(&tx)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Moves files to new paths (renamed or moved on disk), keeping their
+    /// ids, captions and everything else recorded about them. Another
+    /// record at a new path (an index run that met the moved file first
+    /// added it as new) is replaced, in the same transaction.
+    pub fn rename(&mut self, moves: &[(FileId, &str, Option<&[u8]>)]) -> Result<(), CatalogError> {
+        if moves.is_empty() {
+            return Ok(());
+        }
+        let tx = self.conn.transaction()?;
+        {
+            let mut drop_other = tx.prepare_cached(
+                "DELETE FROM files WHERE path = ?2 AND raw_path IS ?3 AND file_id != ?1",
+            )?;
+            let mut st = tx.prepare_cached(
+                "UPDATE files SET path = ?2, raw_path = ?3, ext = ?4 WHERE file_id = ?1",
+            )?;
+            for &(id, path, raw) in moves {
+                let (_, name) = split_path(path);
+                drop_other.execute(params![id, path, raw])?;
+                st.execute(params![id, path, raw, extension(name)])?;
+            }
+            bump(&tx)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Sets a file's caption as the user wrote it: later index runs keep it
+    /// even when the photo's own metadata changes. Returns whether the file
+    /// exists.
+    pub fn set_caption(&mut self, id: FileId, caption: &str) -> Result<bool, CatalogError> {
+        let tx = self.conn.transaction()?;
+        let n = tx.execute(
+            "UPDATE files SET caption = ?2, caption_edited = 1 WHERE file_id = ?1",
+            params![id, caption],
+        )?;
+        bump(&tx)?;
+        tx.commit()?;
+        Ok(n > 0)
+    }
+
+    /// The files under a folder (by path prefix, which should end with a
+    /// separator), with their size and modification time, for an index run
+    /// to compare against the disk.
     pub fn stamps_under(&self, prefix: &str) -> Result<Vec<Stamp>, CatalogError> {
-        // Each file's exact path bytes: the raw ones where stored.
+        // Each file's exact path bytes: the raw ones where stored. A range
+        // on the path uses its index.
         let mut st = self.conn.prepare_cached(
             "SELECT file_id, coalesce(raw_path, CAST(path AS BLOB)), size, mtime FROM files \
-             WHERE substr(path, 1, length(?1)) = ?1",
+             WHERE path >= ?1 AND path < ?1 || char(1114111) AND substr(path, 1, length(?1)) = ?1",
         )?;
         let rows = st.query_map(params![prefix], |r| {
             Ok(Stamp {
@@ -274,20 +338,18 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Removes files and their links and trigrams, in one transaction.
+    /// Removes files, in one transaction.
     pub fn remove(&mut self, ids: &[FileId]) -> Result<(), CatalogError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
         let tx = self.conn.transaction()?;
         {
-            let mut del = [
-                tx.prepare_cached("DELETE FROM links WHERE file_id = ?1")?,
-                tx.prepare_cached("DELETE FROM trigrams WHERE file_id = ?1")?,
-                tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?,
-            ];
+            let mut del = tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?;
             for &id in ids {
-                for st in &mut del {
-                    st.execute(params![id])?;
-                }
+                del.execute(params![id])?;
             }
+            bump(&tx)?;
         }
         tx.commit()?;
         Ok(())
@@ -305,6 +367,164 @@ impl Catalog {
         Ok(self.len()? == 0)
     }
 
+    /// The generation: raised by every change.
+    fn generation(&self) -> Result<i64, CatalogError> {
+        meta(&self.conn, "generation")
+    }
+
+    /// The search index for the catalogue as it is now: the one in memory,
+    /// else the stored one, else built from the files (and stored, when no
+    /// other process is writing). The `Arc` lets another thread search it.
+    pub fn search_index(&self) -> Result<Arc<SearchIndex>, CatalogError> {
+        let generation = self.generation()?;
+        if let Some((g, ix)) = &*self.index.borrow()
+            && *g == generation
+        {
+            return Ok(Arc::clone(ix));
+        }
+        let ix = Arc::new(match self.stored_index(generation)? {
+            Some(ix) => ix,
+            None => {
+                let (g, ix) = self.build_index()?;
+                // Storing is only a cache: a busy or read-only file is fine.
+                let _ = self.store_index(&ix, g);
+                if g != generation {
+                    return Ok(Arc::new(ix));
+                }
+                ix
+            }
+        });
+        *self.index.borrow_mut() = Some((generation, Arc::clone(&ix)));
+        Ok(ix)
+    }
+
+    /// Builds the index now and stores it (an index run ends with this, so
+    /// the next search starts at once). Returns its size in bytes.
+    pub fn refresh_index(&self) -> Result<usize, CatalogError> {
+        let ix = self.search_index()?;
+        Ok(ix.size().total())
+    }
+
+    /// The stored index, if it was made from this generation and reads
+    /// back.
+    fn stored_index(&self, generation: i64) -> Result<Option<SearchIndex>, CatalogError> {
+        if meta(&self.conn, "index_generation")? != generation {
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT data FROM search_index ORDER BY part")?;
+        let mut rows = st.query([])?;
+        while let Some(row) = rows.next()? {
+            let part = row.get_ref(0)?.as_blob()?;
+            bytes
+                .try_reserve(part.len())
+                .map_err(|_| IndexError::Damaged("too big to load"))?;
+            bytes.extend_from_slice(part);
+        }
+        // A damaged one is rebuilt: it holds nothing the files do not.
+        Ok(SearchIndex::from_bytes(&bytes).ok())
+    }
+
+    /// Builds the index from the files, in one read transaction, and
+    /// returns it with the generation it was made from.
+    fn build_index(&self) -> Result<(i64, SearchIndex), CatalogError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let generation = meta(&tx, "generation")?;
+        let mut b = IndexBuilder::new();
+        {
+            let mut st = tx.prepare_cached(
+                "SELECT file_id, path, caption, camera, date FROM files ORDER BY file_id",
+            )?;
+            let mut rows = st.query([])?;
+            while let Some(r) = rows.next()? {
+                b.push(Source {
+                    id: r.get(0)?,
+                    path: r.get_ref(1)?.as_str()?,
+                    caption: r.get_ref(2)?.as_str()?,
+                    camera: r.get_ref(3)?.as_str()?,
+                    date: r.get_ref(4)?.as_str()?,
+                })?;
+            }
+        }
+        tx.commit()?;
+        Ok((generation, b.finish()?))
+    }
+
+    /// Stores the index made from `generation`, unless the files changed
+    /// since or another process holds the write lock.
+    fn store_index(&self, ix: &SearchIndex, generation: i64) -> Result<(), CatalogError> {
+        self.conn.busy_timeout(Duration::ZERO)?;
+        let result = (|| -> Result<(), CatalogError> {
+            let tx = self.conn.unchecked_transaction()?;
+            tx.execute_batch("DELETE FROM search_index")?;
+            if meta(&tx, "generation")? != generation {
+                return Ok(());
+            }
+            let bytes = ix.to_bytes();
+            for (i, part) in bytes.chunks(INDEX_PART).enumerate() {
+                tx.execute(
+                    "INSERT INTO search_index (part, data) VALUES (?1, ?2)",
+                    params![i as i64, part],
+                )?;
+            }
+            tx.execute(
+                "UPDATE meta SET value = ?1 WHERE key = 'index_generation'",
+                params![generation],
+            )?;
+            Ok(tx.commit()?)
+        })();
+        self.conn.busy_timeout(Duration::from_secs(5))?;
+        result
+    }
+
+    /// Fills the seed's `tokens` and `links` tables (and each file's
+    /// `name_start`) from the files, if a change made them stale.
+    fn seed_tables(&self) -> Result<(), CatalogError> {
+        let generation = self.generation()?;
+        if meta(&self.conn, "seed_generation")? == generation {
+            return Ok(());
+        }
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute_batch("DELETE FROM links; DELETE FROM tokens;")?;
+        {
+            let mut files = tx.prepare("SELECT file_id, path, caption, camera FROM files")?;
+            let mut rows = files.query([])?;
+            let mut insert_token =
+                tx.prepare_cached("INSERT OR IGNORE INTO tokens (word) VALUES (?1)")?;
+            let mut token_id = tx.prepare_cached("SELECT token_id FROM tokens WHERE word = ?1")?;
+            let mut link = tx.prepare_cached(
+                "INSERT INTO links (token_id, file_id, field, position) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            let mut name_start =
+                tx.prepare_cached("UPDATE files SET name_start = ?2 WHERE file_id = ?1")?;
+            while let Some(r) = rows.next()? {
+                let file: FileId = r.get(0)?;
+                let path = r.get_ref(1)?.as_str()?;
+                let (dir, _) = split_path(path);
+                name_start.execute(params![file, tokenize(dir).len() as i64])?;
+                for (field, text) in [
+                    (Field::Path, path),
+                    (Field::Caption, r.get_ref(2)?.as_str()?),
+                    (Field::Camera, r.get_ref(3)?.as_str()?),
+                ] {
+                    for t in tokenize(text) {
+                        insert_token.execute(params![t.word])?;
+                        let id: i64 = token_id.query_row(params![t.word], |r| r.get(0))?;
+                        link.execute(params![id, file, field as i64, t.position])?;
+                    }
+                }
+            }
+        }
+        tx.execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'seed_generation'",
+            params![generation],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Every file id.
     fn all(&self) -> Result<BTreeSet<FileId>, CatalogError> {
         let mut st = self.conn.prepare_cached("SELECT file_id FROM files")?;
@@ -312,42 +532,65 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The seed's search: the files a query matches, by id, in id order.
+    /// The seed's search, through its tables as the seed designs them: the
+    /// files a query matches (in the seed mode), by id, in id order.
     pub fn search_seed(&self, q: &Query) -> Result<Vec<FileId>, CatalogError> {
-        self.search(q, Mode::Seed)
+        self.seed_tables()?;
+        Ok(self.eval(q)?.into_iter().collect())
     }
 
-    /// The files a query matches in `mode`, by id, in id order.
+    /// [`Catalog::search_seed`], best first (see [`Query::rank`]; ties in
+    /// id order), at most `limit` of them.
+    pub fn search_seed_ranked(&self, q: &Query, limit: usize) -> Result<Vec<FileId>, CatalogError> {
+        let ids = self.search_seed(q)?;
+        let mut scored = Vec::with_capacity(ids.len());
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT path, caption FROM files WHERE file_id = ?1")?;
+        for id in ids {
+            let (path, caption): (String, String) =
+                st.query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            scored.push((q.rank(&Document::new(&path, &caption)), id));
+        }
+        scored.sort_unstable();
+        Ok(scored.into_iter().take(limit).map(|(_, id)| id).collect())
+    }
+
+    /// The files a query matches in `mode`, by id, in id order (through the
+    /// search index).
     pub fn search(&self, q: &Query, mode: Mode) -> Result<Vec<FileId>, CatalogError> {
-        Ok(self.eval(q, mode)?.into_iter().collect())
+        Ok(self.search_index()?.search(q, mode, usize::MAX, false))
     }
 
-    fn eval(&self, q: &Query, mode: Mode) -> Result<BTreeSet<FileId>, CatalogError> {
+    /// The files a query matches, best first (see [`Query::rank`]; ties in
+    /// id order), at most `limit` of them. The first page of a huge result
+    /// comes as fast as a small result's (see [`SearchIndex::search`]).
+    pub fn search_ranked(
+        &self,
+        q: &Query,
+        mode: Mode,
+        limit: usize,
+    ) -> Result<Vec<FileId>, CatalogError> {
+        Ok(self.search_index()?.search(q, mode, limit, true))
+    }
+
+    /// The seed mode's meaning through the SQL tables.
+    fn eval(&self, q: &Query) -> Result<BTreeSet<FileId>, CatalogError> {
         let mut out = BTreeSet::new();
         for clauses in &q.alternatives {
             let mut acc: Option<BTreeSet<FileId>> = None;
             let mut excluded = BTreeSet::new();
             for c in clauses {
                 match c {
-                    Clause::Not(inner) => excluded.extend(self.eval(inner, mode)?),
+                    Clause::Not(inner) => excluded.extend(self.eval(inner)?),
                     Clause::Term(t) if t.scope == Some(Scope::Ext) => {
                         acc = Some(intersect(acc, self.ext(&t.words[0])?));
-                    }
-                    Clause::Term(t)
-                        if t.scope == Some(Scope::Camera)
-                            && mode == Mode::Default
-                            && t.is_substring() =>
-                    {
-                        acc = Some(intersect(acc, self.camera(&t.words[0])?));
                     }
                     Clause::Term(t) if t.scope == Some(Scope::Date) => {
                         acc = Some(intersect(acc, self.date(&t.words[0], &t.words[1])?));
                     }
-                    Clause::Term(t) if mode == Mode::Default && t.is_substring() => {
-                        acc = Some(intersect(acc, self.substring(&t.words[0], t.scope)?));
-                    }
                     Clause::Term(t) => acc = Some(intersect(acc, self.term(t)?)),
-                    Clause::Group(inner) => acc = Some(intersect(acc, self.eval(inner, mode)?)),
+                    Clause::Group(inner) => acc = Some(intersect(acc, self.eval(inner)?)),
                 }
             }
             let base = match acc {
@@ -405,48 +648,6 @@ impl Catalog {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Files whose folded path or caption contains `word`: candidates from
-    /// the trigram index (files holding every trigram of the word, up to
-    /// eight of them), then checked.
-    fn substring(
-        &self,
-        word: &str,
-        scope: Option<Scope>,
-    ) -> Result<BTreeSet<FileId>, CatalogError> {
-        let mut tris: Vec<i64> = trigrams(word).collect();
-        tris.sort_unstable();
-        tris.dedup();
-        tris.truncate(8);
-        let candidates: Vec<String> = (0..tris.len())
-            .map(|i| format!("SELECT file_id FROM trigrams WHERE tri = ?{}", i + 2))
-            .collect();
-        let check = match scope {
-            Some(Scope::Name) => "instr(name_folded, ?1) > 0",
-            Some(Scope::Dir) => "instr(dir_folded, ?1) > 0",
-            Some(Scope::Caption) => "instr(caption_folded, ?1) > 0",
-            _ => "(instr(path_folded, ?1) > 0 OR instr(caption_folded, ?1) > 0)",
-        };
-        let sql = format!(
-            "SELECT file_id FROM files WHERE file_id IN ({}) AND {check}",
-            candidates.join(" INTERSECT ")
-        );
-        let mut st = self.conn.prepare_cached(&sql)?;
-        let mut args: Vec<rusqlite::types::Value> = vec![word.to_owned().into()];
-        args.extend(tris.into_iter().map(rusqlite::types::Value::from));
-        let rows = st.query_map(rusqlite::params_from_iter(args), |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// Files whose folded camera model contains `word` (a scan: models are
-    /// short and the filter rare).
-    fn camera(&self, word: &str) -> Result<BTreeSet<FileId>, CatalogError> {
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT file_id FROM files WHERE instr(camera_folded, ?1) > 0")?;
-        let rows = st.query_map(params![word], |r| r.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
     /// Files taken from `lo` to `hi`, both compared as prefixes.
     fn date(&self, lo: &str, hi: &str) -> Result<BTreeSet<FileId>, CatalogError> {
         let mut st = self.conn.prepare_cached(
@@ -463,28 +664,6 @@ impl Catalog {
             .prepare_cached("SELECT file_id FROM files WHERE ext = ?1")?;
         let rows = st.query_map(params![ext], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// The files a query matches, best first (see [`Query::rank`]; ties in
-    /// id order), at most `limit` of them.
-    pub fn search_ranked(
-        &self,
-        q: &Query,
-        mode: Mode,
-        limit: usize,
-    ) -> Result<Vec<FileId>, CatalogError> {
-        let ids = self.search(q, mode)?;
-        let mut scored = Vec::with_capacity(ids.len());
-        let mut st = self
-            .conn
-            .prepare_cached("SELECT path, caption FROM files WHERE file_id = ?1")?;
-        for id in ids {
-            let (path, caption): (String, String) =
-                st.query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            scored.push((q.rank(&Document::new(&path, &caption)), id));
-        }
-        scored.sort_unstable();
-        Ok(scored.into_iter().take(limit).map(|(_, id)| id).collect())
     }
 
     /// A file's exact path bytes (the raw ones for a name that is not
@@ -520,13 +699,96 @@ fn intersect(acc: Option<BTreeSet<FileId>>, set: BTreeSet<FileId>) -> BTreeSet<F
     }
 }
 
-/// The trigrams of a folded string, each packed in one integer (three
-/// 21-bit code points).
-fn trigrams(text: &str) -> impl Iterator<Item = i64> + '_ {
-    let chars: Vec<char> = text.chars().collect();
-    (0..chars.len().saturating_sub(2)).map(move |i| {
-        (i64::from(u32::from(chars[i])) << 42)
-            | (i64::from(u32::from(chars[i + 1])) << 21)
-            | i64::from(u32::from(chars[i + 2]))
-    })
+/// The schema, version 2.
+const SCHEMA_V2: &str = "
+    CREATE TABLE files (
+        file_id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        caption TEXT NOT NULL DEFAULT '',
+        -- 1 where the user wrote the caption: index runs keep it.
+        caption_edited INTEGER NOT NULL DEFAULT 0,
+        -- The name's first token among the path's (dir: before it); filled
+        -- with the seed's tables.
+        name_start INTEGER NOT NULL DEFAULT 0,
+        ext TEXT NOT NULL DEFAULT '',
+        size INTEGER NOT NULL DEFAULT 0,
+        mtime INTEGER NOT NULL DEFAULT 0,
+        -- The path's exact bytes when they are not UTF-8 (the text column
+        -- holds the lossy form, for searching).
+        raw_path BLOB,
+        camera TEXT NOT NULL DEFAULT '',
+        -- When the photo was taken, YYYY-MM-DD HH:MM:SS, or ''.
+        date TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX files_by_path ON files (path);
+    CREATE TABLE tokens (
+        token_id INTEGER PRIMARY KEY,
+        word TEXT UNIQUE NOT NULL
+    );
+    CREATE TABLE links (
+        token_id INTEGER NOT NULL,
+        file_id INTEGER NOT NULL,
+        field INTEGER NOT NULL,
+        position INTEGER NOT NULL
+    );
+    CREATE INDEX links_by_token ON links (token_id, file_id);
+    CREATE INDEX links_by_file ON links (file_id, field, position);
+    CREATE TABLE search_index (part INTEGER PRIMARY KEY, data BLOB NOT NULL);
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO meta (key, value) VALUES
+        ('generation', 1), ('seed_generation', 0), ('index_generation', 0);
+";
+
+/// Version 1 kept folded copies of every string and a trigram table in
+/// SQLite; version 2 keeps them in the search index. The seed's tables
+/// were filled eagerly in version 1, so they are current.
+fn migrate_from_v1(conn: &Connection) -> Result<(), CatalogError> {
+    let tx = conn.unchecked_transaction()?;
+    tx.execute_batch(
+        "DROP TABLE IF EXISTS trigrams;
+         DROP INDEX IF EXISTS files_by_ext;
+         ALTER TABLE files DROP COLUMN path_folded;
+         ALTER TABLE files DROP COLUMN caption_folded;
+         ALTER TABLE files DROP COLUMN dir_folded;
+         ALTER TABLE files DROP COLUMN name_folded;
+         ALTER TABLE files DROP COLUMN camera_folded;
+         ALTER TABLE files ADD COLUMN caption_edited INTEGER NOT NULL DEFAULT 0;
+         CREATE TABLE search_index (part INTEGER PRIMARY KEY, data BLOB NOT NULL);
+         CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+         INSERT INTO meta (key, value) VALUES
+             ('generation', 1), ('seed_generation', 1), ('index_generation', 0);
+         PRAGMA user_version = 2;",
+    )?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// A value from the `meta` table.
+fn meta(conn: &Connection, key: &str) -> Result<i64, CatalogError> {
+    Ok(
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
+/// Raises the generation (inside the caller's transaction).
+fn bump(conn: &Connection) -> Result<(), CatalogError> {
+    conn.execute(
+        "UPDATE meta SET value = value + 1 WHERE key = 'generation'",
+        [],
+    )?;
+    Ok(())
+}
+
+/// A date is empty or short (a `YYYY-MM-DD HH:MM:SS` stamp), so no stray
+/// text is compared as one.
+fn check_date(f: &NewFile<'_>) -> Result<(), CatalogError> {
+    if f.date.len() > 64 || f.date.contains('\0') {
+        return Err(CatalogError::BadFile {
+            path: f.path.to_owned(),
+            problem: "its date taken is not a date (over 64 bytes, or a NUL in it)",
+        });
+    }
+    Ok(())
 }

@@ -141,7 +141,9 @@ proptest! {
             .collect();
         let ids = cat.add(&files).unwrap();
         let prepared: Vec<Document> = docs.iter().map(|(p, c, cam, d)| Document::with_meta(p, c, cam, d)).collect();
-        let index = SearchIndex::build(ids.iter().zip(&docs).map(|(&id, (p, c, cam, d))| Source { id, path: p, caption: c, camera: cam, date: d })).unwrap();
+        let built = SearchIndex::build(ids.iter().zip(&docs).map(|(&id, (p, c, cam, d))| Source { id, path: p, caption: c, camera: cam, date: d })).unwrap();
+        // Through its stored form, as a new process would load it.
+        let index = SearchIndex::from_bytes(&built.to_bytes()).unwrap();
         for text in &queries {
             let q = match parse(text) {
                 Ok(q) => q,
@@ -160,6 +162,10 @@ proptest! {
                 ranked.sort_unstable();
                 prop_assert_eq!(&ranked, &got);
                 prop_assert_eq!(&got, &expected, "query {:?} in {:?} mode", text, mode);
+                if mode == Mode::Seed {
+                    // The seed's own tables and SQL.
+                    prop_assert_eq!(&cat.search_seed(&q).unwrap(), &expected, "seed tables: query {:?}", text);
+                }
                 // The index, every match and ranked pages.
                 prop_assert_eq!(&index.search(&q, mode, usize::MAX, false), &expected, "index: query {:?} in {:?} mode", text, mode);
                 prop_assert_eq!(index.count(&q, mode), expected.len());
@@ -250,6 +256,19 @@ fn bad_catalogue_files_are_refused_untouched() {
         .expect("a newer catalogue opened");
     assert!(err.to_string().contains("schema version 99"), "{err}");
     assert_eq!(std::fs::read(&newer).unwrap(), before);
+    // Another program's SQLite file: refused, untouched.
+    let foreign = dir.join("foreign.db");
+    {
+        let c = rusqlite::Connection::open(&foreign).unwrap();
+        c.execute_batch("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me');")
+            .unwrap();
+    }
+    let before = std::fs::read(&foreign).unwrap();
+    let err = Catalog::open(&foreign)
+        .err()
+        .expect("another program's database opened");
+    assert!(err.to_string().contains("not a catalogue"), "{err}");
+    assert_eq!(std::fs::read(&foreign).unwrap(), before);
     // A real one opens twice, keeps its files, and searches.
     let good = dir.join("good.db");
     let mut c = Catalog::open(&good).unwrap();
@@ -283,10 +302,119 @@ fn near_and_order_rank_higher() {
         cat.search_ranked(&q, Mode::Seed, 2).unwrap(),
         [ids[2], ids[1]]
     );
+    assert_eq!(
+        cat.search_seed_ranked(&q, 10).unwrap(),
+        [ids[2], ids[1], ids[0]]
+    );
     // One term: every match ties, in id order.
     assert_eq!(
         cat.search_ranked(&parse("kitten").unwrap(), Mode::Default, 10)
             .unwrap(),
         [ids[0], ids[1], ids[2]]
+    );
+}
+
+/// A version-1 catalogue (folded copies and a trigram table in SQLite, the
+/// seed's tables filled) is migrated in place and keeps its files.
+#[test]
+fn version_1_catalogues_are_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.db");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE files (
+                 file_id INTEGER PRIMARY KEY, path TEXT NOT NULL,
+                 caption TEXT NOT NULL DEFAULT '', path_folded TEXT NOT NULL DEFAULT '',
+                 caption_folded TEXT NOT NULL DEFAULT '', name_start INTEGER NOT NULL DEFAULT 0,
+                 dir_folded TEXT NOT NULL DEFAULT '', name_folded TEXT NOT NULL DEFAULT '',
+                 ext TEXT NOT NULL DEFAULT '', size INTEGER NOT NULL DEFAULT 0,
+                 mtime INTEGER NOT NULL DEFAULT 0, raw_path BLOB,
+                 camera TEXT NOT NULL DEFAULT '', camera_folded TEXT NOT NULL DEFAULT '',
+                 date TEXT NOT NULL DEFAULT '');
+             CREATE INDEX files_by_path ON files (path);
+             CREATE INDEX files_by_ext ON files (ext);
+             CREATE TABLE trigrams (tri INTEGER NOT NULL, file_id INTEGER NOT NULL,
+                 PRIMARY KEY (tri, file_id)) WITHOUT ROWID;
+             CREATE TABLE tokens (token_id INTEGER PRIMARY KEY, word TEXT UNIQUE NOT NULL);
+             CREATE TABLE links (token_id INTEGER NOT NULL, file_id INTEGER NOT NULL,
+                 field INTEGER NOT NULL, position INTEGER NOT NULL);
+             CREATE INDEX links_by_token ON links (token_id, file_id);
+             CREATE INDEX links_by_file ON links (file_id, field, position);
+             CREATE INDEX trigrams_by_file ON trigrams (file_id);
+             INSERT INTO files (file_id, path, caption, path_folded, name_start, ext, size, mtime)
+                 VALUES (7, 'a/CuteCat.jpg', 'Sofa', 'a/cutecat.jpg', 1, 'jpg', 10, 20);
+             INSERT INTO tokens VALUES (1, 'a'), (2, 'cute'), (3, 'cat'), (4, 'jpg'), (5, 'sofa');
+             INSERT INTO links VALUES (1, 7, 0, 0), (2, 7, 0, 1), (3, 7, 0, 2), (4, 7, 0, 3),
+                 (5, 7, 1, 0);
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    let cat = Catalog::open(&path).unwrap();
+    assert_eq!(cat.len().unwrap(), 1);
+    assert_eq!(
+        cat.search(&parse("tec").unwrap(), Mode::Default).unwrap(),
+        [7]
+    );
+    assert_eq!(cat.search_seed(&parse("cute sofa").unwrap()).unwrap(), [7]);
+    assert_eq!(cat.stamps_under("a/").unwrap()[0].size, 10);
+    drop(cat);
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let version: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+    let old: i64 = c
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'trigrams'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(old, 0);
+}
+
+/// Every change is seen by the next search, the stored index is used by a
+/// new connection, and a rename or an edited caption keeps the file's id.
+#[test]
+fn changes_reach_the_index_and_keep_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.db");
+    let mut cat = Catalog::open(&path).unwrap();
+    let ids = cat
+        .add_files(&[("/p/IMG_1.jpg", "beach"), ("/p/IMG_2.jpg", "")])
+        .unwrap();
+    let find = |cat: &Catalog, q: &str| cat.search(&parse(q).unwrap(), Mode::Default).unwrap();
+    assert_eq!(find(&cat, "beach"), [ids[0]]);
+    assert!(cat.set_caption(ids[1], "Sunset over the Beach").unwrap());
+    assert_eq!(find(&cat, "beach"), ids);
+    cat.rename(&[(ids[1], "/q/Renamed.jpg", None)]).unwrap();
+    assert_eq!(find(&cat, "renamed sunset"), [ids[1]]);
+    // A changed file keeps the caption the user wrote.
+    cat.update(&[(
+        ids[1],
+        NewFile {
+            path: "/q/Renamed.jpg",
+            caption: "from the file",
+            size: 5,
+            mtime: 6,
+            raw_path: None,
+            camera: "Canon",
+            date: "",
+        },
+    )])
+    .unwrap();
+    assert_eq!(find(&cat, "camera:canon sunset"), [ids[1]]);
+    assert_eq!(find(&cat, "from"), Vec::<i64>::new());
+    cat.remove(&[ids[0]]).unwrap();
+    assert_eq!(find(&cat, "img"), Vec::<i64>::new());
+    cat.refresh_index().unwrap();
+    drop(cat);
+    let cat = Catalog::open(&path).unwrap();
+    assert_eq!(find(&cat, "sunset"), [ids[1]]);
+    assert_eq!(
+        cat.search_seed(&parse("sunset").unwrap()).unwrap(),
+        [ids[1]]
     );
 }

@@ -114,7 +114,9 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     let started = Instant::now();
-    let (mut added, mut changed, mut removed, mut warnings) = (0usize, 0usize, 0usize, 0usize);
+    let (mut added, mut changed, mut removed, mut renamed) = (0usize, 0usize, 0usize, 0usize);
+    // Entries not indexed, and files indexed by name only.
+    let (mut skipped, mut bad_metadata) = (0usize, 0usize);
     for dir in dirs {
         let root = std::fs::canonicalize(dir)
             .with_context(|| format!("{}: cannot open this folder", dir.display()))?;
@@ -128,13 +130,16 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
             .collect();
         let mut seen = std::collections::HashSet::new();
         let mut batch: Vec<Entry> = Vec::new();
-        let mut stale = Vec::new();
-        for entry in walkdir::WalkDir::new(&root).follow_links(false) {
+        let mut changes: Vec<(i64, Entry)> = Vec::new();
+        // Files added in this run (id, size, mtime): a vanished file with
+        // the same size and time was moved or renamed here.
+        let mut new_files: Vec<(i64, i64, i64)> = Vec::new();
+        for entry in walkdir::WalkDir::new(&root).follow_links(true) {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
                     // Unreadable folders, files gone mid-walk, loops: counted, not fatal.
-                    warnings += 1;
+                    skipped += 1;
                     tracing::warn!("skipped: {e}");
                     continue;
                 }
@@ -145,7 +150,7 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
             let meta = match entry.metadata() {
                 Ok(m) => m,
                 Err(e) => {
-                    warnings += 1;
+                    skipped += 1;
                     tracing::warn!("skipped {}: {e}", entry.path().display());
                     continue;
                 }
@@ -170,7 +175,7 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
                 match metadata::read(entry.path()) {
                     Ok(m) => {
                         if let Some(p) = &m.problem {
-                            warnings += 1;
+                            bad_metadata += 1;
                             tracing::warn!(
                                 "{}: metadata partly skipped: {p}",
                                 entry.path().display()
@@ -179,7 +184,7 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
                         m
                     }
                     Err(e) => {
-                        warnings += 1;
+                        bad_metadata += 1;
                         tracing::warn!("{}: metadata skipped: {e}", entry.path().display());
                         metadata::Meta::default()
                     }
@@ -198,8 +203,8 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
             match known.get(&raw) {
                 Some(&(_, s, m)) if s == size && m == mtime => {}
                 Some(&(id, _, _)) => {
-                    stale.push(id);
-                    batch.push(item);
+                    // Same id, so a caption the user wrote stays.
+                    changes.push((id, item));
                     changed += 1;
                 }
                 None => {
@@ -210,32 +215,61 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
             seen.insert(raw);
             // Written in batches, each in its own transaction: an
             // interrupted run keeps what it finished.
-            if batch.len() >= 1000 {
-                flush(&mut cat, &mut stale, &mut batch)?;
+            if batch.len() + changes.len() >= 1000 {
+                flush(&mut cat, &mut changes, &mut batch, &mut new_files)?;
             }
         }
-        flush(&mut cat, &mut stale, &mut batch)?;
-        let vanished: Vec<i64> = known
+        flush(&mut cat, &mut changes, &mut batch, &mut new_files)?;
+        let vanished: Vec<(&Vec<u8>, Recorded)> = known
             .iter()
             .filter(|(p, _)| !seen.contains(*p))
-            .map(|(_, &(id, _, _))| id)
+            .map(|(p, &v)| (p, v))
             .collect();
-        removed += vanished.len();
-        cat.remove(&vanished)?;
+        let moved = find_moves(&cat, &vanished, &new_files)?;
+        // The old record takes the new path (keeping its id, caption and
+        // everything else), replacing the one this run added.
+        let moves: Vec<(i64, &str, Option<&[u8]>)> = moved
+            .iter()
+            .map(|(id, path, raw)| (*id, path.as_str(), raw.as_deref()))
+            .collect();
+        cat.rename(&moves)?;
+        let moved_ids: std::collections::HashSet<i64> = moved.iter().map(|m| m.0).collect();
+        let gone: Vec<i64> = vanished
+            .iter()
+            .map(|(_, (id, _, _))| *id)
+            .filter(|id| !moved_ids.contains(id))
+            .collect();
+        renamed += moved.len();
+        added -= moved.len();
+        removed += gone.len();
+        cat.remove(&gone)?;
     }
+    bar.set_message("building the search index");
+    let index_bytes = cat.refresh_index()?;
     bar.finish_and_clear();
     eprintln!(
-        "indexed in {:.1} s: {added} new, {changed} changed, {removed} removed, {} in the catalogue{}",
+        "indexed in {:.1} s: {added} new, {changed} changed, {renamed} moved or renamed, {removed} removed, {} in the catalogue (search index {:.1} MB){}",
         started.elapsed().as_secs_f64(),
         cat.len()?,
-        if warnings > 0 {
-            format!("; {warnings} skipped with a warning")
-        } else {
-            String::new()
+        index_bytes as f64 / 1e6,
+        match (skipped, bad_metadata) {
+            (0, 0) => String::new(),
+            (s, 0) => format!("; {s} skipped with a warning"),
+            (0, m) => format!("; {m} with unreadable metadata, indexed by name"),
+            (s, m) => format!(
+                "; {s} skipped with a warning; {m} with unreadable metadata, indexed by name"
+            ),
         }
     );
     Ok(())
 }
+
+/// A file as the catalogue records it: (id, size, mtime).
+type Recorded = (i64, i64, i64);
+
+/// A recorded file found elsewhere: (its id, the new path, the new path's
+/// exact bytes where they are not UTF-8).
+type Move = (i64, String, Option<Vec<u8>>);
 
 /// A file found on disk.
 struct Entry {
@@ -266,24 +300,102 @@ fn raw_bytes(path: &Path) -> Vec<u8> {
     }
 }
 
-fn flush(cat: &mut Catalog, stale: &mut Vec<i64>, batch: &mut Vec<Entry>) -> Result<()> {
-    cat.remove(stale)?;
-    let files: Vec<NewFile<'_>> = batch
-        .iter()
-        .map(|e| NewFile {
-            path: &e.path,
-            caption: &e.caption,
-            size: e.size,
-            mtime: e.mtime,
-            raw_path: e.raw.as_deref(),
-            camera: &e.camera,
-            date: &e.date,
-        })
-        .collect();
-    cat.add(&files)?;
-    stale.clear();
+fn as_new(e: &Entry) -> NewFile<'_> {
+    NewFile {
+        path: &e.path,
+        caption: &e.caption,
+        size: e.size,
+        mtime: e.mtime,
+        raw_path: e.raw.as_deref(),
+        camera: &e.camera,
+        date: &e.date,
+    }
+}
+
+fn flush(
+    cat: &mut Catalog,
+    changes: &mut Vec<(i64, Entry)>,
+    batch: &mut Vec<Entry>,
+    new_files: &mut Vec<(i64, i64, i64)>,
+) -> Result<()> {
+    let updates: Vec<(i64, NewFile<'_>)> = changes.iter().map(|(id, e)| (*id, as_new(e))).collect();
+    cat.update(&updates)?;
+    let files: Vec<NewFile<'_>> = batch.iter().map(as_new).collect();
+    let ids = cat.add(&files)?;
+    new_files.extend(
+        ids.into_iter()
+            .zip(batch.iter())
+            .map(|(id, e)| (id, e.size, e.mtime)),
+    );
+    changes.clear();
     batch.clear();
     Ok(())
+}
+
+/// Pairs files that vanished with files this run added: the same size and
+/// modification time (a rename or move keeps both), and the same name (a
+/// move) or the same folder (a rename). Where several fit, only a single
+/// one with the same name is taken. Returns (old id, new path, new exact
+/// bytes) for each pair; the new record is dropped when the old one takes
+/// its path.
+fn find_moves(
+    cat: &Catalog,
+    vanished: &[(&Vec<u8>, Recorded)],
+    new_files: &[(i64, i64, i64)],
+) -> Result<Vec<Move>> {
+    if vanished.is_empty() || new_files.is_empty() {
+        return Ok(Vec::new());
+    }
+    // (size, mtime) → the vanished files with it: (path bytes, id).
+    type Vanished<'a> = Vec<(&'a [u8], i64)>;
+    let mut by_stamp: HashMap<(i64, i64), Vanished<'_>> = HashMap::new();
+    for &(path, (id, size, mtime)) in vanished {
+        by_stamp
+            .entry((size, mtime))
+            .or_default()
+            .push((path.as_slice(), id));
+    }
+    // (folder, name) of a path's bytes.
+    let split = |bytes: &[u8]| -> (Vec<u8>, Vec<u8>) {
+        let at = bytes
+            .iter()
+            .rposition(|&b| b == b'/' || b == b'\\')
+            .map_or(0, |i| i + 1);
+        (bytes[..at].to_vec(), bytes[at..].to_vec())
+    };
+    let mut used = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for &(new_id, size, mtime) in new_files {
+        let Some(candidates) = by_stamp.get(&(size, mtime)) else {
+            continue;
+        };
+        let Some(new_raw) = cat.raw_path(new_id)? else {
+            continue;
+        };
+        let (new_dir, new_name) = split(&new_raw);
+        let fits: Vec<(bool, i64)> = candidates
+            .iter()
+            .filter(|(_, id)| !used.contains(id))
+            .filter_map(|(p, id)| {
+                let (dir, name) = split(p);
+                let same_name = name == new_name;
+                (same_name || dir == new_dir).then_some((same_name, *id))
+            })
+            .collect();
+        let same_name: Vec<i64> = fits.iter().filter(|f| f.0).map(|f| f.1).collect();
+        let pick = match (fits.len(), same_name.len()) {
+            (1, _) => Some(fits[0].1),
+            (_, 1) => Some(same_name[0]),
+            _ => None,
+        };
+        if let Some(old_id) = pick {
+            used.insert(old_id);
+            let path = String::from_utf8_lossy(&new_raw).into_owned();
+            let raw = (path.as_bytes() != new_raw.as_slice()).then_some(new_raw);
+            out.push((old_id, path, raw));
+        }
+    }
+    Ok(out)
 }
 
 fn search(
@@ -303,8 +415,12 @@ fn search(
         .with_context(|| format!("opening {}", catalog_path.display()))?;
     let text = words.join(" ");
     let query = parse(&text).map_err(|e| anyhow::anyhow!("query {text:?}: {e}"))?;
-    let mode = if seed { Mode::Seed } else { Mode::Default };
-    for id in cat.search_ranked(&query, mode, limit)? {
+    let found = if seed {
+        cat.search_seed_ranked(&query, limit)?
+    } else {
+        cat.search_ranked(&query, Mode::Default, limit)?
+    };
+    for id in found {
         if let Some((path, caption)) = cat.file(id)? {
             let raw = cat
                 .raw_path(id)?

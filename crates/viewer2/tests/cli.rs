@@ -76,7 +76,7 @@ fn index_then_search_then_reindex() {
     let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert!(
-        err.contains("1 new, 1 changed, 1 removed, 4 in the catalogue"),
+        err.contains("1 new, 1 changed, 0 moved or renamed, 1 removed, 4 in the catalogue"),
         "{err}"
     );
     let (_, out, _) = viewer2(&cat, &["search", "img"]);
@@ -214,7 +214,7 @@ fn non_utf8_names_round_trip() {
     // A second run sees the same file, unchanged.
     let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
     assert!(
-        ok && err.contains("0 new, 0 changed, 0 removed, 1 in the catalogue"),
+        ok && err.contains("0 new, 0 changed, 0 moved or renamed, 0 removed, 1 in the catalogue"),
         "{err}"
     );
 }
@@ -308,7 +308,7 @@ fn metadata_words_are_searchable_and_broken_metadata_is_not_fatal() {
     assert!(ok, "{err}");
     // Only the hostile EXIF is a warning; the file is indexed all the same.
     assert!(
-        err.contains("3 new") && err.contains("1 skipped with a warning"),
+        err.contains("3 new") && err.contains("1 with unreadable metadata, indexed by name"),
         "{err}"
     );
     for (query, file) in [
@@ -366,4 +366,163 @@ fn date_taken_is_filterable() {
     }
     let (ok, _, err) = viewer2(&cat, &["search", "date:july"]);
     assert!(!ok && err.contains("a date looks like"), "{err}");
+}
+
+/// A moved or renamed photo keeps its record: the same id, and the caption
+/// the user wrote.
+#[test]
+fn moves_and_renames_keep_captions() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    touch(&photos.join("x/a.jpg"), 10);
+    touch(&photos.join("x/b.jpg"), 20);
+    touch(&photos.join("x/other.jpg"), 30);
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let id_of = |name: &str| -> i64 {
+        let c = catalog::Catalog::open(&cat).unwrap();
+        let q = catalog::parse(&format!("name:{name}")).unwrap();
+        let ids = c.search(&q, catalog::Mode::Default).unwrap();
+        assert_eq!(ids.len(), 1, "{name}: {ids:?}");
+        ids[0]
+    };
+    let (a, b) = (id_of("a"), id_of("b"));
+    {
+        let mut c = catalog::Catalog::open(&cat).unwrap();
+        assert!(c.set_caption(a, "Grandma's garden").unwrap());
+        assert!(c.set_caption(b, "first snow").unwrap());
+    }
+    // A move keeps the name; a rename keeps the folder.
+    std::fs::create_dir_all(photos.join("y")).unwrap();
+    std::fs::rename(photos.join("x/a.jpg"), photos.join("y/a.jpg")).unwrap();
+    std::fs::rename(photos.join("x/b.jpg"), photos.join("x/winter.jpg")).unwrap();
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("0 new, 0 changed, 2 moved or renamed, 0 removed, 3 in the catalogue"),
+        "{err}"
+    );
+    let (_, out, _) = viewer2(&cat, &["search", "garden"]);
+    assert!(out.trim_end().ends_with("y/a.jpg"), "{out}");
+    let (_, out, _) = viewer2(&cat, &["search", "snow"]);
+    assert!(out.trim_end().ends_with("x/winter.jpg"), "{out}");
+    assert_eq!(id_of("a"), a);
+    assert_eq!(id_of("winter"), b);
+    // A different photo that merely replaced a deleted one elsewhere is new.
+    std::fs::remove_file(photos.join("x/other.jpg")).unwrap();
+    touch(&photos.join("z/unrelated.jpg"), 30);
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("1 new, 0 changed, 0 moved or renamed, 1 removed"),
+        "{err}"
+    );
+}
+
+/// Unreadable folders, a link loop and a broken link are each skipped with
+/// a counted warning; the rest is indexed.
+#[cfg(unix)]
+#[test]
+fn unreadable_folders_and_link_loops_are_skipped() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    touch(&photos.join("open/seen.jpg"), 10);
+    touch(&photos.join("locked/hidden.jpg"), 10);
+    touch(&dir.path().join("elsewhere/linked.jpg"), 10);
+    std::os::unix::fs::symlink(&photos, photos.join("open/loop")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("elsewhere"), photos.join("link")).unwrap();
+    std::os::unix::fs::symlink(photos.join("gone"), photos.join("broken.jpg")).unwrap();
+    std::fs::set_permissions(
+        photos.join("locked"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    // Root reads any folder, so as root the run drops to `nobody` (with
+    // setpriv), from a copy of the program that user may run.
+    let root = String::from_utf8(Command::new("id").arg("-u").output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        == "0";
+    let mut cmd = if root {
+        for p in [dir.path(), &photos] {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
+        }
+        let exe = dir.path().join("viewer2");
+        std::fs::copy(env!("CARGO_BIN_EXE_viewer2"), &exe).unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(exe);
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_viewer2"))
+    };
+    let out = cmd
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["index", photos.to_str().unwrap()])
+        .output()
+        .expect("setpriv (util-linux) runs the index as another user");
+    let err = String::from_utf8_lossy(&out.stderr);
+    std::fs::set_permissions(
+        photos.join("locked"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    assert!(out.status.success(), "{err}");
+    // seen.jpg and linked.jpg; the locked folder, the loop and the broken
+    // link are warnings.
+    assert!(err.contains("2 new"), "{err}");
+    assert!(err.contains("3 skipped with a warning"), "{err}");
+    let (_, found, _) = viewer2(&cat, &["search", "jpg"]);
+    assert!(
+        found.contains("seen.jpg") && found.contains("linked.jpg"),
+        "{found}"
+    );
+    assert!(!found.contains("hidden.jpg"), "{found}");
+}
+
+/// Files deleted while an index run walks past them are skipped, never a
+/// stop; the next run leaves exactly the files that remain.
+#[test]
+fn files_vanishing_mid_scan_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    let mut paths = Vec::new();
+    for i in 0..3000 {
+        let p = photos.join(format!("d{}/IMG_{i:04}.jpg", i % 30));
+        touch(&p, 10 + i % 7);
+        paths.push(p);
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let child = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["index", photos.to_str().unwrap()])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Delete every other file, and some whole folders, while it runs.
+    for (i, p) in paths.iter().enumerate() {
+        if i % 2 == 1 {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    for d in 0..5 {
+        let _ = std::fs::remove_dir_all(photos.join(format!("d{d}")));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let left = paths.iter().filter(|p| p.exists()).count();
+    let (_, found, _) = viewer2(&cat, &["search", "--limit", "100000", "img"]);
+    assert_eq!(found.lines().count(), left, "{err}");
 }
