@@ -263,8 +263,10 @@ impl IndexBuilder {
         self.exts.lists[e as usize].push(doc);
         let tris = &mut self.trigrams;
         tris.clear();
+        // Camera models stay out: only `camera:` looks at them, through
+        // their own table, so a 3-byte word's list is exactly the files
+        // whose path or caption holds it.
         tris.extend_from_slice(&self.dirs.trigrams[d as usize]);
-        tris.extend_from_slice(&self.cameras.trigrams[c as usize]);
         let from = ix.records.len();
         marked_into(name, &mut ix.records);
         trigrams_of(&ix.records[from..], tris);
@@ -418,18 +420,48 @@ impl SearchIndex {
         Stream::or(streams, self.len() as u32)
     }
 
+    /// The documents whose folder (or, with `camera`, camera model) alone
+    /// satisfies the term: it is asked once per string of the table.
+    fn docs_by_table(&self, t: &Term, mode: Mode, camera: bool) -> Bits {
+        let table = if camera { &self.cameras } else { &self.dirs };
+        let mut bits = Bits::new(self.len());
+        for s in 0..table.len() as u32 {
+            let text = table.get(s);
+            let mut v = DocView::default();
+            if camera {
+                v.camera = text;
+            } else {
+                v.dir = text;
+            }
+            if t.matches_view(mode, &v) {
+                bits.add_list(table.docs(s));
+            }
+        }
+        bits
+    }
+
+    /// The documents with exactly this extension.
+    fn docs_by_ext(&self, t: &Term) -> Bits {
+        let word = t.words.first().map_or("", String::as_str).as_bytes();
+        let mut bits = Bits::new(self.len());
+        for e in 0..self.exts.len() as u32 {
+            if self.exts.get(e) == word {
+                bits.add_list(self.exts.docs(e));
+            }
+        }
+        bits
+    }
+
     /// Candidates for a term; `All` where the term narrows nothing.
-    fn term_stream<'a>(&'a self, t: &'a Term) -> Stream<'a> {
+    /// Folder, camera and extension filters are answered exactly, from
+    /// their tables.
+    fn term_stream<'a>(&'a self, t: &'a Term, mode: Mode) -> Stream<'a> {
         let n = self.len() as u32;
         match t.scope {
             Some(Scope::Date) => Stream::All(n),
-            Some(Scope::Ext) => {
-                let word = t.words.first().map_or("", String::as_str).as_bytes();
-                match (0..self.exts.len() as u32).find(|&e| self.exts.get(e) == word) {
-                    Some(e) => Stream::List(n / 2, self.exts.docs(e)),
-                    None => Stream::Empty,
-                }
-            }
+            Some(Scope::Ext) => Stream::Bits(self.docs_by_ext(t)),
+            Some(Scope::Dir) => Stream::Bits(self.docs_by_table(t, mode, false)),
+            Some(Scope::Camera) => Stream::Bits(self.docs_by_table(t, mode, true)),
             _ => Stream::and(
                 t.words
                     .iter()
@@ -446,26 +478,77 @@ impl SearchIndex {
         }
     }
 
+    /// Documents that certainly match `q` (a subset, found without looking
+    /// at each document): where an alternative is one term, the documents
+    /// whose folder alone satisfies it, exact filters, and a three-byte
+    /// word's trigram list (exactly the files whose path or caption holds
+    /// it). `None` when nothing is certain.
+    fn certain(&self, q: &Query, mode: Mode) -> Option<Bits> {
+        let mut out: Option<Bits> = None;
+        for clauses in &q.alternatives {
+            let [Clause::Term(t)] = clauses.as_slice() else {
+                continue;
+            };
+            let bits = match t.scope {
+                None => {
+                    let mut bits = self.docs_by_table(t, mode, false);
+                    let word = t.words[0].as_bytes();
+                    if mode == Mode::Default && t.is_substring() && word.len() == 3 {
+                        let tri = (u32::from(word[0]) << 16)
+                            | (u32::from(word[1]) << 8)
+                            | u32::from(word[2]);
+                        if let Some((_, list)) = self.gram(tri) {
+                            bits.add_list(list);
+                        }
+                    }
+                    bits
+                }
+                Some(Scope::Dir) => self.docs_by_table(t, mode, false),
+                Some(Scope::Camera) => self.docs_by_table(t, mode, true),
+                Some(Scope::Ext) => self.docs_by_ext(t),
+                _ => continue,
+            };
+            match &mut out {
+                Some(o) => o.union(&bits),
+                None => out = Some(bits),
+            }
+        }
+        out
+    }
+
     /// Candidates for a query: any alternative's, each narrowed by its
-    /// terms (exclusions narrow nothing).
-    fn query_stream<'a>(&'a self, q: &'a Query) -> Stream<'a> {
+    /// terms and with the documents its exclusions certainly remove taken
+    /// out.
+    fn query_stream<'a>(&'a self, q: &'a Query, mode: Mode) -> Stream<'a> {
         let n = self.len() as u32;
         let alternatives = q
             .alternatives
             .iter()
             .map(|clauses| {
-                let parts: Vec<Stream<'a>> = clauses
-                    .iter()
-                    .filter_map(|c| match c {
-                        Clause::Term(t) => Some(self.term_stream(t)),
-                        Clause::Group(g) => Some(self.query_stream(g)),
-                        Clause::Not(_) => None,
-                    })
-                    .collect();
-                if parts.is_empty() {
+                let mut parts: Vec<Stream<'a>> = Vec::new();
+                let mut excluded: Option<Bits> = None;
+                for c in clauses {
+                    match c {
+                        Clause::Term(t) => parts.push(self.term_stream(t, mode)),
+                        Clause::Group(g) => parts.push(self.query_stream(g, mode)),
+                        Clause::Not(inner) => {
+                            if let Some(bits) = self.certain(inner, mode) {
+                                match &mut excluded {
+                                    Some(e) => e.union(&bits),
+                                    None => excluded = Some(bits),
+                                }
+                            }
+                        }
+                    }
+                }
+                let stream = if parts.is_empty() {
                     Stream::All(n)
                 } else {
                     Stream::and(parts, n)
+                };
+                match excluded {
+                    Some(bits) => Stream::Minus(Box::new(stream), bits),
+                    None => stream,
                 }
             })
             .collect();
@@ -481,8 +564,12 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
-        let scored = ranked && q.wanted().len() >= 2;
-        let mut stream = self.query_stream(q);
+        // An alternative of fewer than two terms scores 0 for everything.
+        let scored = ranked
+            && q.wanted_by_alternative()
+                .iter()
+                .all(|terms| terms.len() >= 2);
+        let mut stream = self.query_stream(q, mode);
         let mut page: BinaryHeap<(u32, u32)> = BinaryHeap::new();
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
@@ -514,7 +601,7 @@ impl SearchIndex {
 
     /// How many files a query matches.
     pub fn count(&self, q: &Query, mode: Mode) -> usize {
-        let mut stream = self.query_stream(q);
+        let mut stream = self.query_stream(q, mode);
         let (mut next, mut count) = (0u32, 0);
         while let Some(doc) = stream.next_geq(next) {
             if q.matches_view(mode, &self.view(doc)) {
@@ -530,6 +617,7 @@ impl SearchIndex {
 }
 
 /// One document as the matcher sees it, straight from the index.
+#[derive(Default)]
 struct DocView<'a> {
     dir: &'a [u8],
     name: &'a [u8],
@@ -611,6 +699,10 @@ enum Stream<'a> {
     Or(Vec<Stream<'a>>),
     /// A scan for a short word.
     Short(Box<ShortScan<'a>>),
+    /// A set of documents, exact.
+    Bits(Bits),
+    /// The stream's documents not in the set.
+    Minus(Box<Stream<'a>>, Bits),
 }
 
 impl<'a> Stream<'a> {
@@ -624,6 +716,8 @@ impl<'a> Stream<'a> {
             Stream::And(s) => s.iter().map(Stream::estimate).min().unwrap_or(0),
             Stream::Or(s) => s.iter().map(Stream::estimate).sum(),
             Stream::Short(s) => u64::from(s.n),
+            Stream::Bits(b) => u64::from(b.count),
+            Stream::Minus(s, _) => s.estimate(),
         }
     }
 
@@ -688,18 +782,29 @@ impl<'a> Stream<'a> {
             }
             Stream::Or(parts) => parts.iter_mut().filter_map(|p| p.next_geq(target)).min(),
             Stream::Short(scan) => scan.next_geq(target),
+            Stream::Bits(bits) => bits.next_one(target),
+            Stream::Minus(inner, bits) => {
+                let mut t = target;
+                loop {
+                    let x = inner.next_geq(t)?;
+                    if !bits.contains(x) {
+                        return Some(x);
+                    }
+                    t = bits.next_zero(x)?;
+                }
+            }
         }
     }
 }
 
 /// Documents that may hold a short word (one or two bytes): those whose
-/// folder or camera model holds it (found in the small string tables), and
+/// folder holds it (found in the small folder table), and
 /// those whose record holds it (a SIMD scan over all records, from the
 /// target on).
 struct ShortScan<'a> {
     n: u32,
-    /// Documents whose folder or camera holds the word.
-    marked: Vec<u64>,
+    /// Documents whose folder holds the word.
+    marked: Bits,
     finder: memmem::Finder<'a>,
     records: &'a [u8],
     starts: &'a [u32],
@@ -711,19 +816,11 @@ struct ShortScan<'a> {
 impl<'a> ShortScan<'a> {
     fn new(ix: &'a SearchIndex, word: &'a [u8]) -> ShortScan<'a> {
         let n = ix.len() as u32;
-        let mut marked = vec![0u64; (n as usize).div_ceil(64)];
-        for table in [&ix.dirs, &ix.cameras] {
-            for s in 0..table.len() as u32 {
-                if memmem::find(table.get(s), word).is_some() {
-                    let mut docs = table.docs(s);
-                    let mut next = 0;
-                    while let Some(d) = docs.next_geq(next) {
-                        if let Some(w) = marked.get_mut(d as usize / 64) {
-                            *w |= 1 << (d % 64);
-                        }
-                        next = d + 1;
-                    }
-                }
+        // Camera models are left to `camera:` (see `term_stream`).
+        let mut marked = Bits::new(ix.len());
+        for s in 0..ix.dirs.len() as u32 {
+            if memmem::find(ix.dirs.get(s), word).is_some() {
+                marked.add_list(ix.dirs.docs(s));
             }
         }
         ShortScan {
@@ -734,18 +831,6 @@ impl<'a> ShortScan<'a> {
             starts: &ix.starts,
             scanned_from: 0,
             found: None,
-        }
-    }
-
-    fn next_marked(&self, target: u32) -> Option<u32> {
-        let mut i = target as usize / 64;
-        let mut word = *self.marked.get(i)? & (!0u64 << (target % 64));
-        loop {
-            if word != 0 {
-                return Some((i * 64) as u32 + word.trailing_zeros());
-            }
-            i += 1;
-            word = *self.marked.get(i)?;
         }
     }
 
@@ -774,7 +859,7 @@ impl<'a> ShortScan<'a> {
         if target >= self.n {
             return None;
         }
-        match (self.next_marked(target), self.next_in_records(target)) {
+        match (self.marked.next_one(target), self.next_in_records(target)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -928,5 +1013,85 @@ impl SearchIndex {
     /// The file ids, in order.
     pub fn ids(&self) -> &[FileId] {
         &self.ids
+    }
+}
+
+/// A set of documents, one bit each.
+struct Bits {
+    words: Vec<u64>,
+    /// Documents in the set (for picking the narrowest stream).
+    count: u32,
+}
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits {
+            words: vec![0; n.div_ceil(64)],
+            count: 0,
+        }
+    }
+
+    fn contains(&self, doc: u32) -> bool {
+        self.words
+            .get(doc as usize / 64)
+            .is_some_and(|w| w & (1 << (doc % 64)) != 0)
+    }
+
+    fn add(&mut self, doc: u32) {
+        if let Some(w) = self.words.get_mut(doc as usize / 64) {
+            let bit = 1 << (doc % 64);
+            self.count += u32::from(*w & bit == 0);
+            *w |= bit;
+        }
+    }
+
+    fn add_list(&mut self, mut list: ListIter<'_>) {
+        let mut next = 0;
+        while let Some(d) = list.next_geq(next) {
+            self.add(d);
+            match d.checked_add(1) {
+                Some(n) => next = n,
+                None => break,
+            }
+        }
+    }
+
+    fn union(&mut self, other: &Bits) {
+        let mut count = 0;
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            *w |= o;
+            count += w.count_ones();
+        }
+        self.count = count;
+    }
+
+    /// The first document at or above `target` in the set.
+    fn next_one(&self, target: u32) -> Option<u32> {
+        self.next_where(target, |w| w)
+    }
+
+    /// The first document at or above `target` not in the set (documents
+    /// past the last word count as not in it).
+    fn next_zero(&self, target: u32) -> Option<u32> {
+        let i = target as usize / 64;
+        if i >= self.words.len() {
+            return Some(target);
+        }
+        self.next_where(target, |w| !w)
+            .or(Some((self.words.len() * 64) as u32))
+    }
+
+    fn next_where(&self, target: u32, view: impl Fn(u64) -> u64) -> Option<u32> {
+        let mut i = target as usize / 64;
+        let mut word = view(*self.words.get(i)?) & (!0u64 << (target % 64));
+        loop {
+            if word != 0 {
+                return u32::try_from(i * 64)
+                    .ok()?
+                    .checked_add(word.trailing_zeros());
+            }
+            i += 1;
+            word = view(*self.words.get(i)?);
+        }
     }
 }

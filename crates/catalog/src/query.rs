@@ -649,18 +649,26 @@ impl Query {
 
 impl Query {
     /// The terms that must appear (not under a `-`), in query order.
-    pub(crate) fn wanted(&self) -> Vec<&Term> {
-        let mut out = Vec::new();
-        for clauses in &self.alternatives {
-            for c in clauses {
-                match c {
-                    Clause::Term(t) => out.push(t),
-                    Clause::Group(g) => out.extend(g.wanted()),
-                    Clause::Not(_) => {}
+    fn wanted(&self) -> Vec<&Term> {
+        self.wanted_by_alternative().into_iter().flatten().collect()
+    }
+
+    /// The wanted terms of each alternative (a group's all count).
+    pub(crate) fn wanted_by_alternative(&self) -> Vec<Vec<&Term>> {
+        self.alternatives
+            .iter()
+            .map(|clauses| {
+                let mut out = Vec::new();
+                for c in clauses {
+                    match c {
+                        Clause::Term(t) => out.push(t),
+                        Clause::Group(g) => out.extend(g.wanted()),
+                        Clause::Not(_) => {}
+                    }
                 }
-            }
-        }
-        out
+                out
+            })
+            .collect()
     }
 
     /// How well a matching document fits, lower is better (the seed's
@@ -668,46 +676,57 @@ impl Query {
     /// higher). Within each string, for the wanted terms that occur there,
     /// the best choice of one position per term is scored as
     /// `extra distance + 3 × words out of order`; terms missing from the
-    /// string add 8 each; the document scores its best string. A single
+    /// string add 8 each; the document scores its best string. Each
+    /// alternative of an OR is scored on its own terms, and the best counts
+    /// (`cat cute OR dog` does not punish a dog for having no cat). A single
     /// term scores 0 wherever it is.
     pub fn rank(&self, d: &Document) -> u32 {
         self.rank_view(d)
     }
 
     pub(crate) fn rank_view(&self, v: &impl View) -> u32 {
-        let wanted = self.wanted();
-        if wanted.len() < 2 {
-            return 0;
-        }
-        let mut best = u32::MAX;
-        for part in [Part::Path, Part::Caption] {
-            let words = v.words(part);
-            // Where each term starts in this string (its first word's
-            // positions), at most eight each.
-            let at: Vec<Vec<u32>> = wanted
-                .iter()
-                .map(|t| {
-                    let n = t.words.len();
-                    words
-                        .windows(n)
-                        .enumerate()
-                        .filter(|(_, w)| {
-                            w.iter()
-                                .zip(&t.words)
-                                .all(|(tok, word)| t.word_matches(word, tok))
-                        })
-                        .map(|(i, _)| i as u32)
-                        .take(8)
-                        .collect()
-                })
-                .collect();
-            let present: Vec<&Vec<u32>> = at.iter().filter(|p| !p.is_empty()).collect();
-            let missing = (wanted.len() - present.len()) as u32;
-            let score = 8 * missing + best_arrangement(&present);
-            best = best.min(score);
-        }
-        best
+        self.wanted_by_alternative()
+            .iter()
+            .map(|wanted| rank_terms(wanted, v))
+            .min()
+            .unwrap_or(0)
     }
+}
+
+/// A document's score for one alternative's wanted terms (see
+/// [`Query::rank`]).
+fn rank_terms(wanted: &[&Term], v: &impl View) -> u32 {
+    if wanted.len() < 2 {
+        return 0;
+    }
+    let mut best = u32::MAX;
+    for part in [Part::Path, Part::Caption] {
+        let words = v.words(part);
+        // Where each term starts in this string (its first word's
+        // positions), at most eight each.
+        let at: Vec<Vec<u32>> = wanted
+            .iter()
+            .map(|t| {
+                let n = t.words.len();
+                words
+                    .windows(n)
+                    .enumerate()
+                    .filter(|(_, w)| {
+                        w.iter()
+                            .zip(&t.words)
+                            .all(|(tok, word)| t.word_matches(word, tok))
+                    })
+                    .map(|(i, _)| i as u32)
+                    .take(8)
+                    .collect()
+            })
+            .collect();
+        let present: Vec<&Vec<u32>> = at.iter().filter(|p| !p.is_empty()).collect();
+        let missing = (wanted.len() - present.len()) as u32;
+        let score = 8 * missing + best_arrangement(&present);
+        best = best.min(score);
+    }
+    best
 }
 
 /// The lowest `extra distance + 3 × inversions` over one position per term
