@@ -65,6 +65,16 @@ enum Sub {
         #[arg(long, default_value_t = 5)]
         reps: usize,
     },
+    /// Times one query on a built catalogue (`ours.sqlite` in WORK) and
+    /// says how many files the index offered and how many matched.
+    Probe {
+        #[arg(long)]
+        work: PathBuf,
+        /// Ask it this many more times in id order (for a profiler).
+        #[arg(long, default_value_t = 0)]
+        repeat: usize,
+        query: Vec<String>,
+    },
 }
 
 /// What a peer measured.
@@ -102,6 +112,35 @@ fn main() -> Result<()> {
         let mut report = peers::run(&name, &work, &corpus, &queries, reps)?;
         report.peak_rss_kib = peak_rss_kib();
         println!("{}", serde_json::to_string(&report)?);
+        return Ok(());
+    }
+    if let Some(Sub::Probe {
+        work,
+        repeat,
+        query,
+    }) = &args.command
+    {
+        let cat = catalog::Catalog::open(&work.join("ours.sqlite"))?;
+        let index = cat.search_index()?;
+        let q = catalog::parse(&query.join(" "))?;
+        for _ in 0..*repeat {
+            index.search(&q, catalog::Mode::Default, PAGE, false);
+        }
+        for ranked in [false, true] {
+            let t = Instant::now();
+            let found = index.search(&q, catalog::Mode::Default, PAGE, ranked).len();
+            println!(
+                "{} {found} in {:.3} ms",
+                if ranked { "ranked:" } else { "id order:" },
+                t.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        let t = Instant::now();
+        let (offered, matched) = index.explain(&q, catalog::Mode::Default);
+        println!(
+            "every match: {matched} of {offered} offered, {:.3} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
         return Ok(());
     }
     let peers: Vec<String> = if args.peers.is_empty() {

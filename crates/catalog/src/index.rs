@@ -76,6 +76,35 @@ impl Strings {
         ListIter::new(list)
     }
 
+    /// The strings holding `word` as it stands in their marked form
+    /// (within a word, or across a case change only where no `JOIN` falls
+    /// inside it): one SIMD pass over the whole table.
+    fn holding(&self, finder: &memmem::Finder<'_>, mut each: impl FnMut(u32)) {
+        let (mut from, mut s) = (0usize, 0usize);
+        while let Some(found) = self.bytes.get(from..).and_then(|b| finder.find(b)) {
+            let at = from + found;
+            // The string holding byte `at` (strings ascend with `at`).
+            while self
+                .starts
+                .get(s + 1)
+                .is_some_and(|&end| end as usize <= at)
+            {
+                s += 1;
+            }
+            let Some(&end) = self.starts.get(s + 1) else {
+                return;
+            };
+            // An occurrence must lie inside one string; after a hit, the
+            // rest of that string does not matter.
+            if at + finder.needle().len() <= end as usize {
+                each(s as u32);
+                from = end as usize;
+            } else {
+                from = at + 1;
+            }
+        }
+    }
+
     fn bytes_used(&self) -> usize {
         self.bytes.len() + self.docs.len() + 4 * (self.starts.len() + self.doc_starts.len())
     }
@@ -345,7 +374,7 @@ impl SearchIndex {
         }
     }
 
-    fn view(&self, doc: u32) -> DocView<'_> {
+    fn view<'a>(&'a self, doc: u32, finders: Option<&'a Finders<'a>>) -> DocView<'a> {
         let d = doc as usize;
         let record = match (self.starts.get(d), self.starts.get(d + 1)) {
             (Some(&a), Some(&b)) => self.records.get(a as usize..b as usize).unwrap_or(&[]),
@@ -357,6 +386,7 @@ impl SearchIndex {
         let date = fields.next().unwrap_or(&[]);
         let pick = |table: &'_ [u32], i: usize| table.get(i).copied().unwrap_or(u32::MAX);
         DocView {
+            finders,
             dir: self.dirs.get(pick(&self.dir, d)),
             name,
             caption,
@@ -490,8 +520,13 @@ impl SearchIndex {
                 continue;
             };
             let bits = match t.scope {
-                None => {
-                    let mut bits = self.docs_by_table(t, mode, false);
+                None if !t.fuzzy && t.words.len() == 1 => {
+                    // Folders holding the word as written certainly match
+                    // (a subset is enough here: fewer files skipped).
+                    let mut bits = Bits::new(self.len());
+                    let finder = memmem::Finder::new(t.words[0].as_bytes());
+                    self.dirs
+                        .holding(&finder, |d| bits.add_list(self.dirs.docs(d)));
                     let word = t.words[0].as_bytes();
                     if mode == Mode::Default && t.is_substring() && word.len() == 3 {
                         let tri = (u32::from(word[0]) << 16)
@@ -564,18 +599,20 @@ impl SearchIndex {
         if limit == 0 {
             return Vec::new();
         }
-        // An alternative of fewer than two terms scores 0 for everything.
+        // Only alternatives of two terms or more, or with a fuzzy one, score
+        // above 0.
         let scored = ranked
             && q.wanted_by_alternative()
                 .iter()
-                .all(|terms| terms.len() >= 2);
+                .any(|terms| terms.len() >= 2 || terms.iter().any(|t| t.fuzzy));
         let mut stream = self.query_stream(q, mode);
+        let finders = Finders::new(q);
         let mut page: BinaryHeap<(u32, u32)> = BinaryHeap::new();
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
-            let v = self.view(doc);
+            let v = self.view(doc, Some(&finders));
             if q.matches_view(mode, &v) {
-                let score = if scored { q.rank_view(&v) } else { 0 };
+                let score = if scored { q.rank_view(mode, &v) } else { 0 };
                 if page.len() < limit {
                     page.push((score, doc));
                 } else if page.peek().is_some_and(|&worst| (score, doc) < worst) {
@@ -599,12 +636,30 @@ impl SearchIndex {
             .collect()
     }
 
+    /// How many documents the query's stream offers and how many of them
+    /// match: how much checking the index leaves for a query.
+    pub fn explain(&self, q: &Query, mode: Mode) -> (usize, usize) {
+        let mut stream = self.query_stream(q, mode);
+        let finders = Finders::new(q);
+        let (mut next, mut offered, mut matched) = (0u32, 0, 0);
+        while let Some(doc) = stream.next_geq(next) {
+            offered += 1;
+            matched += usize::from(q.matches_view(mode, &self.view(doc, Some(&finders))));
+            match doc.checked_add(1) {
+                Some(d) => next = d,
+                None => break,
+            }
+        }
+        (offered, matched)
+    }
+
     /// How many files a query matches.
     pub fn count(&self, q: &Query, mode: Mode) -> usize {
         let mut stream = self.query_stream(q, mode);
+        let finders = Finders::new(q);
         let (mut next, mut count) = (0u32, 0);
         while let Some(doc) = stream.next_geq(next) {
-            if q.matches_view(mode, &self.view(doc)) {
+            if q.matches_view(mode, &self.view(doc, Some(&finders))) {
                 count += 1;
             }
             match doc.checked_add(1) {
@@ -619,6 +674,8 @@ impl SearchIndex {
 /// One document as the matcher sees it, straight from the index.
 #[derive(Default)]
 struct DocView<'a> {
+    /// The query's words, ready to search for.
+    finders: Option<&'a Finders<'a>>,
     dir: &'a [u8],
     name: &'a [u8],
     caption: &'a [u8],
@@ -638,16 +695,59 @@ fn regions<'a>(v: &DocView<'a>, part: Part) -> ([&'a [u8]; 2], usize) {
     }
 }
 
+/// Searchers for a query's words, built once per search (building one
+/// costs more than running it on a short name).
+struct Finders<'q> {
+    words: Vec<(&'q str, memmem::Finder<'q>)>,
+}
+
+impl<'q> Finders<'q> {
+    fn new(q: &'q Query) -> Finders<'q> {
+        let mut f = Finders { words: Vec::new() };
+        f.collect(q);
+        f
+    }
+
+    fn collect(&mut self, q: &'q Query) {
+        for clauses in &q.alternatives {
+            for c in clauses {
+                match c {
+                    Clause::Term(t) => {
+                        for w in &t.words {
+                            self.words.push((w, memmem::Finder::new(w.as_bytes())));
+                        }
+                    }
+                    Clause::Not(inner) | Clause::Group(inner) => self.collect(inner),
+                }
+            }
+        }
+    }
+
+    /// Whether `hay` contains `word` (by the query's own searcher for it
+    /// when `word` is one of the query's words).
+    fn contains(this: Option<&Self>, hay: &[u8], word: &str) -> bool {
+        let finder = this.and_then(|f| {
+            f.words
+                .iter()
+                .find(|(w, _)| std::ptr::eq(w.as_ptr(), word.as_ptr()) && w.len() == word.len())
+        });
+        match finder {
+            Some((_, f)) => f.find(hay).is_some(),
+            None => memmem::find(hay, word.as_bytes()).is_some(),
+        }
+    }
+}
+
 /// Whether a marked region, `JOIN`s taken out, contains `word`.
-fn folded_contains(region: &[u8], word: &[u8]) -> bool {
-    if memmem::find(region, word).is_some() {
+fn folded_contains(finders: Option<&Finders<'_>>, region: &[u8], word: &str) -> bool {
+    if Finders::contains(finders, region, word) {
         return true;
     }
     if memchr::memchr(JOIN, region).is_none() {
         return false;
     }
     let joined: Vec<u8> = region.iter().copied().filter(|&b| b != JOIN).collect();
-    memmem::find(&joined, word).is_some()
+    Finders::contains(finders, &joined, word)
 }
 
 impl View for DocView<'_> {
@@ -665,7 +765,7 @@ impl View for DocView<'_> {
         let (regions, n) = regions(self, part);
         regions[..n]
             .iter()
-            .any(|r| folded_contains(r, word.as_bytes()))
+            .any(|r| folded_contains(self.finders, r, word))
     }
 
     fn word_contains(&self, part: Part, word: &str) -> bool {
@@ -673,7 +773,7 @@ impl View for DocView<'_> {
         let (regions, n) = regions(self, part);
         regions[..n]
             .iter()
-            .any(|r| memmem::find(r, word.as_bytes()).is_some())
+            .any(|r| Finders::contains(self.finders, r, word))
     }
 
     fn ext(&self) -> &[u8] {
@@ -721,7 +821,7 @@ impl<'a> Stream<'a> {
         }
     }
 
-    /// All of `parts`, keeping the three narrowest (the check does the
+    /// All of `parts`, keeping the six narrowest (the check does the
     /// rest).
     fn and(parts: Vec<Stream<'a>>, n: u32) -> Stream<'a> {
         let mut parts: Vec<Stream<'a>> = parts
@@ -736,7 +836,7 @@ impl<'a> Stream<'a> {
             return Stream::Empty;
         }
         parts.sort_by_key(Stream::estimate);
-        parts.truncate(3);
+        parts.truncate(6);
         match parts.len() {
             0 => Stream::All(n),
             1 => parts.pop().unwrap_or(Stream::Empty),
@@ -818,15 +918,13 @@ impl<'a> ShortScan<'a> {
         let n = ix.len() as u32;
         // Camera models are left to `camera:` (see `term_stream`).
         let mut marked = Bits::new(ix.len());
-        for s in 0..ix.dirs.len() as u32 {
-            if memmem::find(ix.dirs.get(s), word).is_some() {
-                marked.add_list(ix.dirs.docs(s));
-            }
-        }
+        let finder = memmem::Finder::new(word);
+        ix.dirs
+            .holding(&finder, |d| marked.add_list(ix.dirs.docs(d)));
         ShortScan {
             n,
             marked,
-            finder: memmem::Finder::new(word),
+            finder,
             records: &ix.records,
             starts: &ix.starts,
             scanned_from: 0,
@@ -1046,13 +1144,33 @@ impl Bits {
     }
 
     fn add_list(&mut self, mut list: ListIter<'_>) {
-        let mut next = 0;
-        while let Some(d) = list.next_geq(next) {
-            self.add(d);
-            match d.checked_add(1) {
-                Some(n) => next = n,
-                None => break,
+        while let Some((start, end)) = list.next_run() {
+            if end - start < 64 {
+                for d in start..end {
+                    self.add(d);
+                }
+            } else {
+                self.add_range(start, end);
             }
+        }
+    }
+
+    /// Adds documents `start..end`, a word at a time.
+    fn add_range(&mut self, start: u32, end: u32) {
+        let end = end.min((self.words.len() * 64) as u32);
+        let mut d = start;
+        while d < end {
+            let (i, bit) = (d as usize / 64, d % 64);
+            let take = (64 - bit).min(end - d);
+            let mask = if take == 64 {
+                !0
+            } else {
+                ((1u64 << take) - 1) << bit
+            };
+            let w = &mut self.words[i];
+            self.count += (mask & !*w).count_ones();
+            *w |= mask;
+            d += take;
         }
     }
 

@@ -128,6 +128,16 @@ impl<'a> ListIter<'a> {
         true
     }
 
+    /// The next run of consecutive documents, `[start, end)`.
+    pub(crate) fn next_run(&mut self) -> Option<(u32, u32)> {
+        if self.next >= self.end && !self.refill() {
+            return None;
+        }
+        let run = (self.next, self.end);
+        self.next = self.end;
+        Some(run)
+    }
+
     /// The first document at or above `target`.
     pub(crate) fn next_geq(&mut self, target: u32) -> Option<u32> {
         loop {

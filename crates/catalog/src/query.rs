@@ -637,17 +637,49 @@ impl Query {
     }
 
     pub(crate) fn matches_view(&self, mode: Mode, v: &impl View) -> bool {
-        self.alternatives.iter().any(|clauses| {
-            clauses.iter().all(|c| match c {
-                Clause::Term(t) => t.matches_view(mode, v),
-                Clause::Not(q) => !q.matches_view(mode, v),
-                Clause::Group(q) => q.matches_view(mode, v),
-            })
-        })
+        self.alternatives
+            .iter()
+            .any(|clauses| alternative_matches(clauses, mode, v))
     }
 }
 
+/// Whether every clause of one alternative holds.
+fn alternative_matches(clauses: &[Clause], mode: Mode, v: &impl View) -> bool {
+    clauses.iter().all(|c| match c {
+        Clause::Term(t) => t.matches_view(mode, v),
+        Clause::Not(q) => !q.matches_view(mode, v),
+        Clause::Group(q) => q.matches_view(mode, v),
+    })
+}
+
 impl Query {
+    /// The query with every word made fuzzy (`--fuzzy`): plain words,
+    /// phrases and `name:`, `dir:`, `caption:`, `camera:` terms; `ext:` and
+    /// `date:` stay exact.
+    pub fn fuzzy(mut self) -> Query {
+        for clauses in &mut self.alternatives {
+            for c in clauses {
+                match c {
+                    Clause::Term(t) => {
+                        if !matches!(t.scope, Some(Scope::Ext | Scope::Date)) {
+                            t.fuzzy = true;
+                        }
+                    }
+                    Clause::Not(q) | Clause::Group(q) => {
+                        let inner = std::mem::replace(
+                            q.as_mut(),
+                            Query {
+                                alternatives: Vec::new(),
+                            },
+                        );
+                        **q = inner.fuzzy();
+                    }
+                }
+            }
+        }
+        self
+    }
+
     /// The terms that must appear (not under a `-`), in query order.
     fn wanted(&self) -> Vec<&Term> {
         self.wanted_by_alternative().into_iter().flatten().collect()
@@ -677,17 +709,21 @@ impl Query {
     /// the best choice of one position per term is scored as
     /// `extra distance + 3 × words out of order`; terms missing from the
     /// string add 8 each; the document scores its best string. Each
-    /// alternative of an OR is scored on its own terms, and the best counts
-    /// (`cat cute OR dog` does not punish a dog for having no cat). A single
-    /// term scores 0 wherever it is.
-    pub fn rank(&self, d: &Document) -> u32 {
-        self.rank_view(d)
+    /// alternative of an OR that the document matches is scored on its own
+    /// terms, and the best counts (`cat cute OR dog` does not punish a dog
+    /// for having no cat). A fuzzy
+    /// term found only with a typo adds 4, so exact matches come first. A
+    /// single plain term scores 0 wherever it is.
+    pub fn rank(&self, mode: Mode, d: &Document) -> u32 {
+        self.rank_view(mode, d)
     }
 
-    pub(crate) fn rank_view(&self, v: &impl View) -> u32 {
-        self.wanted_by_alternative()
+    pub(crate) fn rank_view(&self, mode: Mode, v: &impl View) -> u32 {
+        self.alternatives
             .iter()
-            .map(|wanted| rank_terms(wanted, v))
+            .zip(self.wanted_by_alternative())
+            .filter(|(clauses, _)| alternative_matches(clauses, mode, v))
+            .map(|(_, wanted)| rank_terms(&wanted, v))
             .min()
             .unwrap_or(0)
     }
@@ -696,7 +732,7 @@ impl Query {
 /// A document's score for one alternative's wanted terms (see
 /// [`Query::rank`]).
 fn rank_terms(wanted: &[&Term], v: &impl View) -> u32 {
-    if wanted.len() < 2 {
+    if wanted.len() < 2 && !wanted.iter().any(|t| t.fuzzy) {
         return 0;
     }
     let mut best = u32::MAX;
@@ -723,7 +759,20 @@ fn rank_terms(wanted: &[&Term], v: &impl View) -> u32 {
             .collect();
         let present: Vec<&Vec<u32>> = at.iter().filter(|p| !p.is_empty()).collect();
         let missing = (wanted.len() - present.len()) as u32;
-        let score = 8 * missing + best_arrangement(&present);
+        // Fuzzy terms found here only with a typo rank below exact ones.
+        let typos = wanted
+            .iter()
+            .zip(&at)
+            .filter(|(t, p)| t.fuzzy && !p.is_empty())
+            .filter(|(t, _)| {
+                !words.windows(t.words.len()).any(|w| {
+                    w.iter()
+                        .zip(&t.words)
+                        .all(|(tok, word)| tok.contains(word.as_str()))
+                })
+            })
+            .count() as u32;
+        let score = 8 * missing + 4 * typos + best_arrangement(&present);
         best = best.min(score);
     }
     best

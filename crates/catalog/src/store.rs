@@ -546,11 +546,17 @@ impl Catalog {
         let mut scored = Vec::with_capacity(ids.len());
         let mut st = self
             .conn
-            .prepare_cached("SELECT path, caption FROM files WHERE file_id = ?1")?;
+            .prepare_cached("SELECT path, caption, camera, date FROM files WHERE file_id = ?1")?;
         for id in ids {
-            let (path, caption): (String, String) =
-                st.query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            scored.push((q.rank(&Document::new(&path, &caption)), id));
+            let d = st.query_row(params![id], |r| {
+                Ok(Document::with_meta(
+                    r.get_ref(0)?.as_str()?,
+                    r.get_ref(1)?.as_str()?,
+                    r.get_ref(2)?.as_str()?,
+                    r.get_ref(3)?.as_str()?,
+                ))
+            })?;
+            scored.push((q.rank(Mode::Seed, &d), id));
         }
         scored.sort_unstable();
         Ok(scored.into_iter().take(limit).map(|(_, id)| id).collect())

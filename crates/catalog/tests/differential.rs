@@ -173,7 +173,7 @@ proptest! {
                     .iter()
                     .zip(&prepared)
                     .filter(|(_, d)| q.matches_document(mode, d))
-                    .map(|(&id, d)| (q.rank(d), id))
+                    .map(|(&id, d)| (q.rank(mode, d), id))
                     .collect();
                 best.sort_unstable();
                 for limit in [1, 3, usize::MAX] {
@@ -305,6 +305,23 @@ fn near_and_order_rank_higher() {
     assert_eq!(
         cat.search_seed_ranked(&q, 10).unwrap(),
         [ids[2], ids[1], ids[0]]
+    );
+    // A fuzzy word's exact matches come before its typo matches.
+    let more = cat
+        .add_files(&[("kitchen.jpg", ""), ("kiten.jpg", "")])
+        .unwrap();
+    assert_eq!(
+        cat.search_ranked(&parse("kiten~").unwrap(), Mode::Default, 10)
+            .unwrap(),
+        [more[1], ids[0], ids[1], ids[2]]
+    );
+    // `cute kitten OR dog`: each alternative is scored on its own terms, so
+    // the files with a dog tie with the near pair (a dog is not punished
+    // for having no kitten), and the reversed pair comes last.
+    assert_eq!(
+        cat.search_ranked(&parse("cute kitten OR dog").unwrap(), Mode::Default, 4)
+            .unwrap(),
+        [ids[0], ids[2], ids[3], ids[1]]
     );
     // One term: every match ties, in id order.
     assert_eq!(

@@ -132,6 +132,33 @@ proptest! {
     }
 }
 
+proptest! {
+    /// ASCII names take a byte-wise fast path in the tokenizer; it must
+    /// split exactly as the general path does (a non-ASCII word appended
+    /// sends the same text down the general path).
+    #[test]
+    fn ascii_fast_path_splits_as_the_general_one(text in "[a-zA-Z0-9 ._/-]{0,40}") {
+        let fast: Vec<String> = words(&text);
+        let mut general = words(&format!("{text} \u{e9}t\u{e9}"));
+        prop_assert_eq!(general.pop(), Some("ete".to_owned()));
+        prop_assert_eq!(fast, general);
+    }
+}
+
+/// `--fuzzy` makes every word fuzzy, exclusions included; `ext:` and
+/// `date:` stay exact.
+#[test]
+fn fuzzy_query_tolerates_typos_everywhere() {
+    let q = parse("kiten holidy -dgg ext:jpg").unwrap().fuzzy();
+    assert!(q.matches(&["Holiday/Kitten.jpg"]));
+    assert!(
+        !q.matches(&["Holiday/Kitten dog.jpg"]),
+        "the exclusion is fuzzy too"
+    );
+    assert!(!q.matches(&["Holiday/Kitten.jpe"]), "ext: stays exact");
+    assert!(!parse("kiten").unwrap().matches(&["Kitten.jpg"]));
+}
+
 /// A stored date with stray non-ASCII never panics the date filter.
 #[test]
 fn odd_dates_do_not_panic() {

@@ -53,9 +53,14 @@ enum Command {
         /// One JSON object per line instead of plain paths.
         #[arg(long)]
         json: bool,
-        /// The seed's matching only (every word within one token).
+        /// The seed's matching only (every word within one token), through
+        /// its own tables.
         #[arg(long)]
         seed: bool,
+        /// Tolerate typos in every word (as if each ended in `~`); exact
+        /// matches still come first.
+        #[arg(long)]
+        fuzzy: bool,
     },
 }
 
@@ -404,6 +409,7 @@ fn search(
     limit: usize,
     json: bool,
     seed: bool,
+    fuzzy: bool,
 ) -> Result<()> {
     if !catalog_path.exists() {
         bail!(
@@ -414,7 +420,10 @@ fn search(
     let cat = Catalog::open(catalog_path)
         .with_context(|| format!("opening {}", catalog_path.display()))?;
     let text = words.join(" ");
-    let query = parse(&text).map_err(|e| anyhow::anyhow!("query {text:?}: {e}"))?;
+    let mut query = parse(&text).map_err(|e| anyhow::anyhow!("query {text:?}: {e}"))?;
+    if fuzzy {
+        query = query.fuzzy();
+    }
     let found = if seed {
         cat.search_seed_ranked(&query, limit)?
     } else {
@@ -460,6 +469,7 @@ fn main() -> Result<()> {
             limit,
             json,
             seed,
-        } => search(&catalog_path, &query, limit, json, seed),
+            fuzzy,
+        } => search(&catalog_path, &query, limit, json, seed, fuzzy),
     }
 }

@@ -61,6 +61,13 @@ fn index_then_search_then_reindex() {
         out.is_empty(),
         "the seed mode has no substring search: {out}"
     );
+    // Typos: `kiten~`, or --fuzzy for every word.
+    let (_, out, _) = viewer2(&cat, &["search", "kiten"]);
+    assert!(out.is_empty(), "{out}");
+    let (_, out, _) = viewer2(&cat, &["search", "kiten~"]);
+    assert!(out.contains("CuteKittenPicture.jpg"), "{out}");
+    let (_, out, _) = viewer2(&cat, &["search", "--fuzzy", "kiten", "holidy"]);
+    assert!(out.contains("CuteKittenPicture.jpg"), "{out}");
     let (_, out, _) = viewer2(&cat, &["search", "cafe"]);
     assert!(out.contains("Café.HEIC"), "accents fold: {out}");
     let (_, out, _) = viewer2(&cat, &["search", "dir:holiday", "--json"]);
