@@ -124,7 +124,12 @@ fn main() -> Result<()> {
         let index = cat.search_index()?;
         let q = catalog::parse(&query.join(" "))?;
         for _ in 0..*repeat {
-            index.search(&q, catalog::Mode::Default, PAGE, false);
+            index.search(
+                &q,
+                catalog::Mode::Default,
+                PAGE,
+                std::env::var_os("PROBE_RANKED").is_some(),
+            );
         }
         for ranked in [false, true] {
             let t = Instant::now();

@@ -968,10 +968,48 @@ impl<'a> ShortScan<'a> {
 const MAGIC: &[u8; 8] = b"v2index1";
 
 /// Writes one array: its length, then its little-endian elements.
-fn put_array<const N: usize, T: Copy>(out: &mut Vec<u8>, items: &[T], bytes: fn(T) -> [u8; N]) {
-    out.extend_from_slice(&(items.len() as u64).to_le_bytes());
-    for &x in items {
-        out.extend_from_slice(&bytes(x));
+fn put_array<const N: usize, T: Copy, E>(
+    out: &mut Parts<'_, E>,
+    items: &[T],
+    bytes: fn(T) -> [u8; N],
+) {
+    out.put(&(items.len() as u64).to_le_bytes());
+    for block in items.chunks(4096) {
+        let mut buf = [0u8; 4096 * 8];
+        for (i, &x) in block.iter().enumerate() {
+            buf[i * N..(i + 1) * N].copy_from_slice(&bytes(x));
+        }
+        out.put(&buf[..block.len() * N]);
+    }
+}
+
+/// The stored form on its way out, handed on in parts of a fixed size so
+/// it never exists whole in memory.
+struct Parts<'f, E> {
+    buf: Vec<u8>,
+    part: usize,
+    flush: &'f mut dyn FnMut(&[u8]) -> Result<(), E>,
+    /// The first error the receiver gave; later writes are dropped.
+    failed: Option<E>,
+}
+
+impl<E> Parts<'_, E> {
+    fn put(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() && self.failed.is_none() {
+            let take = (self.part - self.buf.len()).min(bytes.len());
+            self.buf.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if self.buf.len() == self.part {
+                self.hand_on();
+            }
+        }
+    }
+
+    fn hand_on(&mut self) {
+        if let Err(e) = (self.flush)(&self.buf) {
+            self.failed = Some(e);
+        }
+        self.buf.clear();
     }
 }
 
@@ -1019,7 +1057,7 @@ fn offsets_ok(starts: &[u32], len: usize) -> bool {
 }
 
 impl Strings {
-    fn write(&self, out: &mut Vec<u8>) {
+    fn write<E>(&self, out: &mut Parts<'_, E>) {
         put_array(out, &self.starts, u32::to_le_bytes);
         put_array(out, &self.bytes, |b| [b]);
         put_array(out, &self.doc_starts, u32::to_le_bytes);
@@ -1046,9 +1084,28 @@ impl Strings {
 impl SearchIndex {
     /// The index as bytes, to store beside the catalogue.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let size = self.size();
-        let mut out = Vec::with_capacity(size.total() + 256);
-        out.extend_from_slice(MAGIC);
+        let mut out = Vec::with_capacity(self.size().total() + 256);
+        let _ = self.write_parts(1 << 20, &mut |part: &[u8]| -> Result<(), ()> {
+            out.extend_from_slice(part);
+            Ok(())
+        });
+        out
+    }
+
+    /// Hands the stored form to `flush` in parts of `part` bytes (the last
+    /// one shorter), stopping at the first error it returns.
+    pub fn write_parts<E>(
+        &self,
+        part: usize,
+        flush: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut out = Parts {
+            buf: Vec::with_capacity(part.min(1 << 24)),
+            part: part.max(1),
+            flush,
+            failed: None,
+        };
+        out.put(MAGIC);
         put_array(&mut out, &self.ids, i64::to_le_bytes);
         put_array(&mut out, &self.starts, u32::to_le_bytes);
         put_array(&mut out, &self.records, |b| [b]);
@@ -1062,7 +1119,13 @@ impl SearchIndex {
         put_array(&mut out, &self.gram_counts, u32::to_le_bytes);
         put_array(&mut out, &self.gram_starts, u32::to_le_bytes);
         put_array(&mut out, &self.postings, |b| [b]);
-        out
+        if !out.buf.is_empty() {
+            out.hand_on();
+        }
+        match out.failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Reads an index written by [`SearchIndex::to_bytes`], checking every

@@ -69,9 +69,9 @@ pub type FileId = i64;
 /// The schema version this code writes.
 const SCHEMA: i64 = 2;
 
-/// The stored index is split into parts of this many bytes (SQLite's
-/// largest value is 1 GB).
-const INDEX_PART: usize = 64 << 20;
+/// The stored index is written in parts of this many bytes, so it is never
+/// copied whole (SQLite's largest value is 1 GB).
+const INDEX_PART: usize = 8 << 20;
 
 /// The catalogue.
 pub struct Catalog {
@@ -462,13 +462,14 @@ impl Catalog {
             if meta(&tx, "generation")? != generation {
                 return Ok(());
             }
-            let bytes = ix.to_bytes();
-            for (i, part) in bytes.chunks(INDEX_PART).enumerate() {
-                tx.execute(
-                    "INSERT INTO search_index (part, data) VALUES (?1, ?2)",
-                    params![i as i64, part],
-                )?;
-            }
+            let mut insert = tx.prepare("INSERT INTO search_index (part, data) VALUES (?1, ?2)")?;
+            let mut i = 0i64;
+            ix.write_parts(INDEX_PART, &mut |part: &[u8]| -> Result<(), CatalogError> {
+                insert.execute(params![i, part])?;
+                i += 1;
+                Ok(())
+            })?;
+            drop(insert);
             tx.execute(
                 "UPDATE meta SET value = ?1 WHERE key = 'index_generation'",
                 params![generation],
