@@ -90,6 +90,12 @@ pub struct Report {
     pub index_note: String,
     /// Peak resident memory of the process, KiB.
     pub peak_rss_kib: u64,
+    /// Resident memory once the corpus and queries were loaded, KiB (the
+    /// harness, not the peer).
+    pub harness_kib: u64,
+    /// Peak resident memory of the peer's own child processes, KiB
+    /// (plocate), or 0.
+    pub children_peak_kib: u64,
     /// Per query (by index): the latencies in microseconds, and how many
     /// results the first page had.
     pub samples: BTreeMap<usize, (Vec<f64>, usize)>,
@@ -109,8 +115,11 @@ fn main() -> Result<()> {
         let corpus = read_corpus(&work.join("corpus.tsv"))?;
         let queries: Vec<BenchQuery> =
             serde_json::from_slice(&std::fs::read(work.join("queries.json"))?)?;
+        let harness = rss_kib("VmRSS:");
         let mut report = peers::run(&name, &work, &corpus, &queries, reps)?;
-        report.peak_rss_kib = peak_rss_kib();
+        report.peak_rss_kib = rss_kib("VmHWM:");
+        report.harness_kib = harness;
+        report.children_peak_kib = children_peak_kib();
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
@@ -229,12 +238,29 @@ fn read_corpus(path: &Path) -> Result<Vec<(String, String)>> {
         .collect())
 }
 
-fn peak_rss_kib() -> u64 {
+/// The largest peak resident memory among this process's finished
+/// children, KiB.
+fn children_peak_kib() -> u64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given; zeroed is a valid
+    // rusage.
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) } == 0;
+    if !ok {
+        return 0;
+    }
+    // SAFETY: initialised (zeroed, then filled by a successful call).
+    let usage = unsafe { usage.assume_init() };
+    u64::try_from(usage.ru_maxrss).unwrap_or(0)
+}
+
+/// A memory figure of this process from /proc (`VmRSS:` now, `VmHWM:` the
+/// peak), KiB.
+fn rss_kib(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1))
                 .and_then(|v| v.parse().ok())
         })
@@ -268,7 +294,7 @@ fn print_table(
         ("1–2 chars", |q| q.class == Class::Short),
     ];
     println!("\n### {kind} corpus: {n} paths\n");
-    print!("| peer | build (names/s) | index (bytes/name) | peak RSS (MB) |");
+    print!("| peer | build (names/s) | index (bytes/name) | peak memory (MB) |");
     for (c, _) in &classes {
         print!(" {c}: p50 / p99 (ms) |");
     }
@@ -281,10 +307,17 @@ fn print_table(
         } else {
             "–".to_owned()
         };
+        // The peer's own memory: its processes' peak for plocate, else the
+        // harness's peak above what the corpus and queries took.
+        let memory = if r.children_peak_kib > 0 {
+            r.children_peak_kib
+        } else {
+            r.peak_rss_kib.saturating_sub(r.harness_kib)
+        };
         print!(
             "| {peer} | {rate} | {:.1} | {:.0} |",
             r.index_bytes as f64 / n as f64,
-            r.peak_rss_kib as f64 / 1024.0
+            memory as f64 / 1024.0
         );
         for (_, pick) in &classes {
             let mut all: Vec<f64> = queries
@@ -302,6 +335,9 @@ fn print_table(
         println!();
     }
     println!();
+    println!(
+        "- build: names per second to build the search structure from rows already loaded (plocate: from the plain list). Peak memory: the peer's own, above the harness's copy of the corpus (plocate: its largest process)."
+    );
     for (peer, r) in reports {
         if !r.index_note.is_empty() {
             println!("- {peer}: {}", r.index_note);

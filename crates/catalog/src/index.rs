@@ -933,10 +933,7 @@ impl<'a> ShortScan<'a> {
     }
 
     fn next_in_records(&mut self, target: u32) -> Option<u32> {
-        if let Some(found) = self.found
-            && self.scanned_from <= target
-            && found.is_none_or(|d| d >= target)
-        {
+        if let Some(found) = still_answers(self.found.map(|f| (self.scanned_from, f)), target) {
             return found;
         }
         let from = *self.starts.get(target as usize)? as usize;
@@ -1182,6 +1179,18 @@ struct Bits {
     words: Vec<u64>,
     /// Documents in the set (for picking the narrowest stream).
     count: u32,
+    /// The last answers of `next_one` and `next_zero`: (target, answer).
+    /// A leapfrog asks again and again with slowly rising targets; without
+    /// these, a long empty stretch would be scanned each time.
+    last_one: Option<(u32, Option<u32>)>,
+    last_zero: Option<(u32, Option<u32>)>,
+}
+
+/// Whether a remembered answer for `from` still answers `target`: nothing
+/// lies between them.
+fn still_answers(last: Option<(u32, Option<u32>)>, target: u32) -> Option<Option<u32>> {
+    let (from, found) = last?;
+    (from <= target && found.is_none_or(|f| f >= target)).then_some(found)
 }
 
 impl Bits {
@@ -1189,6 +1198,8 @@ impl Bits {
         Bits {
             words: vec![0; n.div_ceil(64)],
             count: 0,
+            last_one: None,
+            last_zero: None,
         }
     }
 
@@ -1199,6 +1210,7 @@ impl Bits {
     }
 
     fn add(&mut self, doc: u32) {
+        (self.last_one, self.last_zero) = (None, None);
         if let Some(w) = self.words.get_mut(doc as usize / 64) {
             let bit = 1 << (doc % 64);
             self.count += u32::from(*w & bit == 0);
@@ -1220,6 +1232,7 @@ impl Bits {
 
     /// Adds documents `start..end`, a word at a time.
     fn add_range(&mut self, start: u32, end: u32) {
+        (self.last_one, self.last_zero) = (None, None);
         let end = end.min((self.words.len() * 64) as u32);
         let mut d = start;
         while d < end {
@@ -1238,6 +1251,7 @@ impl Bits {
     }
 
     fn union(&mut self, other: &Bits) {
+        (self.last_one, self.last_zero) = (None, None);
         let mut count = 0;
         for (w, o) in self.words.iter_mut().zip(&other.words) {
             *w |= o;
@@ -1247,19 +1261,30 @@ impl Bits {
     }
 
     /// The first document at or above `target` in the set.
-    fn next_one(&self, target: u32) -> Option<u32> {
-        self.next_where(target, |w| w)
+    fn next_one(&mut self, target: u32) -> Option<u32> {
+        if let Some(found) = still_answers(self.last_one, target) {
+            return found;
+        }
+        let found = self.next_where(target, |w| w);
+        self.last_one = Some((target, found));
+        found
     }
 
     /// The first document at or above `target` not in the set (documents
     /// past the last word count as not in it).
-    fn next_zero(&self, target: u32) -> Option<u32> {
+    fn next_zero(&mut self, target: u32) -> Option<u32> {
         let i = target as usize / 64;
         if i >= self.words.len() {
             return Some(target);
         }
-        self.next_where(target, |w| !w)
-            .or(Some((self.words.len() * 64) as u32))
+        if let Some(found) = still_answers(self.last_zero, target) {
+            return found;
+        }
+        let found = self
+            .next_where(target, |w| !w)
+            .or(Some((self.words.len() * 64) as u32));
+        self.last_zero = Some((target, found));
+        found
     }
 
     fn next_where(&self, target: u32, view: impl Fn(u64) -> u64) -> Option<u32> {

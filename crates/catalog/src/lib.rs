@@ -1,6 +1,6 @@
-//! The photo catalogue's search (issue 6), first part: the seed's tokenizer
-//! and the query language, with the reference semantics every index will
-//! be tested against.
+//! The photo catalogue (issue 6): SQLite tables with the seed's token
+//! search, and a search index for substring, fuzzy and field queries,
+//! ranked, checked against a plain reference meaning.
 //!
 //! - [`fold`]: case and accent folding, so `É`, `é` and `e` (in NFC or NFD)
 //!   are one letter to the search.
@@ -12,15 +12,26 @@
 //!   kiten~ (a OR b)`), with errors that point at the character.
 //! - [`Query::matches`]: what a query means for one document, written
 //!   plainly. It is the oracle the index's answers are compared with.
+//! - [`Catalog`]: the SQLite file, with the seed's tables and search
+//!   ([`Catalog::search_seed`]), and the default search through a
+//!   [`SearchIndex`] stored beside the files.
 //!
 //! ```
-//! use catalog::parse;
-//! // (cat AND cute) OR (dog AND drooly AND NOT png)
-//! let q = parse("cat cute OR dog drooly -png")?;
-//! assert!(q.matches(&["CuteCat_2019.jpg"]));
-//! assert!(!q.matches(&["dog drooly.png"]));
-//! assert!(q.matches(&["dog drooly.jpg"]));
-//! # Ok::<(), catalog::QueryError>(())
+//! use catalog::{Catalog, Mode, parse};
+//! let mut cat = Catalog::in_memory()?;
+//! let ids = cat.add_files(&[
+//!     ("/photos/2019/CuteKittenPicture.jpg", ""),
+//!     ("/photos/2019/dog drooly.png", "in the garden"),
+//! ])?;
+//! // (kitten AND cute) OR (dog AND garden), no PNG.
+//! let q = parse("kitten cute OR dog garden -ext:png")?;
+//! assert_eq!(cat.search_ranked(&q, Mode::Default, 50)?, [ids[0]]);
+//! // Substrings across word boundaries ("tek" in "CuteKitten"), typos.
+//! assert_eq!(cat.search(&parse("tek")?, Mode::Default)?, [ids[0]]);
+//! assert_eq!(cat.search(&parse("drooley~")?, Mode::Default)?, [ids[1]]);
+//! // The seed's own design: its tables and SQL.
+//! assert_eq!(cat.search_seed(&parse("kitten -jpg")?)?, Vec::<i64>::new());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod fold;
