@@ -381,6 +381,34 @@ fn within(a: &[char], b: &[char], limit: usize) -> bool {
     prev[b.len()] <= limit
 }
 
+/// [`within`] for a `b` shorter than 64 items, on the stack.
+fn within_short(a: &[u8], b: &[u8], limit: usize) -> bool {
+    if a.len().abs_diff(b.len()) > limit {
+        return false;
+    }
+    let n = b.len();
+    let mut prev = [0u8; 65];
+    let mut cur = [0u8; 65];
+    for (j, p) in prev.iter_mut().enumerate().take(n + 1) {
+        *p = j as u8;
+    }
+    for (i, &ca) in a.iter().enumerate() {
+        cur[0] = (i + 1).min(255) as u8;
+        let mut best = cur[0];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + u8::from(ca != cb))
+                .min(prev[j + 1].saturating_add(1))
+                .min(cur[j].saturating_add(1));
+            best = best.min(cur[j + 1]);
+        }
+        if usize::from(best) > limit {
+            return false;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    usize::from(prev[n]) <= limit
+}
+
 impl Term {
     /// The typos a fuzzy word tolerates.
     pub fn tolerance(word: &str) -> usize {
@@ -396,8 +424,13 @@ impl Term {
         if !self.fuzzy {
             return false;
         }
+        let limit = Term::tolerance(word);
+        if word.is_ascii() && token.is_ascii() && token.len() < 64 {
+            // The common case, without allocating: bytes are characters.
+            return within_short(word.as_bytes(), token.as_bytes(), limit);
+        }
         let (w, t): (Vec<char>, Vec<char>) = (word.chars().collect(), token.chars().collect());
-        within(&w, &t, Term::tolerance(word))
+        within(&w, &t, limit)
     }
 
     /// Whether the term matches a string's tokens: a word matches a token
@@ -811,6 +844,21 @@ fn best_arrangement(positions: &[&Vec<u32>]) -> u32 {
             }
             choice[k] = 0;
             k += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The stack-only distance agrees with the general one.
+        #[test]
+        fn short_distance_agrees(a in "[abc]{0,12}", b in "[abc]{0,12}", limit in 0usize..4) {
+            let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            prop_assert_eq!(within_short(a.as_bytes(), b.as_bytes(), limit), within(&ca, &cb, limit));
         }
     }
 }
