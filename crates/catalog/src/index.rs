@@ -133,7 +133,29 @@ pub struct SearchIndex {
     gram_counts: Vec<u32>,
     gram_starts: Vec<u32>,
     postings: Vec<u8>,
+    /// Per folder, the words its files' names hold (those with a letter),
+    /// each once with the lowest index it has in a name:
+    /// `word 0 index`, the index capped at [`MAX_NAME_INDEX`]. Ranking
+    /// bounds a folder's files from this without reading them.
+    name_word_starts: Vec<u32>,
+    name_words: Vec<u8>,
+    /// The documents with a caption.
+    captioned: Vec<u8>,
+    /// Folders with fewer files are ranked file by file, without a bound
+    /// (not stored; tests lower it to reach the bound on small corpora).
+    bound_min_folder: u32,
 }
+
+/// Name word indexes are kept up to this (a byte below any letter or
+/// digit, so a search word never matches across one).
+const MAX_NAME_INDEX: u8 = 0x2e;
+/// In place of an index: the entry is a *run*, words with a letter that a
+/// case change joined (`cutekittenpicture`), kept so the ranking knows
+/// where a search word may stand across words.
+const RUN: u8 = 0x2f;
+
+/// See [`SearchIndex::set_bound_min_folder`].
+const BOUND_MIN_FOLDER: u32 = 16;
 
 /// How big an index is, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -247,6 +269,12 @@ pub struct IndexBuilder {
     slot_of: Vec<u32>,
     lists: Vec<(u32, ListWriter)>,
     trigrams: Vec<u32>,
+    /// Per folder: each name word (with a letter) and its lowest index,
+    /// and the runs (see [`RUN`]).
+    name_words: Vec<HashMap<Vec<u8>, u8>>,
+    /// A run being gathered (kept to reuse its allocation).
+    run: Vec<u8>,
+    captioned: ListWriter,
 }
 
 impl Default for IndexBuilder {
@@ -261,6 +289,7 @@ impl IndexBuilder {
         IndexBuilder {
             ix: SearchIndex {
                 starts: vec![0],
+                bound_min_folder: BOUND_MIN_FOLDER,
                 ..SearchIndex::default()
             },
             dirs: Interner::default(),
@@ -269,6 +298,9 @@ impl IndexBuilder {
             slot_of: vec![0u32; 1 << 24],
             lists: Vec::new(),
             trigrams: Vec::new(),
+            name_words: Vec::new(),
+            run: Vec::new(),
+            captioned: ListWriter::default(),
         }
     }
 
@@ -299,9 +331,54 @@ impl IndexBuilder {
         let from = ix.records.len();
         marked_into(name, &mut ix.records);
         trigrams_of(&ix.records[from..], tris);
+        if self.name_words.len() <= d as usize {
+            self.name_words.resize_with(d as usize + 1, HashMap::new);
+        }
+        let words = &mut self.name_words[d as usize];
+        let name_marked = &ix.records[from..];
+        for (i, w) in name_marked
+            .split(|&b| b == SPACE || b == JOIN)
+            .filter(|w| !w.is_empty())
+            .enumerate()
+        {
+            if w.iter().all(u8::is_ascii_digit) {
+                continue;
+            }
+            let i = i.min(usize::from(MAX_NAME_INDEX)) as u8;
+            // Allocating only for a word the folder has not had yet.
+            match words.get_mut(w) {
+                Some(least) => *least = (*least).min(i),
+                None => {
+                    words.insert(w.to_vec(), i);
+                }
+            }
+        }
+        // Runs: words with a letter joined by case changes.
+        if memchr::memchr(JOIN, name_marked).is_some() {
+            let run = &mut self.run;
+            for piece in name_marked.split(|&b| b == SPACE) {
+                let mut count = 0;
+                run.clear();
+                for w in piece.split(|&b| b == JOIN).chain([&[][..]]) {
+                    if w.is_empty() || w.iter().all(u8::is_ascii_digit) {
+                        if count >= 2 && !words.contains_key(run.as_slice()) {
+                            words.insert(run.clone(), RUN);
+                        }
+                        run.clear();
+                        count = 0;
+                    } else {
+                        run.extend_from_slice(w);
+                        count += 1;
+                    }
+                }
+            }
+        }
         ix.records.push(0);
         let from = ix.records.len();
         marked_into(s.caption, &mut ix.records);
+        if ix.records.len() > from {
+            self.captioned.push(doc);
+        }
         trigrams_of(&ix.records[from..], tris);
         ix.records.push(0);
         ix.records.extend_from_slice(s.date.as_bytes());
@@ -321,7 +398,7 @@ impl IndexBuilder {
     }
 
     /// The finished index.
-    pub fn finish(self) -> Result<SearchIndex, IndexError> {
+    pub fn finish(mut self) -> Result<SearchIndex, IndexError> {
         let mut ix = self.ix;
         let mut lists = self.lists;
         lists.sort_unstable_by_key(|(t, _)| *t);
@@ -336,6 +413,24 @@ impl IndexBuilder {
         ix.dirs = self.dirs.finish();
         ix.cameras = self.cameras.finish();
         ix.exts = self.exts.finish();
+        ix.name_word_starts.push(0);
+        for d in 0..ix.dirs.len() {
+            let mut words: Vec<(Vec<u8>, u8)> = self
+                .name_words
+                .get_mut(d)
+                .map(std::mem::take)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            words.sort_unstable();
+            for (w, i) in words {
+                ix.name_words.extend_from_slice(&w);
+                ix.name_words.extend_from_slice(&[0, i]);
+            }
+            let end = u32::try_from(ix.name_words.len()).map_err(|_| IndexError::TooBig)?;
+            ix.name_word_starts.push(end);
+        }
+        ix.captioned = self.captioned.finish();
         Ok(ix)
     }
 }
@@ -348,6 +443,14 @@ impl SearchIndex {
             b.push(s)?;
         }
         b.finish()
+    }
+
+    /// Folders with fewer files than this are ranked file by file rather
+    /// than bounded first (default 16: a bound costs about as much as
+    /// ranking a dozen files). For tests.
+    #[doc(hidden)]
+    pub fn set_bound_min_folder(&mut self, files: u32) {
+        self.bound_min_folder = files;
     }
 
     /// How many files the index holds.
@@ -364,13 +467,17 @@ impl SearchIndex {
     pub fn size(&self) -> IndexSize {
         IndexSize {
             postings: self.postings.len() + 12 * self.grams.len(),
+            // The ranking's folder summaries count as text.
             text: self.records.len()
                 + 4 * self.starts.len()
                 + 8 * self.ids.len()
                 + 12 * self.dir.len()
                 + self.dirs.bytes_used()
                 + self.cameras.bytes_used()
-                + self.exts.bytes_used(),
+                + self.exts.bytes_used()
+                + self.name_words.len()
+                + 4 * self.name_word_starts.len()
+                + self.captioned.len(),
         }
     }
 
@@ -555,9 +662,13 @@ impl SearchIndex {
     /// terms and with the documents its exclusions certainly remove taken
     /// out.
     fn query_stream<'a>(&'a self, q: &'a Query, mode: Mode) -> Stream<'a> {
+        Stream::or(self.alternative_streams(q, mode), self.len() as u32)
+    }
+
+    /// Each alternative's candidates.
+    fn alternative_streams<'a>(&'a self, q: &'a Query, mode: Mode) -> Vec<Stream<'a>> {
         let n = self.len() as u32;
-        let alternatives = q
-            .alternatives
+        q.alternatives
             .iter()
             .map(|clauses| {
                 let mut parts: Vec<Stream<'a>> = Vec::new();
@@ -586,8 +697,7 @@ impl SearchIndex {
                     None => stream,
                 }
             })
-            .collect();
-        Stream::or(alternatives, n)
+            .collect()
     }
 
     /// The files a query matches in `mode`, at most `limit` of them: best
@@ -605,11 +715,59 @@ impl SearchIndex {
             && q.wanted_by_alternative()
                 .iter()
                 .any(|terms| terms.len() >= 2 || terms.iter().any(|t| t.fuzzy));
-        let mut stream = self.query_stream(q, mode);
+        let alternatives = self.alternative_streams(q, mode);
+        // An alternative no file can match does not count in the bound.
+        let possible: Vec<bool> = alternatives
+            .iter()
+            .map(|s| !matches!(s, Stream::Empty))
+            .collect();
+        let mut stream = Stream::or(alternatives, self.len() as u32);
         let finders = Finders::new(q);
         let mut page: BinaryHeap<(u32, u32)> = BinaryHeap::new();
+        // Once the page is full, files that cannot beat its worst are
+        // passed over unread: a folder's bound covers its files without a
+        // caption, whole runs at a time; a captioned file adds its
+        // caption's bound.
+        let bound = if scored {
+            RankBound::new(q, &possible, mode)
+        } else {
+            None
+        };
+        // Per folder: its bound tables (see `RankBound::folder`), and the
+        // bound for its files without a caption; worked out when first met.
+        let mut folder_bounds: HashMap<u32, (Vec<[u32; 8]>, u32)> = HashMap::new();
+        let mut captioned = ListIter::new(&self.captioned);
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
+            if let (Some(bound), Some(&(worst, _))) = (&bound, page.peek())
+                && page.len() == limit
+            {
+                let d = self.dir.get(doc as usize).copied().unwrap_or(0);
+                let (tables, bare) = folder_bounds.entry(d).or_insert_with(|| {
+                    // A bound costs about as much as ranking a dozen
+                    // files: small folders are ranked file by file.
+                    if self.folder_size(d) < self.bound_min_folder {
+                        return (Vec::new(), 0);
+                    }
+                    let tables = bound.folder(self, d);
+                    let bare = bound.file(&tables, None, &[]);
+                    (tables, bare)
+                });
+                let next_captioned = captioned.next_geq(doc);
+                if next_captioned != Some(doc) {
+                    if *bare >= worst {
+                        // Up to the folder's run end or the next captioned
+                        // file, nothing here can make the page.
+                        let end = self.folder_run_end(d, doc);
+                        next = next_captioned.map_or(end, |c| c.min(end)).max(doc + 1);
+                        continue;
+                    }
+                } else if bound.file(tables, Some(&finders), self.view(doc, None).caption) >= worst
+                {
+                    next = doc + 1;
+                    continue;
+                }
+            }
             let v = self.view(doc, Some(&finders));
             if q.matches_view(mode, &v) {
                 let score = if scored { q.rank_view(mode, &v) } else { 0 };
@@ -634,6 +792,69 @@ impl SearchIndex {
         page.into_iter()
             .filter_map(|(_, doc)| self.ids.get(doc as usize).copied())
             .collect()
+    }
+
+    /// How many documents folder `d` holds.
+    fn folder_size(&self, d: u32) -> u32 {
+        let mut runs = self.dirs.docs(d);
+        let mut n = 0;
+        while let Some((start, end)) = runs.next_run() {
+            n += end - start;
+        }
+        n
+    }
+
+    /// Where the run of folder `d`'s documents that holds `doc` ends.
+    fn folder_run_end(&self, d: u32, doc: u32) -> u32 {
+        let mut runs = self.dirs.docs(d);
+        while let Some((start, end)) = runs.next_run() {
+            if start <= doc && doc < end {
+                return end;
+            }
+            if start > doc {
+                break;
+            }
+        }
+        doc + 1
+    }
+
+    /// The lowest index at which a name in folder `d` holds a word that
+    /// contains `word`, or `None` if none does.
+    fn least_name_index(&self, d: u32, word: &str) -> Option<u8> {
+        let d = d as usize;
+        let (a, b) = (
+            *self.name_word_starts.get(d)? as usize,
+            *self.name_word_starts.get(d + 1)? as usize,
+        );
+        let summary = self.name_words.get(a..b)?;
+        let mut least: Option<u8> = None;
+        for at in memmem::find_iter(summary, word.as_bytes()) {
+            // The entry's index follows its word's terminating 0.
+            let end = memchr::memchr(0, &summary[at..])? + at;
+            let i = *summary.get(end + 1)?;
+            if i != RUN {
+                least = Some(least.map_or(i, |l| l.min(i)));
+            }
+        }
+        least
+    }
+
+    /// Whether a name in folder `d` may hold `word` across words (in a
+    /// run), so that it matches there without any word containing it.
+    fn name_runs_hold(&self, d: u32, word: &str) -> bool {
+        let d = d as usize;
+        let (Some(&a), Some(&b)) = (
+            self.name_word_starts.get(d),
+            self.name_word_starts.get(d + 1),
+        ) else {
+            return true;
+        };
+        let summary = self.name_words.get(a as usize..b as usize).unwrap_or(&[]);
+        memmem::find_iter(summary, word.as_bytes()).any(|at| {
+            memchr::memchr(0, &summary[at..])
+                .and_then(|end| summary.get(at + end + 1))
+                .is_none_or(|&i| i == RUN)
+        })
     }
 
     /// How many documents the query's stream offers and how many of them
@@ -962,7 +1183,7 @@ impl<'a> ShortScan<'a> {
 }
 
 /// The stored form's first bytes (and its version).
-const MAGIC: &[u8; 8] = b"v2index1";
+const MAGIC: &[u8; 8] = b"v2index2";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(
@@ -1116,6 +1337,9 @@ impl SearchIndex {
         put_array(&mut out, &self.gram_counts, u32::to_le_bytes);
         put_array(&mut out, &self.gram_starts, u32::to_le_bytes);
         put_array(&mut out, &self.postings, |b| [b]);
+        put_array(&mut out, &self.name_word_starts, u32::to_le_bytes);
+        put_array(&mut out, &self.name_words, |b| [b]);
+        put_array(&mut out, &self.captioned, |b| [b]);
         if !out.buf.is_empty() {
             out.hand_on();
         }
@@ -1146,6 +1370,10 @@ impl SearchIndex {
             gram_counts: r.u32s()?,
             gram_starts: r.u32s()?,
             postings: r.u8s()?,
+            name_word_starts: r.u32s()?,
+            name_words: r.u8s()?,
+            captioned: r.u8s()?,
+            bound_min_folder: BOUND_MIN_FOLDER,
         };
         let n = ix.ids.len();
         let within = |table: &[u32], strings: &Strings| {
@@ -1162,6 +1390,8 @@ impl SearchIndex {
             || ix.gram_counts.len() != ix.grams.len()
             || ix.gram_starts.len() != ix.grams.len() + 1
             || !offsets_ok(&ix.gram_starts, ix.postings.len())
+            || ix.name_word_starts.len() != ix.dirs.len() + 1
+            || !offsets_ok(&ix.name_word_starts, ix.name_words.len())
         {
             return Err(IndexError::Damaged("its tables do not fit together"));
         }
@@ -1300,4 +1530,181 @@ impl Bits {
             word = view(*self.words.get(i)?);
         }
     }
+}
+
+/// Lower bounds on [`Query::rank`] (see `SearchIndex::search`), for
+/// queries whose alternatives all score, of single words, at most three
+/// per alternative.
+struct RankBound<'q> {
+    /// Each alternative's wanted terms, and whether a group (an OR inside)
+    /// lets any of them be absent.
+    alternatives: Vec<(Vec<&'q Term>, bool)>,
+    mode: Mode,
+}
+
+impl<'q> RankBound<'q> {
+    /// `possible[i]`: whether any file can match alternative `i`.
+    fn new(q: &'q Query, possible: &[bool], mode: Mode) -> Option<RankBound<'q>> {
+        let mut alternatives = Vec::new();
+        for ((terms, clauses), _) in q
+            .wanted_by_alternative()
+            .into_iter()
+            .zip(&q.alternatives)
+            .zip(possible)
+            .filter(|(_, p)| **p)
+        {
+            let grouped = clauses.iter().any(|c| matches!(c, Clause::Group(_)));
+            let scores = terms.len() >= 2 || terms.iter().any(|t| t.fuzzy);
+            // An alternative that scores 0 anywhere bounds nothing.
+            if !scores || terms.len() > 3 || terms.iter().any(|t| t.words.len() != 1) {
+                return None;
+            }
+            alternatives.push((terms, grouped));
+        }
+        Some(RankBound { alternatives, mode })
+    }
+
+    /// Bounds on the path's score for the files of folder `d`, per
+    /// alternative and per set of its terms the file's caption holds (bit
+    /// `i` for term `i`): each term at one of its places in the folder's
+    /// words, or in a name at or after the lowest index any name of the
+    /// folder has a word holding it, or missing from the path's words. A
+    /// term the file matches must be in the path's words unless the caption
+    /// holds it, it can stand across words there (a substring), it lies
+    /// outside the path (`caption:`, `camera:`, `ext:`), or a group lets it
+    /// be absent.
+    fn folder(&self, ix: &SearchIndex, d: u32) -> Vec<[u32; 8]> {
+        let folder = ix.dirs.get(d);
+        let words: Vec<&[u8]> = folder
+            .split(|&b| b == SPACE || b == JOIN)
+            .filter(|w| !w.is_empty())
+            .collect();
+        let after = words.len() as u32;
+        let mut tables = Vec::with_capacity(self.alternatives.len());
+        for (terms, grouped) in &self.alternatives {
+            // Each term's places in the folder, its earliest possible
+            // place in a name, and whether it may be missing.
+            let mut places: Vec<Vec<u32>> = Vec::new();
+            let mut in_name: Vec<Option<u32>> = Vec::new();
+            let mut may_miss: Vec<bool> = Vec::new();
+            for t in terms {
+                let word = &t.words[0];
+                places.push(
+                    words
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, w)| {
+                            std::str::from_utf8(w).is_ok_and(|w| t.word_matches(word, w))
+                        })
+                        .map(|(i, _)| i as u32)
+                        .take(8)
+                        .collect(),
+                );
+                let found = places.last().map_or(0, Vec::len);
+                let digits = word.bytes().any(|b| b.is_ascii_digit());
+                // The ranking looks at a term's first eight places only:
+                // with eight in the folder, the name never counts.
+                let least = if found == 8 {
+                    None
+                } else if t.fuzzy || word.bytes().all(|b| b.is_ascii_digit()) {
+                    // Typos and numbers are not in the summary: anywhere.
+                    Some(0)
+                } else {
+                    ix.least_name_index(d, word).map(u32::from)
+                };
+                in_name.push(least.map(|i| after + i));
+                let outside = matches!(t.scope, Some(Scope::Caption | Scope::Camera | Scope::Ext));
+                let across = self.mode == Mode::Default
+                    && t.is_substring()
+                    && (digits
+                        || (found == 0 && folded_contains(None, folder, word))
+                        || ix.name_runs_hold(d, word));
+                may_miss.push(*grouped || outside || across);
+            }
+            // A term in a name can sit at any place from its earliest on;
+            // the best arrangement puts it at one of the terms' earliest
+            // places.
+            let earliest: Vec<u32> = in_name.iter().flatten().copied().collect();
+            for (p, least) in places.iter_mut().zip(&in_name) {
+                if let Some(l) = *least {
+                    p.extend(earliest.iter().copied().filter(|&e| e >= l));
+                }
+            }
+            let mut table = [u32::MAX; 8];
+            for (mask, slot) in table.iter_mut().enumerate().take(1 << terms.len()) {
+                let miss: Vec<bool> = may_miss
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &m)| m || mask & (1 << i) != 0)
+                    .collect();
+                *slot = least_score(&places, &miss, &mut Vec::new(), 0);
+            }
+            tables.push(table);
+        }
+        tables
+    }
+
+    /// The bound for a file of a folder with these `tables`, given its
+    /// caption (empty for none).
+    fn file(&self, tables: &[[u32; 8]], finders: Option<&Finders<'_>>, caption: &[u8]) -> u32 {
+        if tables.len() != self.alternatives.len() {
+            // No tables (a small folder): no bound.
+            return 0;
+        }
+        let mut best = u32::MAX;
+        for ((terms, _), table) in self.alternatives.iter().zip(tables) {
+            let mut held = 0usize;
+            for (i, t) in terms.iter().enumerate() {
+                // A fuzzy term may hold with a typo, a substring across
+                // words: count those held.
+                if !caption.is_empty()
+                    && (t.fuzzy || folded_contains(finders, caption, &t.words[0]))
+                {
+                    held |= 1 << i;
+                }
+            }
+            // The caption scores at least 8 for each term it lacks.
+            let caption_bound = if caption.is_empty() {
+                u32::MAX
+            } else {
+                8 * (terms.len() - held.count_ones() as usize) as u32
+            };
+            best = best.min(table[held]).min(caption_bound);
+        }
+        best
+    }
+}
+
+/// The least `8 × missing + extra distance + 3 × inversions` over one
+/// choice per term (one of its places, or missing where `may_miss`), terms
+/// in query order; `u32::MAX` where no choice is left.
+fn least_score(places: &[Vec<u32>], may_miss: &[bool], picked: &mut Vec<u32>, missing: u32) -> u32 {
+    let Some((first, rest)) = places.split_first() else {
+        let (lo, hi) = (
+            picked.iter().min().copied().unwrap_or(0),
+            picked.iter().max().copied().unwrap_or(0),
+        );
+        let extra = if picked.len() < 2 {
+            0
+        } else {
+            (hi - lo).saturating_sub(picked.len() as u32 - 1)
+        };
+        let inversions = (0..picked.len())
+            .flat_map(|i| (i + 1..picked.len()).map(move |j| (i, j)))
+            .filter(|&(i, j)| picked[i] > picked[j])
+            .count() as u32;
+        return 8 * missing + extra + 3 * inversions;
+    };
+    let (miss_here, miss_rest) = may_miss.split_first().unwrap_or((&true, &[]));
+    let mut best = if *miss_here {
+        least_score(rest, miss_rest, picked, missing + 1)
+    } else {
+        u32::MAX
+    };
+    for &p in first {
+        picked.push(p);
+        best = best.min(least_score(rest, miss_rest, picked, missing));
+        picked.pop();
+    }
+    best
 }

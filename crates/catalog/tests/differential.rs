@@ -143,7 +143,9 @@ proptest! {
         let prepared: Vec<Document> = docs.iter().map(|(p, c, cam, d)| Document::with_meta(p, c, cam, d)).collect();
         let built = SearchIndex::build(ids.iter().zip(&docs).map(|(&id, (p, c, cam, d))| Source { id, path: p, caption: c, camera: cam, date: d })).unwrap();
         // Through its stored form, as a new process would load it.
-        let index = SearchIndex::from_bytes(&built.to_bytes()).unwrap();
+        let mut index = SearchIndex::from_bytes(&built.to_bytes()).unwrap();
+        // Bound every folder before ranking it, however small.
+        index.set_bound_min_folder(0);
         for text in &queries {
             let q = match parse(text) {
                 Ok(q) => q,
@@ -434,4 +436,56 @@ fn changes_reach_the_index_and_keep_ids() {
         cat.search_seed(&parse("sunset").unwrap()).unwrap(),
         [ids[1]]
     );
+}
+
+/// Ranked pages pass over folders whose files cannot beat the page; a term
+/// that is in the folder's words may still score best from the name.
+#[test]
+fn ranked_pages_do_not_pass_over_a_better_name() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat
+        .add_files(&[
+            ("p/dog x cat.jpg", ""),
+            ("x/cat/y/y/y/y/y/DogCat.jpg", ""),
+            ("x/cat/y/y/y/y/y/Dog.jpg", ""),
+        ])
+        .unwrap();
+    let q = parse("dog cat").unwrap();
+    assert_eq!(cat.search_ranked(&q, Mode::Default, 1).unwrap(), [ids[1]]);
+    assert_eq!(
+        cat.search_ranked(&q, Mode::Default, 3).unwrap(),
+        [ids[1], ids[0], ids[2]]
+    );
+    // The same with every folder bounded first.
+    let mut index = (*cat.search_index().unwrap()).clone();
+    index.set_bound_min_folder(0);
+    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
+    assert_eq!(
+        index.search(&q, Mode::Default, 3, true),
+        [ids[1], ids[0], ids[2]]
+    );
+}
+
+/// A ranked page keeps files whose term matches only across words (a
+/// substring over a case change), in the name or in the caption: the bound
+/// that passes folders over must let such a term be absent from the words.
+#[test]
+fn ranked_pages_keep_matches_across_words() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat
+        .add_files(&[
+            ("a/dog/b/c/d/e/f/g/h/i/j/k/tek.jpg", ""),
+            ("x/y/DogCuteKitten.jpg", ""),
+            ("x/z/Dog.jpg", "CuteKitten"),
+        ])
+        .unwrap();
+    let q = parse("dog tek").unwrap();
+    // Scores: 11 (far apart), 8 (tek only across words), 8.
+    let want = [ids[1], ids[2], ids[0]];
+    assert_eq!(cat.search_ranked(&q, Mode::Default, 3).unwrap(), want);
+    let mut index = (*cat.search_index().unwrap()).clone();
+    index.set_bound_min_folder(0);
+    for limit in 1..=3 {
+        assert_eq!(index.search(&q, Mode::Default, limit, true), want[..limit]);
+    }
 }
