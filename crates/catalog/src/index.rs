@@ -23,7 +23,7 @@ use std::collections::{BinaryHeap, HashMap};
 use memchr::memmem;
 
 use crate::postings::{ListIter, ListWriter};
-use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, extension, split_path};
+use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, split_path};
 use crate::store::FileId;
 use crate::token::{JOIN, SPACE, marked_into};
 
@@ -198,15 +198,52 @@ fn trigrams_of(marked: &[u8], out: &mut Vec<u32>) {
 /// Builds a string table, remembering each string's trigrams.
 #[derive(Default)]
 struct Interner {
-    ids: HashMap<String, u32>,
+    ids: HashMap<String, u32, FastHash>,
+    /// The last key and its id: consecutive files share their folder.
+    last: Option<(String, u32)>,
     table: Strings,
     lists: Vec<ListWriter>,
     trigrams: Vec<Vec<u32>>,
 }
 
+/// A quick multiply-and-rotate hash for the builder's maps (keys come from
+/// the catalogue, and a slow map only slows the build).
+#[derive(Default, Clone, Copy)]
+struct FastHash;
+
+impl std::hash::BuildHasher for FastHash {
+    type Hasher = FastHasher;
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(0)
+    }
+}
+
+struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+}
+
 impl Interner {
     fn intern(&mut self, key: &str, marked: bool) -> u32 {
+        if let Some((last, id)) = &self.last
+            && last == key
+        {
+            return *id;
+        }
         if let Some(&id) = self.ids.get(key) {
+            self.last = Some((key.to_owned(), id));
             return id;
         }
         let id = self.lists.len() as u32;
@@ -217,7 +254,10 @@ impl Interner {
         if marked {
             marked_into(key, &mut self.table.bytes);
         } else {
-            self.table.bytes.extend_from_slice(key.as_bytes());
+            // Extensions: the text after the name's last dot, folded.
+            self.table
+                .bytes
+                .extend_from_slice(crate::fold::fold(key).as_bytes());
         }
         self.table.starts.push(self.table.bytes.len() as u32);
         let mut tris = Vec::new();
@@ -229,6 +269,7 @@ impl Interner {
         self.trigrams.push(tris);
         self.lists.push(ListWriter::default());
         self.ids.insert(key.to_owned(), id);
+        self.last = Some((key.to_owned(), id));
         id
     }
 
@@ -271,7 +312,7 @@ pub struct IndexBuilder {
     trigrams: Vec<u32>,
     /// Per folder: each name word (with a letter) and its lowest index,
     /// and the runs (see [`RUN`]).
-    name_words: Vec<HashMap<Vec<u8>, u8>>,
+    name_words: Vec<HashMap<Vec<u8>, u8, FastHash>>,
     /// A run being gathered (kept to reuse its allocation).
     run: Vec<u8>,
     captioned: ListWriter,
@@ -315,7 +356,11 @@ impl IndexBuilder {
         let (dir, name) = split_path(s.path);
         let d = self.dirs.intern(dir, true);
         let c = self.cameras.intern(s.camera, true);
-        let e = self.exts.intern(&extension(name), false);
+        // Interned by the raw text after the last dot (folded once per
+        // distinct one): `query::extension` of the name.
+        let e = self
+            .exts
+            .intern(name.rfind('.').map_or("", |i| &name[i + 1..]), false);
         ix.dir.push(d);
         ix.camera.push(c);
         ix.ext.push(e);
@@ -332,7 +377,8 @@ impl IndexBuilder {
         marked_into(name, &mut ix.records);
         trigrams_of(&ix.records[from..], tris);
         if self.name_words.len() <= d as usize {
-            self.name_words.resize_with(d as usize + 1, HashMap::new);
+            self.name_words
+                .resize_with(d as usize + 1, HashMap::default);
         }
         let words = &mut self.name_words[d as usize];
         let name_marked = &ix.records[from..];
