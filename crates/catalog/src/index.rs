@@ -781,7 +781,7 @@ impl SearchIndex {
         };
         // Per folder: its bound tables (see `RankBound::folder`), and the
         // bound for its files without a caption; worked out when first met.
-        let mut folder_bounds: HashMap<u32, (Vec<[u32; 8]>, u32)> = HashMap::new();
+        let mut folder_bounds: HashMap<u32, (Vec<[u32; 8]>, u32), FastHash> = HashMap::default();
         let mut captioned = ListIter::new(&self.captioned);
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
@@ -808,8 +808,7 @@ impl SearchIndex {
                         next = next_captioned.map_or(end, |c| c.min(end)).max(doc + 1);
                         continue;
                     }
-                } else if bound.file(tables, Some(&finders), self.view(doc, None).caption) >= worst
-                {
+                } else if bound.file(tables, Some(&finders), self.caption_of(doc)) >= worst {
                     next = doc + 1;
                     continue;
                 }
@@ -838,6 +837,20 @@ impl SearchIndex {
         page.into_iter()
             .filter_map(|(_, doc)| self.ids.get(doc as usize).copied())
             .collect()
+    }
+
+    /// A document's marked caption (its record's second field).
+    fn caption_of(&self, doc: u32) -> &[u8] {
+        let d = doc as usize;
+        let record = match (self.starts.get(d), self.starts.get(d + 1)) {
+            (Some(&a), Some(&b)) => self.records.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        let Some(from) = memchr::memchr(0, record).map(|i| i + 1) else {
+            return &[];
+        };
+        let rest = record.get(from..).unwrap_or(&[]);
+        &rest[..memchr::memchr(0, rest).unwrap_or(rest.len())]
     }
 
     /// How many documents folder `d` holds.
