@@ -134,8 +134,10 @@ pub struct SearchIndex {
     gram_starts: Vec<u32>,
     postings: Vec<u8>,
     /// Per folder, the words its files' names hold (those with a letter),
-    /// each once with the lowest index it has in a name:
-    /// `word 0 index`, the index capped at [`MAX_NAME_INDEX`]. Ranking
+    /// each once with the indexes it has in names, as a bit set (bit 7 for
+    /// 7 and above): `word 0 high low`, the set's two halves each as
+    /// `0x20 + nibble` (bytes below any letter or digit, so a search word
+    /// never matches across them). An empty set marks a [`RUN`]. Ranking
     /// bounds a folder's files from this without reading them.
     name_word_starts: Vec<u32>,
     name_words: Vec<u8>,
@@ -146,13 +148,10 @@ pub struct SearchIndex {
     bound_min_folder: u32,
 }
 
-/// Name word indexes are kept up to this (a byte below any letter or
-/// digit, so a search word never matches across one).
-const MAX_NAME_INDEX: u8 = 0x2e;
-/// In place of an index: the entry is a *run*, words with a letter that a
-/// case change joined (`cutekittenpicture`), kept so the ranking knows
-/// where a search word may stand across words.
-const RUN: u8 = 0x2f;
+/// In place of a set of indexes (an empty one): the entry is a *run*,
+/// words with a letter that a case change joined (`cutekittenpicture`),
+/// kept so the ranking knows where a search word may stand across words.
+const RUN: u8 = 0;
 
 /// See [`SearchIndex::set_bound_min_folder`].
 const BOUND_MIN_FOLDER: u32 = 16;
@@ -390,12 +389,12 @@ impl IndexBuilder {
             if w.iter().all(u8::is_ascii_digit) {
                 continue;
             }
-            let i = i.min(usize::from(MAX_NAME_INDEX)) as u8;
+            let bit = 1u8 << i.min(7);
             // Allocating only for a word the folder has not had yet.
             match words.get_mut(w) {
-                Some(least) => *least = (*least).min(i),
+                Some(set) => *set |= bit,
                 None => {
-                    words.insert(w.to_vec(), i);
+                    words.insert(w.to_vec(), bit);
                 }
             }
         }
@@ -471,7 +470,8 @@ impl IndexBuilder {
             words.sort_unstable();
             for (w, i) in words {
                 ix.name_words.extend_from_slice(&w);
-                ix.name_words.extend_from_slice(&[0, i]);
+                ix.name_words
+                    .extend_from_slice(&[0, 0x20 | (i >> 4), 0x20 | (i & 15)]);
             }
             let end = u32::try_from(ix.name_words.len()).map_err(|_| IndexError::TooBig)?;
             ix.name_word_starts.push(end);
@@ -877,25 +877,20 @@ impl SearchIndex {
         doc + 1
     }
 
-    /// The lowest index at which a name in folder `d` holds a word that
-    /// contains `word`, or `None` if none does.
-    fn least_name_index(&self, d: u32, word: &str) -> Option<u8> {
+    /// The indexes (bit 7: 7 and above) at which a name in folder `d`
+    /// holds a word that contains `word`.
+    fn name_indexes(&self, d: u32, word: &str) -> Option<u8> {
         let d = d as usize;
         let (a, b) = (
             *self.name_word_starts.get(d)? as usize,
             *self.name_word_starts.get(d + 1)? as usize,
         );
         let summary = self.name_words.get(a..b)?;
-        let mut least: Option<u8> = None;
+        let mut set = 0u8;
         for at in memmem::find_iter(summary, word.as_bytes()) {
-            // The entry's index follows its word's terminating 0.
-            let end = memchr::memchr(0, &summary[at..])? + at;
-            let i = *summary.get(end + 1)?;
-            if i != RUN {
-                least = Some(least.map_or(i, |l| l.min(i)));
-            }
+            set |= entry_set(summary, at)?;
         }
-        least
+        Some(set)
     }
 
     /// Whether a name in folder `d` may hold `word` across words (in a
@@ -909,11 +904,8 @@ impl SearchIndex {
             return true;
         };
         let summary = self.name_words.get(a as usize..b as usize).unwrap_or(&[]);
-        memmem::find_iter(summary, word.as_bytes()).any(|at| {
-            memchr::memchr(0, &summary[at..])
-                .and_then(|end| summary.get(at + end + 1))
-                .is_none_or(|&i| i == RUN)
-        })
+        memmem::find_iter(summary, word.as_bytes())
+            .any(|at| entry_set(summary, at).is_none_or(|set| set == RUN))
     }
 
     /// How many documents the query's stream offers and how many of them
@@ -1242,7 +1234,7 @@ impl<'a> ShortScan<'a> {
 }
 
 /// The stored form's first bytes (and its version).
-const MAGIC: &[u8; 8] = b"v2index2";
+const MAGIC: &[u8; 8] = b"v2index3";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(
@@ -1463,6 +1455,14 @@ impl SearchIndex {
     }
 }
 
+/// The index set of the summary entry holding byte `at` (after its word's
+/// terminating 0).
+fn entry_set(summary: &[u8], at: usize) -> Option<u8> {
+    let end = memchr::memchr(0, summary.get(at..)?)? + at;
+    let (high, low) = (*summary.get(end + 1)?, *summary.get(end + 2)?);
+    Some(((high & 15) << 4) | (low & 15))
+}
+
 /// A set of documents, one bit each.
 struct Bits {
     words: Vec<u64>,
@@ -1644,7 +1644,8 @@ impl<'q> RankBound<'q> {
             // Each term's places in the folder, its earliest possible
             // place in a name, and whether it may be missing.
             let mut places: Vec<Vec<u32>> = Vec::new();
-            let mut in_name: Vec<Option<u32>> = Vec::new();
+            // Each term's indexes in names (bit 7: 7 and above).
+            let mut name_sets: Vec<u8> = Vec::new();
             let mut may_miss: Vec<bool> = Vec::new();
             for t in terms {
                 let word = &t.words[0];
@@ -1663,15 +1664,15 @@ impl<'q> RankBound<'q> {
                 let digits = word.bytes().any(|b| b.is_ascii_digit());
                 // The ranking looks at a term's first eight places only:
                 // with eight in the folder, the name never counts.
-                let least = if found == 8 {
-                    None
+                let set = if found == 8 {
+                    0
                 } else if t.fuzzy || word.bytes().all(|b| b.is_ascii_digit()) {
                     // Typos and numbers are not in the summary: anywhere.
-                    Some(0)
+                    0xff
                 } else {
-                    ix.least_name_index(d, word).map(u32::from)
+                    ix.name_indexes(d, word).unwrap_or(0xff)
                 };
-                in_name.push(least.map(|i| after + i));
+                name_sets.push(set);
                 let outside = matches!(t.scope, Some(Scope::Caption | Scope::Camera | Scope::Ext));
                 let across = self.mode == Mode::Default
                     && t.is_substring()
@@ -1680,13 +1681,19 @@ impl<'q> RankBound<'q> {
                         || ix.name_runs_hold(d, word));
                 may_miss.push(*grouped || outside || across);
             }
-            // A term in a name can sit at any place from its earliest on;
-            // the best arrangement puts it at one of the terms' earliest
-            // places.
-            let earliest: Vec<u32> = in_name.iter().flatten().copied().collect();
-            for (p, least) in places.iter_mut().zip(&in_name) {
-                if let Some(l) = *least {
-                    p.extend(earliest.iter().copied().filter(|&e| e >= l));
+            // A term in a name sits at one of its indexes; at "7 and
+            // above" it may sit at 7 or at any later place another term
+            // takes.
+            let named: Vec<u32> = name_sets
+                .iter()
+                .flat_map(|&set| (0..8).filter(move |b| set & (1 << b) != 0))
+                .map(|b| after + b)
+                .collect();
+            for (p, &set) in places.iter_mut().zip(&name_sets) {
+                p.extend((0..7).filter(|b| set & (1 << b) != 0).map(|b| after + b));
+                if set & 0x80 != 0 {
+                    p.push(after + 7);
+                    p.extend(named.iter().copied().filter(|&e| e > after + 7));
                 }
             }
             let mut table = [u32::MAX; 8];

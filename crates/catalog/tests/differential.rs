@@ -489,3 +489,23 @@ fn ranked_pages_keep_matches_across_words() {
         assert_eq!(index.search(&q, Mode::Default, limit, true), want[..limit]);
     }
 }
+
+/// The folder bound takes a name word's exact places: one place later
+/// would pass over a file that belongs on the page.
+#[test]
+fn ranked_pages_use_exact_name_places() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat
+        .add_files(&[
+            // dog at 1, cat at 11: 9.
+            ("p/dog/a/b/c/d/e/f/g/h/i/cat.jpg", ""),
+            // cat at 1 in the folder, dog at 7 in the name, reversed: 8.
+            ("x/cat/y/y/y/y/y/Dog.jpg", ""),
+        ])
+        .unwrap();
+    let q = parse("dog cat").unwrap();
+    let mut index = (*cat.search_index().unwrap()).clone();
+    index.set_bound_min_folder(0);
+    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
+    assert_eq!(index.search(&q, Mode::Default, 2, true), [ids[1], ids[0]]);
+}
