@@ -63,17 +63,25 @@ proptest! {
         let (ra, xa) = Rect::from_aabb(&box_a).unwrap();
         let (rb, xb) = Rect::from_aabb(&box_b).unwrap();
         let toi = time_of_impact(&Shape::Rect(ra), &xa, v, &Shape::Rect(rb), &xb, Vec2::ZERO, 1.0).unwrap();
+        // The boxes' signed gap when A has moved for time `s`.
+        let gap = |s: f32| {
+            let moved = Aabb::new(box_a.min() + v * s, box_a.max() + v * s).unwrap();
+            let dx = (moved.min().x - box_b.max().x).max(box_b.min().x - moved.max().x);
+            let dy = (moved.min().y - box_b.max().y).max(box_b.min().y - moved.max().y);
+            dx.max(dy)
+        };
         match (exact, toi) {
-            (Some((t, _)), Some(h)) => prop_assert!((t - h.time).abs() < 1e-3, "{} vs {}", t, h.time),
+            // Agree in time, or, where the boxes close slowly (a time error
+            // is a distance error over the closing speed), in distance: at
+            // the reported time the boxes touch within the method's
+            // tolerance (conservative advancement stops just short).
+            (Some((t, _)), Some(h)) => prop_assert!(
+                (t - h.time).abs() < 1e-3 || gap(h.time).abs() < 1e-3,
+                "{} vs {}: gap {}", t, h.time, gap(h.time)
+            ),
             (None, None) => {}
             // Grazing contacts may land either side of the tolerance.
             (Some((t, _)), None) | (None, Some(collide::Impact { time: t, .. })) => {
-                let gap = |s: f32| {
-                    let moved = Aabb::new(box_a.min() + v * s, box_a.max() + v * s).unwrap();
-                    let dx = (moved.min().x - box_b.max().x).max(box_b.min().x - moved.max().x);
-                    let dy = (moved.min().y - box_b.max().y).max(box_b.min().y - moved.max().y);
-                    dx.max(dy)
-                };
                 prop_assert!(gap(t).abs() < 1e-3 || t > 0.999, "disagree at {}: gap {}", t, gap(t));
             }
         }
