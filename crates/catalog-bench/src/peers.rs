@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use catalog::{Catalog, Mode, NewFile, parse};
+use catalog::{Catalog, Mode, parse};
 use rusqlite::{Connection, params_from_iter};
 
 use crate::queries::{Alt, BenchQuery};
@@ -42,6 +42,39 @@ fn time(reps: usize, mut f: impl FnMut() -> Result<usize>) -> Result<(Vec<f64>, 
     Ok((samples, size))
 }
 
+/// The corpus into a catalogue, in batches of 10,000.
+fn add_corpus(cat: &mut Catalog, corpus: &[(String, String)]) -> Result<()> {
+    for chunk in corpus.chunks(10_000) {
+        let files: Vec<(&str, &str)> = chunk
+            .iter()
+            .map(|(p, c)| (p.as_str(), c.as_str()))
+            .collect();
+        cat.add_files(&files)?;
+    }
+    Ok(())
+}
+
+/// The slow peers' share of the queries: the first 20 of each class.
+fn first_of_each_class(queries: &[BenchQuery]) -> impl Iterator<Item = (usize, &BenchQuery)> {
+    let mut asked = [0usize; 2];
+    queries.iter().enumerate().filter(move |(_, q)| {
+        let class = q.class as usize;
+        asked[class] += 1;
+        asked[class] <= 20
+    })
+}
+
+/// Runs a query and counts its rows; an error is an error, not a row
+/// (`query_map(..).count()` would count it as one).
+fn count_rows(st: &mut rusqlite::Statement<'_>, args: &[String]) -> Result<usize> {
+    let mut rows = st.query(params_from_iter(args.iter()))?;
+    let mut n = 0;
+    while rows.next()?.is_some() {
+        n += 1;
+    }
+    Ok(n)
+}
+
 fn fresh(path: &Path) {
     for ext in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
@@ -61,21 +94,7 @@ fn ours(
     fresh(&db);
     let mut cat = Catalog::open(&db)?;
     let t = Instant::now();
-    for chunk in corpus.chunks(10_000) {
-        let files: Vec<NewFile<'_>> = chunk
-            .iter()
-            .map(|(path, caption)| NewFile {
-                path,
-                caption,
-                size: 0,
-                mtime: 0,
-                raw_path: None,
-                camera: "",
-                date: "",
-            })
-            .collect();
-        cat.add(&files)?;
-    }
+    add_corpus(&mut cat, corpus)?;
     let rows_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     cat.refresh_index()?;
@@ -125,13 +144,7 @@ fn seed(work: &Path, corpus: &[(String, String)], queries: &[BenchQuery]) -> Res
     let db = work.join("seed.sqlite");
     fresh(&db);
     let mut cat = Catalog::open(&db)?;
-    for chunk in corpus.chunks(10_000) {
-        let files: Vec<(&str, &str)> = chunk
-            .iter()
-            .map(|(p, c)| (p.as_str(), c.as_str()))
-            .collect();
-        cat.add_files(&files)?;
-    }
+    add_corpus(&mut cat, corpus)?;
     let pages_before = pages(&db)?;
     let t = Instant::now();
     // The first seed search fills the tables.
@@ -143,13 +156,7 @@ fn seed(work: &Path, corpus: &[(String, String)], queries: &[BenchQuery]) -> Res
         index_note: "index = the tokens and links tables with their indexes; every match is returned (the seed has no limit)".to_owned(),
         ..Report::default()
     };
-    let mut asked = [0usize; 2];
-    for (i, q) in queries.iter().enumerate() {
-        let class = q.class as usize;
-        if asked[class] >= 20 {
-            continue;
-        }
-        asked[class] += 1;
+    for (i, q) in first_of_each_class(queries) {
         let parsed = parse(&q.text())?;
         let s = time(1, || Ok(cat.search_seed(&parsed)?.len().min(PAGE)))?;
         report.samples.insert(i, s);
@@ -216,27 +223,14 @@ fn like(work: &Path, corpus: &[(String, String)], queries: &[BenchQuery]) -> Res
         ..Report::default()
     };
     // A full scan per query: the first 20 of each class, once.
-    let mut asked = [0usize; 2];
-    for (i, q) in queries.iter().enumerate() {
-        let class = q.class as usize;
-        if asked[class] >= 20 {
-            continue;
-        }
-        asked[class] += 1;
+    for (i, q) in first_of_each_class(queries) {
         let mut args = Vec::new();
         let sql = format!(
             "SELECT id FROM files WHERE {} LIMIT {PAGE}",
             like_where(&q.alts, &mut args)
         );
         let mut st = c.prepare(&sql)?;
-        let s = time(1, || {
-            let mut rows = st.query(params_from_iter(args.iter()))?;
-            let mut n = 0;
-            while rows.next()?.is_some() {
-                n += 1;
-            }
-            Ok(n)
-        })?;
+        let s = time(1, || count_rows(&mut st, &args))?;
         report.samples.insert(i, s);
     }
     report
@@ -296,14 +290,7 @@ fn fts5(
             .collect();
         let sql = format!("{} LIMIT {PAGE}", branches.join(" UNION "));
         let mut st = c.prepare(&sql)?;
-        let s = time(reps, || {
-            let mut rows = st.query(params_from_iter(args.iter()))?;
-            let mut n = 0;
-            while rows.next()?.is_some() {
-                n += 1;
-            }
-            Ok(n)
-        })?;
+        let s = time(reps, || count_rows(&mut st, &args))?;
         report.samples.insert(i, s);
     }
     report.notes.push(

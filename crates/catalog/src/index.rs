@@ -927,19 +927,7 @@ impl SearchIndex {
 
     /// How many files a query matches.
     pub fn count(&self, q: &Query, mode: Mode) -> usize {
-        let mut stream = self.query_stream(q, mode);
-        let finders = Finders::new(q);
-        let (mut next, mut count) = (0u32, 0);
-        while let Some(doc) = stream.next_geq(next) {
-            if q.matches_view(mode, &self.view(doc, Some(&finders))) {
-                count += 1;
-            }
-            match doc.checked_add(1) {
-                Some(d) => next = d,
-                None => break,
-            }
-        }
-        count
+        self.explain(q, mode).1
     }
 }
 
@@ -1447,11 +1435,6 @@ impl SearchIndex {
             return Err(IndexError::Damaged("its tables do not fit together"));
         }
         Ok(ix)
-    }
-
-    /// The file ids, in order.
-    pub fn ids(&self) -> &[FileId] {
-        &self.ids
     }
 }
 

@@ -509,3 +509,36 @@ fn ranked_pages_use_exact_name_places() {
     assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
     assert_eq!(index.search(&q, Mode::Default, 2, true), [ids[1], ids[0]]);
 }
+
+/// A date taken that is not a date is refused with the file's path, and the
+/// whole batch is left out (one transaction), not half written.
+#[test]
+fn bad_dates_are_refused_whole() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let long = "2019-".repeat(20);
+    for date in [long.as_str(), "2019\0-07"] {
+        let files = [
+            NewFile {
+                path: "a/ok.jpg",
+                caption: "",
+                size: 0,
+                mtime: 0,
+                raw_path: None,
+                camera: "",
+                date: "",
+            },
+            NewFile {
+                path: "a/bad.jpg",
+                caption: "",
+                size: 0,
+                mtime: 0,
+                raw_path: None,
+                camera: "",
+                date,
+            },
+        ];
+        let err = cat.add(&files).err().expect("a bad date accepted");
+        assert!(err.to_string().contains("a/bad.jpg"), "{err}");
+        assert_eq!(cat.len().unwrap(), 0);
+    }
+}
