@@ -537,7 +537,7 @@ fn bad_dates_are_refused_whole() {
                 date,
             },
         ];
-        let err = cat.add(&files).err().expect("a bad date accepted");
+        let err = cat.add(&files).expect_err("a bad date accepted");
         assert!(err.to_string().contains("a/bad.jpg"), "{err}");
         assert_eq!(cat.len().unwrap(), 0);
     }
