@@ -70,9 +70,12 @@ enum Sub {
     Probe {
         #[arg(long)]
         work: PathBuf,
-        /// Ask it this many more times in id order (for a profiler).
+        /// Ask it this many more times (for a profiler).
         #[arg(long, default_value_t = 0)]
         repeat: usize,
+        /// Repeat it ranked rather than in id order.
+        #[arg(long)]
+        ranked: bool,
         query: Vec<String>,
     },
 }
@@ -126,6 +129,7 @@ fn main() -> Result<()> {
     if let Some(Sub::Probe {
         work,
         repeat,
+        ranked,
         query,
     }) = &args.command
     {
@@ -133,12 +137,7 @@ fn main() -> Result<()> {
         let index = cat.search_index()?;
         let q = catalog::parse(&query.join(" "))?;
         for _ in 0..*repeat {
-            index.search(
-                &q,
-                catalog::Mode::Default,
-                PAGE,
-                std::env::var_os("PROBE_RANKED").is_some(),
-            );
+            index.search(&q, catalog::Mode::Default, PAGE, *ranked);
         }
         for ranked in [false, true] {
             let t = Instant::now();
