@@ -139,21 +139,25 @@ fn main() -> Result<()> {
         for _ in 0..*repeat {
             index.search(&q, catalog::Mode::Default, PAGE, *ranked);
         }
+        // A closed pipe (`| head`) ends the output with an error, not a panic.
+        let mut out = std::io::stdout().lock();
         for ranked in [false, true] {
             let t = Instant::now();
             let found = index.search(&q, catalog::Mode::Default, PAGE, ranked).len();
-            println!(
+            writeln!(
+                out,
                 "{} {found} in {:.3} ms",
                 if ranked { "ranked:" } else { "id order:" },
                 t.elapsed().as_secs_f64() * 1e3
-            );
+            )?;
         }
         let t = Instant::now();
         let (offered, matched) = index.explain(&q, catalog::Mode::Default);
-        println!(
+        writeln!(
+            out,
             "every match: {matched} of {offered} offered, {:.3} ms",
             t.elapsed().as_secs_f64() * 1e3
-        );
+        )?;
         return Ok(());
     }
     let peers: Vec<String> = if args.peers.is_empty() {
