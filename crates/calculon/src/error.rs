@@ -1,0 +1,141 @@
+//! The one error type: what went wrong, and where in the input.
+
+use std::ops::Range;
+
+/// A byte range in the input line.
+pub type Span = Range<usize>;
+
+/// An error with the part of the input it is about.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}")]
+pub struct CalcError {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// The bytes of the input it is about (empty at the end of the input).
+    pub span: Span,
+}
+
+impl CalcError {
+    pub(crate) fn new(kind: ErrorKind, span: Span) -> Self {
+        CalcError { kind, span }
+    }
+
+    /// The input line with a caret line under the erroneous part, then the
+    /// message: what a terminal shows.
+    pub fn render(&self, input: &str) -> String {
+        let start = input
+            .get(..self.span.start.min(input.len()))
+            .map_or(0, |s| s.chars().count());
+        let width = input
+            .get(self.span.start.min(input.len())..self.span.end.min(input.len()))
+            .map_or(1, |s| s.chars().count().max(1));
+        format!(
+            "{input}\n{}{} {}",
+            " ".repeat(start),
+            "^".repeat(width),
+            self.kind
+        )
+    }
+}
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A character the language has no use for.
+    #[error("unexpected character {0:?}")]
+    UnexpectedChar(char),
+    /// A malformed number literal.
+    #[error("malformed number {text:?}: {why}")]
+    BadNumber {
+        /// The literal as written.
+        text: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A token where another was expected.
+    #[error("expected {expected}, found {found}")]
+    Unexpected {
+        /// What was found.
+        found: String,
+        /// What would have fitted.
+        expected: &'static str,
+    },
+    /// A name that is not a unit, constant, variable or function.
+    #[error("unknown name {name:?}{}", suggestion.as_ref().map(|s| format!("; did you mean {s:?}?")).unwrap_or_default())]
+    UnknownName {
+        /// The name as written.
+        name: String,
+        /// The closest known name, within two edits.
+        suggestion: Option<String>,
+    },
+    /// A function called with the wrong number of arguments.
+    #[error("{name} takes {expected} argument{}, given {found}", if *expected == 1 { "" } else { "s" })]
+    Arity {
+        /// The function.
+        name: String,
+        /// How many it takes.
+        expected: usize,
+        /// How many it got.
+        found: usize,
+    },
+    /// A value outside a function's domain.
+    #[error("{0}")]
+    Domain(String),
+    /// Division by an exact zero.
+    #[error("division by zero")]
+    DivisionByZero,
+    /// An exact number would take more memory than allowed.
+    #[error("the exact result would take about {bits} bits, over the limit of {limit} bits")]
+    TooBig {
+        /// The estimated size.
+        bits: u64,
+        /// The limit in force.
+        limit: u64,
+    },
+    /// A number beyond the float exponent range.
+    #[error("the result is too large to represent")]
+    Overflow,
+    /// The caller cancelled the evaluation.
+    #[error("cancelled")]
+    Cancelled,
+    /// The time budget ran out.
+    #[error("stopped after {0} ms: the evaluation took too long")]
+    TimedOut(u64),
+    /// More precision did not settle a question (the sign of a value very
+    /// close to zero, a rounding at a boundary).
+    #[error("cannot decide at {bits} bits of precision: {what}")]
+    Undecidable {
+        /// The precision tried last.
+        bits: usize,
+        /// What could not be decided.
+        what: &'static str,
+    },
+    /// Units that do not fit the operation.
+    #[error("cannot {op} {left} and {right}")]
+    Units {
+        /// What was attempted ("add", "convert").
+        op: &'static str,
+        /// The left operand's unit.
+        left: String,
+        /// The right operand's unit.
+        right: String,
+    },
+    /// A conversion between different dimensions.
+    #[error("cannot convert {from} to {to}")]
+    Convert {
+        /// The value's unit.
+        from: String,
+        /// The target unit.
+        to: String,
+    },
+    /// An operation that needs a number of a certain kind.
+    #[error("{0}")]
+    Needs(String),
+    /// User functions called each other too deep.
+    #[error("recursion deeper than {0} calls")]
+    Recursion(usize),
+    /// An assignment to a built-in name, or a malformed definition.
+    #[error("{0}")]
+    Definition(String),
+}

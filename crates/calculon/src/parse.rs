@@ -1,0 +1,760 @@
+//! The parser: tokens to a statement, by precedence climbing.
+//!
+//! Binding, loosest first (the README's "How input is read"):
+//!
+//! | level | operators |
+//! | --- | --- |
+//! | 10 | `+` `-`, and mixed units `5 ft 10 in` (= 5 ft + 10 in) |
+//! | 20 | `*` `/` `mod` `of` |
+//! | 25 | prefix `-` |
+//! | 30 | implicit multiplication: `2pi`, `3(4+5)`, `6/2(1+2)` = 6/(2·3) |
+//! | 40 | `^` `**` (right to left), `√` |
+//! | 50 | postfix `!` `%` `²` `³` |
+//!
+//! A function name without parentheses applies to the implicit product
+//! after it: `sin 30 deg` is sin(30 deg), `sqrt 2x` is sqrt(2x).
+
+use std::fmt;
+
+use dashu_ratio::RBig;
+
+use crate::error::{CalcError, ErrorKind, Span};
+use crate::lex::{Tok, Token};
+
+/// What a name stands for, as far as reading the input needs to know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NameKind {
+    Unit,
+    Function,
+    Value,
+}
+
+/// Tells the parser what names mean (units, functions, values).
+pub(crate) trait Names {
+    fn kind(&self, name: &str) -> Option<NameKind>;
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Expr {
+    pub(crate) kind: ExprKind,
+    pub(crate) span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum ExprKind {
+    Number(RBig),
+    Name(String, Option<NameKind>),
+    Call {
+        name: String,
+        args: Vec<Expr>,
+    },
+    Neg(Box<Expr>),
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Percent(Box<Expr>),
+    Factorial(Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Mod,
+    /// `10% of 200`.
+    Of,
+    /// Juxtaposition: `2pi`, `5 ft`.
+    Implicit,
+    /// Juxtaposed quantities: `5 ft 10 in`.
+    Mixed,
+}
+
+/// Output formats after `to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    Hex,
+    Octal,
+    Binary,
+    Decimal,
+    Scientific,
+    Fraction,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    Format(Format),
+    Units(Expr),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Statement {
+    Eval {
+        expr: Expr,
+        target: Option<(Target, Span)>,
+    },
+    Assign {
+        name: String,
+        name_span: Span,
+        expr: Expr,
+    },
+    Define {
+        name: String,
+        name_span: Span,
+        params: Vec<String>,
+        body: Expr,
+    },
+    Plot {
+        expr: Expr,
+        var: String,
+        range: Option<(Expr, Expr)>,
+    },
+}
+
+const KEYWORDS: &[&str] = &["to", "as", "in", "of", "mod", "from", "plot"];
+
+pub(crate) fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name)
+}
+
+fn format_name(name: &str) -> Option<Format> {
+    Some(match name {
+        "hex" | "hexadecimal" => Format::Hex,
+        "oct" | "octal" => Format::Octal,
+        "bin" | "binary" => Format::Binary,
+        "dec" | "decimal" => Format::Decimal,
+        "sci" | "scientific" => Format::Scientific,
+        "fraction" | "frac" | "exact" => Format::Fraction,
+        _ => return None,
+    })
+}
+
+pub(crate) fn parse(tokens: &[Token], names: &dyn Names, input_len: usize) -> Result<Statement, CalcError> {
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        names,
+        end: input_len,
+    };
+    let statement = p.statement()?;
+    if let Some(t) = p.peek_token() {
+        return Err(CalcError::new(
+            ErrorKind::Unexpected {
+                found: describe(&t.tok),
+                expected: "an operator or the end of the input",
+            },
+            t.span.clone(),
+        ));
+    }
+    Ok(statement)
+}
+
+struct Parser<'a> {
+    tokens: &'a [Token],
+    pos: usize,
+    names: &'a dyn Names,
+    end: usize,
+}
+
+fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Number(_) => "a number".into(),
+        Tok::Ident(s) => format!("{s:?}"),
+        Tok::Plus => "'+'".into(),
+        Tok::Minus => "'-'".into(),
+        Tok::Star => "'*'".into(),
+        Tok::Slash => "'/'".into(),
+        Tok::Caret => "'^'".into(),
+        Tok::LParen => "'('".into(),
+        Tok::RParen => "')'".into(),
+        Tok::Comma => "','".into(),
+        Tok::Equals => "'='".into(),
+        Tok::Bang => "'!'".into(),
+        Tok::Percent => "'%'".into(),
+        Tok::Arrow => "'->'".into(),
+        Tok::Sqrt => "'√'".into(),
+        Tok::Super(n) => format!("superscript {n}"),
+    }
+}
+
+impl Parser<'_> {
+    fn peek_token(&self) -> Option<&Token> {
+        self.tokens.get(self.pos)
+    }
+
+    fn peek(&self) -> Option<&Tok> {
+        self.tokens.get(self.pos).map(|t| &t.tok)
+    }
+
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.tokens.get(self.pos + k).map(|t| &t.tok)
+    }
+
+    fn here(&self) -> Span {
+        self.peek_token()
+            .map_or(self.end..self.end, |t| t.span.clone())
+    }
+
+    fn bump(&mut self) -> Option<&Token> {
+        let t = self.tokens.get(self.pos);
+        self.pos += 1;
+        t
+    }
+
+    fn expect(&mut self, want: Tok, expected: &'static str) -> Result<Span, CalcError> {
+        match self.peek_token() {
+            Some(t) if t.tok == want => {
+                let span = t.span.clone();
+                self.pos += 1;
+                Ok(span)
+            }
+            Some(t) => Err(CalcError::new(
+                ErrorKind::Unexpected {
+                    found: describe(&t.tok),
+                    expected,
+                },
+                t.span.clone(),
+            )),
+            None => Err(CalcError::new(
+                ErrorKind::Unexpected {
+                    found: "the end of the input".into(),
+                    expected,
+                },
+                self.end..self.end,
+            )),
+        }
+    }
+
+    fn ident_is(&self, k: usize, word: &str) -> bool {
+        matches!(self.peek_at(k), Some(Tok::Ident(s)) if s == word)
+    }
+
+    fn statement(&mut self) -> Result<Statement, CalcError> {
+        // name = expr
+        if let (Some(Tok::Ident(name)), Some(Tok::Equals)) = (self.peek(), self.peek_at(1)) {
+            let name = name.clone();
+            let name_span = self.here();
+            self.pos += 2;
+            let expr = self.expr(0)?;
+            return Ok(Statement::Assign {
+                name,
+                name_span,
+                expr,
+            });
+        }
+        // name(a, b) = expr
+        if let Some(params) = self.definition_head() {
+            let (name, name_span, params, skip) = params;
+            self.pos += skip;
+            let body = self.expr(0)?;
+            return Ok(Statement::Define {
+                name,
+                name_span,
+                params,
+                body,
+            });
+        }
+        if self.ident_is(0, "plot") {
+            self.pos += 1;
+            let expr = self.expr(0)?;
+            let range = if self.ident_is(0, "from") {
+                self.pos += 1;
+                let from = self.expr(0)?;
+                if !self.ident_is(0, "to") {
+                    return Err(CalcError::new(
+                        ErrorKind::Unexpected {
+                            found: self.peek().map_or("the end of the input".into(), describe),
+                            expected: "'to' and the end of the range",
+                        },
+                        self.here(),
+                    ));
+                }
+                self.pos += 1;
+                let to = self.expr(0)?;
+                Some((from, to))
+            } else {
+                None
+            };
+            return Ok(Statement::Plot {
+                expr,
+                var: "x".into(),
+                range,
+            });
+        }
+        let expr = self.expr(0)?;
+        let target = if self.at_conversion() {
+            let start = self.here().start;
+            self.pos += 1;
+            let target = self.target()?;
+            let end = self.tokens.get(self.pos - 1).map_or(self.end, |t| t.span.end);
+            Some((target, start..end))
+        } else {
+            None
+        };
+        Ok(Statement::Eval { expr, target })
+    }
+
+    /// `name ( ident , ident … ) =`: returns the name, its span, the
+    /// parameters and the tokens to skip.
+    fn definition_head(&self) -> Option<(String, Span, Vec<String>, usize)> {
+        let Some(Tok::Ident(name)) = self.peek() else {
+            return None;
+        };
+        if self.peek_at(1) != Some(&Tok::LParen) {
+            return None;
+        }
+        let mut params = Vec::new();
+        let mut k = 2;
+        loop {
+            match self.peek_at(k) {
+                Some(Tok::Ident(p)) => params.push(p.clone()),
+                _ => return None,
+            }
+            k += 1;
+            match self.peek_at(k) {
+                Some(Tok::Comma) => k += 1,
+                Some(Tok::RParen) => break,
+                _ => return None,
+            }
+        }
+        (self.peek_at(k + 1) == Some(&Tok::Equals)).then(|| (name.clone(), self.here(), params, k + 2))
+    }
+
+    fn at_conversion(&self) -> bool {
+        matches!(self.peek(), Some(Tok::Arrow))
+            || self.ident_is(0, "to")
+            || self.ident_is(0, "as")
+            || self.ident_is(0, "in")
+    }
+
+    fn target(&mut self) -> Result<Target, CalcError> {
+        if let Some(Tok::Ident(name)) = self.peek() {
+            if let Some(f) = format_name(name) {
+                if self.peek_at(1).is_none() {
+                    self.pos += 1;
+                    return Ok(Target::Format(f));
+                }
+            }
+        }
+        Ok(Target::Units(self.expr(0)?))
+    }
+
+    /// Whether the token at `k` can begin an operand of an implicit
+    /// multiplication. `in` is the inch unless what follows it can be a
+    /// conversion target.
+    fn starts_operand(&self, k: usize) -> bool {
+        match self.peek_at(k) {
+            Some(Tok::Number(_) | Tok::LParen | Tok::Sqrt) => true,
+            Some(Tok::Ident(name)) if name == "in" => !matches!(
+                self.peek_at(k + 1),
+                Some(Tok::Ident(next)) if !is_keyword(next)
+            ) && !matches!(self.peek_at(k + 1), Some(Tok::LParen)),
+            Some(Tok::Ident(name)) => !is_keyword(name),
+            _ => false,
+        }
+    }
+
+    fn expr(&mut self, min_bp: u8) -> Result<Expr, CalcError> {
+        let mut lhs = self.prefix()?;
+        loop {
+            let Some(tok) = self.peek() else { break };
+            // Postfix operators.
+            let postfix = match tok {
+                Tok::Bang => Some(ExprKind::Factorial as fn(Box<Expr>) -> ExprKind),
+                Tok::Percent => Some(ExprKind::Percent as fn(Box<Expr>) -> ExprKind),
+                _ => None,
+            };
+            if let Some(make) = postfix {
+                if 50 < min_bp {
+                    break;
+                }
+                let end = self.here().end;
+                self.pos += 1;
+                let span = lhs.span.start..end;
+                lhs = Expr {
+                    kind: make(Box::new(lhs)),
+                    span,
+                };
+                continue;
+            }
+            if let Tok::Super(n) = tok {
+                if 50 < min_bp {
+                    break;
+                }
+                let n = *n;
+                let s = self.here();
+                self.pos += 1;
+                let span = lhs.span.start..s.end;
+                let exponent = Expr {
+                    kind: ExprKind::Number(RBig::from(n)),
+                    span: s,
+                };
+                lhs = binary(BinOp::Pow, lhs, exponent, span);
+                continue;
+            }
+            let infix = match tok {
+                Tok::Plus => Some((BinOp::Add, 10)),
+                Tok::Minus => Some((BinOp::Sub, 10)),
+                Tok::Star => Some((BinOp::Mul, 20)),
+                Tok::Slash => Some((BinOp::Div, 20)),
+                Tok::Caret => Some((BinOp::Pow, 40)),
+                Tok::Ident(s) if s == "mod" => Some((BinOp::Mod, 20)),
+                Tok::Ident(s) if s == "of" => Some((BinOp::Of, 20)),
+                _ => None,
+            };
+            if let Some((op, bp)) = infix {
+                if bp < min_bp {
+                    break;
+                }
+                self.pos += 1;
+                // `^` is right-associative; the others left.
+                let rhs = if op == BinOp::Pow {
+                    self.expr(bp)?
+                } else {
+                    self.expr(bp + 1)?
+                };
+                let span = lhs.span.start..rhs.span.end;
+                lhs = binary(op, lhs, rhs, span);
+                continue;
+            }
+            // Juxtaposition.
+            if self.starts_operand(0) {
+                if 30 < min_bp {
+                    break;
+                }
+                // `5 ft 10 in`: a number after a unit starts a new quantity.
+                let mixed = matches!(self.peek(), Some(Tok::Number(_))) && ends_with_unit(&lhs);
+                let rhs = if mixed { self.expr(30)? } else { self.expr(31)? };
+                if matches!(rhs.kind, ExprKind::Number(_))
+                    && !mixed
+                    && matches!(lhs.kind, ExprKind::Number(_))
+                {
+                    return Err(CalcError::new(
+                        ErrorKind::Unexpected {
+                            found: "a second number".into(),
+                            expected: "an operator between the numbers",
+                        },
+                        rhs.span,
+                    ));
+                }
+                let span = lhs.span.start..rhs.span.end;
+                lhs = binary(if mixed { BinOp::Mixed } else { BinOp::Implicit }, lhs, rhs, span);
+                continue;
+            }
+            break;
+        }
+        Ok(lhs)
+    }
+
+    fn prefix(&mut self) -> Result<Expr, CalcError> {
+        let Some(token) = self.bump().cloned() else {
+            return Err(CalcError::new(
+                ErrorKind::Unexpected {
+                    found: "the end of the input".into(),
+                    expected: "a number, a name or '('",
+                },
+                self.end..self.end,
+            ));
+        };
+        let span = token.span.clone();
+        match token.tok {
+            Tok::Number(value) => Ok(Expr {
+                kind: ExprKind::Number(value),
+                span,
+            }),
+            Tok::Minus => {
+                let operand = self.expr(25)?;
+                let span = span.start..operand.span.end;
+                Ok(Expr {
+                    kind: ExprKind::Neg(Box::new(operand)),
+                    span,
+                })
+            }
+            Tok::Plus => self.expr(25),
+            Tok::LParen => {
+                let inner = self.expr(0)?;
+                let close = self.expect(Tok::RParen, "')'")?;
+                Ok(Expr {
+                    kind: inner.kind,
+                    span: span.start..close.end,
+                })
+            }
+            Tok::Sqrt => {
+                let operand = self.expr(40)?;
+                let span = span.start..operand.span.end;
+                Ok(Expr {
+                    kind: ExprKind::Call {
+                        name: "sqrt".into(),
+                        args: vec![operand],
+                    },
+                    span,
+                })
+            }
+            Tok::Ident(name) if is_keyword(&name) && name != "in" => Err(CalcError::new(
+                ErrorKind::Unexpected {
+                    found: format!("{name:?}"),
+                    expected: "a number, a name or '('",
+                },
+                span,
+            )),
+            Tok::Ident(name) => {
+                let kind = self.names.kind(&name);
+                if self.peek() == Some(&Tok::LParen) && kind != Some(NameKind::Unit) {
+                    self.pos += 1;
+                    let mut args = Vec::new();
+                    if self.peek() != Some(&Tok::RParen) {
+                        loop {
+                            args.push(self.expr(0)?);
+                            if self.peek() == Some(&Tok::Comma) {
+                                self.pos += 1;
+                            } else {
+                                break;
+                            }
+                        }
+                    }
+                    let close = self.expect(Tok::RParen, "',' or ')'")?;
+                    return Ok(Expr {
+                        kind: ExprKind::Call { name, args },
+                        span: span.start..close.end,
+                    });
+                }
+                if kind == Some(NameKind::Function) && self.starts_operand(0) {
+                    let arg = self.expr(30)?;
+                    let span = span.start..arg.span.end;
+                    return Ok(Expr {
+                        kind: ExprKind::Call {
+                            name,
+                            args: vec![arg],
+                        },
+                        span,
+                    });
+                }
+                Ok(Expr {
+                    kind: ExprKind::Name(name, kind),
+                    span,
+                })
+            }
+            other => Err(CalcError::new(
+                ErrorKind::Unexpected {
+                    found: describe(&other),
+                    expected: "a number, a name or '('",
+                },
+                span,
+            )),
+        }
+    }
+}
+
+fn binary(op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        },
+        span,
+    }
+}
+
+/// Whether the rightmost factor of `e` is a unit (`5 ft`, `2 m²`).
+fn ends_with_unit(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Name(_, kind) => *kind == Some(NameKind::Unit),
+        ExprKind::Binary {
+            op: BinOp::Implicit | BinOp::Pow,
+            lhs,
+            rhs,
+        } => {
+            if let ExprKind::Binary { op: BinOp::Pow, .. } = &e.kind {
+                ends_with_unit(lhs)
+            } else {
+                ends_with_unit(rhs)
+            }
+        }
+        _ => false,
+    }
+}
+
+// ----------------------------------------------------------------------
+// The interpretation: how the input was read, with every implicit
+// operator and grouping made explicit.
+// ----------------------------------------------------------------------
+
+fn level(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Binary { op, .. } => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mixed => 1,
+            BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::Of | BinOp::Implicit => 2,
+            BinOp::Pow => 4,
+        },
+        ExprKind::Neg(_) => 3,
+        _ => 5,
+    }
+}
+
+/// Prints `e`, in parentheses when its level is below `min`.
+fn child(f: &mut fmt::Formatter<'_>, e: &Expr, min: u8) -> fmt::Result {
+    if level(e) < min {
+        write!(f, "({e})")
+    } else {
+        write!(f, "{e}")
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ExprKind::Number(value) => {
+                let style = crate::format::Style {
+                    digits: 40,
+                    radix: crate::format::Radix::Decimal,
+                    scientific: false,
+                    decimal_comma: false,
+                };
+                let printed = crate::format::print_real(&crate::real::Real::Exact(value.clone()), style);
+                if printed.approximate {
+                    write!(f, "{}/{}", value.numerator(), value.denominator())
+                } else {
+                    write!(f, "{}", printed.text)
+                }
+            }
+            ExprKind::Name(name, _) => write!(f, "{name}"),
+            ExprKind::Call { name, args } => {
+                write!(f, "{name}(")?;
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                write!(f, ")")
+            }
+            ExprKind::Neg(e) => {
+                write!(f, "-")?;
+                child(f, e, 4)
+            }
+            ExprKind::Percent(e) => {
+                child(f, e, 5)?;
+                write!(f, "%")
+            }
+            ExprKind::Factorial(e) => {
+                child(f, e, 5)?;
+                write!(f, "!")
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (symbol, left_min, right_min) = match op {
+                    BinOp::Add | BinOp::Mixed => (" + ", 1, 2),
+                    BinOp::Sub => (" - ", 1, 2),
+                    BinOp::Mul => (" × ", 2, 3),
+                    BinOp::Div => (" / ", 2, 3),
+                    BinOp::Mod => (" mod ", 2, 3),
+                    BinOp::Of => (" of ", 2, 3),
+                    BinOp::Implicit => {
+                        let unit = ends_with_unit(rhs);
+                        (if unit { " " } else { " × " }, 2, 3)
+                    }
+                    BinOp::Pow => ("^", 5, 4),
+                };
+                child(f, lhs, left_min)?;
+                write!(f, "{symbol}")?;
+                child(f, rhs, right_min)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lex::{LexOptions, lex};
+
+    struct TestNames;
+    impl Names for TestNames {
+        fn kind(&self, name: &str) -> Option<NameKind> {
+            match name {
+                "ft" | "in" | "m" | "cm" | "h" | "mi" | "deg" | "km" | "s" | "min" => Some(NameKind::Unit),
+                "sin" | "sqrt" | "max" | "f" => Some(NameKind::Function),
+                "pi" | "x" | "e" => Some(NameKind::Value),
+                _ => None,
+            }
+        }
+    }
+
+    fn read(input: &str) -> String {
+        let tokens = match lex(input, LexOptions::default()) {
+            Ok(t) => t,
+            Err(e) => return format!("lex error: {e}"),
+        };
+        match parse(&tokens, &TestNames, input.len()) {
+            Ok(Statement::Eval { expr, target }) => match target {
+                None => expr.to_string(),
+                Some((Target::Units(t), _)) => format!("{expr} → {t}"),
+                Some((Target::Format(f), _)) => format!("{expr} → {f:?}"),
+            },
+            Ok(Statement::Assign { name, expr, .. }) => format!("{name} := {expr}"),
+            Ok(Statement::Define { name, params, body, .. }) => {
+                format!("{name}({}) := {body}", params.join(", "))
+            }
+            Ok(Statement::Plot { expr, range, .. }) => format!(
+                "plot {expr}{}",
+                range.map(|(a, b)| format!(" from {a} to {b}")).unwrap_or_default()
+            ),
+            Err(e) => format!("error: {e} at {:?}", e.span),
+        }
+    }
+
+    #[test]
+    fn readings() {
+        let cases = [
+            ("1 + 2 * 3", "1 + 2 × 3"),
+            ("(1 + 2) * 3", "(1 + 2) × 3"),
+            ("6/2(1+2)", "6 / (2 × (1 + 2))"),
+            ("2pi", "2 × pi"),
+            ("-2^2", "-2^2"),
+            ("2^3^2", "2^3^2"),
+            ("(2^3)^2", "(2^3)^2"),
+            ("2^-1", "2^(-1)"),
+            ("5 ft 10 in", "5 ft + 10 in"),
+            ("5 ft 10 in to cm", "5 ft + 10 in → cm"),
+            ("1.74 m to ft in", "1.74 m → ft in"),
+            ("3 in in cm", "3 in → cm"),
+            ("60 mi/h", "60 mi / h"),
+            ("1 m / 1 m", "1 m / (1 m)"),
+            ("sin 30 deg", "sin(30 deg)"),
+            ("sqrt 2x", "sqrt(2 × x)"),
+            ("√2 pi", "sqrt(2) × pi"),
+            ("5!", "5!"),
+            ("100 + 10%", "100 + 10%"),
+            ("10% of 200", "10% of 200"),
+            ("3m²", "3 m^2"),
+            ("max(1, 2)", "max(1, 2)"),
+            ("0xff to hex", "255 → Hex"),
+            ("x = 5", "x := 5"),
+            ("f(x, y) = x^2 + y", "f(x, y) := x^2 + y"),
+            ("plot sin(x) from -1 to 1", "plot sin(x) from -1 to 1"),
+            ("1 → km", "1 → km"),
+            ("2 ** 3", "2^3"),
+            ("1.5e3 m", "1500 m"),
+            ("a - b - c", "a - b - c"),
+            ("a - (b - c)", "a - (b - c)"),
+            ("a / b / c", "a / b / c"),
+            ("a / (b / c)", "a / (b / c)"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(read(input), want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn errors_point_at_the_culprit() {
+        assert_eq!(read("1 +"), "error: expected a number, a name or '(', found the end of the input at 3..3");
+        assert_eq!(read("(1 + 2"), "error: expected ')', found the end of the input at 6..6");
+        assert_eq!(read("2 3"), "error: expected an operator between the numbers, found a second number at 2..3");
+        assert_eq!(read("1 + )"), "error: expected a number, a name or '(', found ')' at 4..5");
+        assert!(read("1 # 2").starts_with("lex error: unexpected character '#'"));
+    }
+}

@@ -1,0 +1,791 @@
+//! `Real`: an exact rational, or a ball (midpoint ± radius) that is certain
+//! to contain the true value.
+//!
+//! Exact values stay exact as long as the operation allows it (`1/3*3` is
+//! 1, `(10^100+1)-10^100` is 1). Everything else becomes a [`Ball`]: the
+//! midpoint comes from dashu's correctly rounded kernels at the working
+//! precision, and the radius grows by one unit in the last place per
+//! rounding plus the input's radius times a bound on the derivative. A
+//! printed digit is therefore certain: printing looks at both ends of the
+//! ball (see `format`).
+//!
+//! When a ball is too wide to decide something (the sign of a divisor, the
+//! domain of `ln`), the operation answers [`NumError::NeedPrecision`] and
+//! the evaluator starts again with more bits.
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+
+use dashu_base::{Abs, Approximation, BitTest, PowerOfTwo, Sign, UnsignedAbs};
+use dashu_float::round::mode::HalfEven;
+use dashu_float::{ConstCache, Context, FBig, FpError, Repr};
+use dashu_int::{IBig, UBig};
+use dashu_ratio::RBig;
+
+use crate::budget::Budget;
+use crate::mag::Mag;
+
+pub(crate) type Float = FBig<HalfEven, 2>;
+type Rounded = Approximation<Float, dashu_float::round::Rounding>;
+
+/// `|true value − mid| ≤ rad`.
+#[derive(Clone, Debug)]
+pub(crate) struct Ball {
+    pub(crate) mid: Repr<2>,
+    pub(crate) rad: Mag,
+}
+
+/// An exact rational or a certified ball.
+#[derive(Clone, Debug)]
+pub(crate) enum Real {
+    Exact(RBig),
+    Approx(Ball),
+}
+
+/// Why a numeric operation stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum NumError {
+    /// A ball was too wide to decide; more working bits may settle it.
+    NeedPrecision,
+    /// Outside the function's domain; the text says which.
+    Domain(&'static str),
+    DivisionByZero,
+    /// An exact result would take more bits than the budget allows.
+    TooBig { bits: u64, limit: u64 },
+    /// A float result beyond the exponent range.
+    Overflow,
+    /// Cancelled by the caller or out of time.
+    Stopped(crate::budget::Stop),
+}
+
+pub(crate) type NumResult<T> = Result<T, NumError>;
+
+/// The working precision, the budget and the constants' cache of one
+/// evaluation attempt.
+pub(crate) struct Work<'a> {
+    pub(crate) prec: usize,
+    pub(crate) budget: &'a Budget,
+    cache: RefCell<ConstCache>,
+}
+
+impl<'a> Work<'a> {
+    pub(crate) fn new(prec: usize, budget: &'a Budget) -> Self {
+        Work {
+            prec: prec.max(64),
+            budget,
+            cache: RefCell::new(ConstCache::default()),
+        }
+    }
+
+    fn ctx(&self) -> Context<HalfEven> {
+        Context::new(self.prec)
+    }
+
+    /// One unit in the last place of `x` at the working precision, or
+    /// more (a bound: `|x|·2^(1−p)`).
+    fn ulp(&self, x: &Repr<2>) -> Mag {
+        Mag::of_repr_up(x).mul_up(Mag::pow2(1 - self.prec as i64))
+    }
+
+    /// A kernel's answer as a ball: exact answers have radius 0.
+    fn ball(&self, r: Result<Rounded, FpError>) -> NumResult<Ball> {
+        let r = r.map_err(|e| match e {
+            FpError::OutOfDomain => NumError::Domain("outside the function's domain"),
+            FpError::Overflow(_) => NumError::Overflow,
+            FpError::Underflow(_) => NumError::NeedPrecision,
+            _ => NumError::Domain("undefined"),
+        })?;
+        let (value, exact) = match r {
+            Approximation::Exact(v) => (v, true),
+            Approximation::Inexact(v, _) => (v, false),
+        };
+        let mid = value.into_repr();
+        if mid.is_infinite() {
+            return Err(NumError::Overflow);
+        }
+        let rad = if exact { Mag::ZERO } else { self.ulp(&mid) };
+        Ok(Ball { mid, rad })
+    }
+
+    // ------------------------------------------------------------------
+    // Conversions
+    // ------------------------------------------------------------------
+
+    /// A ball for any real: exact dyadic rationals stay exact (radius 0).
+    pub(crate) fn to_ball(&self, x: &Real) -> NumResult<Ball> {
+        match x {
+            Real::Approx(b) => Ok(b.clone()),
+            Real::Exact(r) => {
+                let den = r.denominator();
+                if den.is_power_of_two() {
+                    let k = den.bit_len() - 1;
+                    return Ok(Ball {
+                        mid: Repr::new(r.numerator().clone(), -(k as isize)),
+                        rad: Mag::ZERO,
+                    });
+                }
+                let num = Repr::new(r.numerator().clone(), 0);
+                let den = Repr::new(IBig::from(den.clone()), 0);
+                self.ball(self.ctx().div(&num, &den))
+            }
+        }
+    }
+
+    /// A real from a ball: a ball of radius 0 is an exact value.
+    pub(crate) fn from_ball(&self, b: Ball) -> Real {
+        if b.rad.is_zero() {
+            Real::Exact(repr_to_rational(&b.mid))
+        } else {
+            Real::Approx(b)
+        }
+    }
+
+    fn check_bits(&self, bits: u64) -> NumResult<()> {
+        if bits > self.budget.max_bits {
+            return Err(NumError::TooBig {
+                bits,
+                limit: self.budget.max_bits,
+            });
+        }
+        Ok(())
+    }
+
+    fn exact_result(&self, r: RBig) -> NumResult<Real> {
+        self.check_bits(rational_bits(&r))?;
+        Ok(Real::Exact(r))
+    }
+
+    // ------------------------------------------------------------------
+    // Arithmetic
+    // ------------------------------------------------------------------
+
+    pub(crate) fn add(&self, a: &Real, b: &Real) -> NumResult<Real> {
+        if let (Real::Exact(x), Real::Exact(y)) = (a, b) {
+            self.check_bits(rational_bits(x).max(rational_bits(y)) + 1)?;
+            return self.exact_result(x + y);
+        }
+        let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
+        let mut r = self.ball(self.ctx().add(&x.mid, &y.mid))?;
+        r.rad = r.rad.add_up(x.rad).add_up(y.rad);
+        Ok(self.from_ball(r))
+    }
+
+    pub(crate) fn sub(&self, a: &Real, b: &Real) -> NumResult<Real> {
+        self.add(a, &neg(b))
+    }
+
+    pub(crate) fn mul(&self, a: &Real, b: &Real) -> NumResult<Real> {
+        if let (Real::Exact(x), Real::Exact(y)) = (a, b) {
+            self.check_bits(rational_bits(x) + rational_bits(y))?;
+            return self.exact_result(x * y);
+        }
+        let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
+        let mut r = self.ball(self.ctx().mul(&x.mid, &y.mid))?;
+        // |xy − mx·my| ≤ |mx|ry + |my|rx + rx·ry
+        let (mx, my) = (Mag::of_repr_up(&x.mid), Mag::of_repr_up(&y.mid));
+        r.rad = r
+            .rad
+            .add_up(mx.mul_up(y.rad))
+            .add_up(my.mul_up(x.rad))
+            .add_up(x.rad.mul_up(y.rad));
+        Ok(self.from_ball(r))
+    }
+
+    pub(crate) fn div(&self, a: &Real, b: &Real) -> NumResult<Real> {
+        if let (Real::Exact(x), Real::Exact(y)) = (a, b) {
+            if y.is_zero() {
+                return Err(NumError::DivisionByZero);
+            }
+            self.check_bits(rational_bits(x) + rational_bits(y))?;
+            return self.exact_result(x / y);
+        }
+        let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
+        if y.mid.significand().is_zero() && y.rad.is_zero() {
+            return Err(NumError::DivisionByZero);
+        }
+        // |x/y − mx/my| ≤ (rx|my| + |mx|ry) / (|my|(|my| − ry)), and the
+        // denominator is at least (|my| − ry)².
+        let my_low = Mag::of_repr_down(&y.mid)
+            .sub_down(y.rad)
+            .ok_or(NumError::NeedPrecision)?;
+        let mut r = self.ball(self.ctx().div(&x.mid, &y.mid))?;
+        if !(x.rad.is_zero() && y.rad.is_zero()) {
+            let (mx, my) = (Mag::of_repr_up(&x.mid), Mag::of_repr_up(&y.mid));
+            let num = x.rad.mul_up(my).add_up(mx.mul_up(y.rad));
+            let den = my_low.mul_down(my_low);
+            r.rad = r
+                .rad
+                .add_up(num.div_up(den).ok_or(NumError::NeedPrecision)?);
+        }
+        Ok(self.from_ball(r))
+    }
+
+    /// `x^n` for an integer `n`, exact when `x` is.
+    pub(crate) fn powi(&self, x: &Real, n: &IBig) -> NumResult<Real> {
+        if n.is_zero() {
+            return Ok(Real::Exact(RBig::ONE));
+        }
+        if let Real::Exact(r) = x {
+            if r.is_zero() {
+                return if n.sign() == Sign::Negative {
+                    Err(NumError::DivisionByZero)
+                } else {
+                    Ok(Real::Exact(RBig::ZERO))
+                };
+            }
+            if r.numerator().unsigned_abs().is_one() && r.denominator().is_one() {
+                // ±1 to any power.
+                let odd = n.bit(0);
+                let negative = r.sign() == Sign::Negative && odd;
+                return Ok(Real::Exact(if negative { -RBig::ONE } else { RBig::ONE }));
+            }
+            let e = usize::try_from(n.unsigned_abs()).map_err(|_| NumError::TooBig {
+                bits: u64::MAX,
+                limit: self.budget.max_bits,
+            })?;
+            let bits = (rational_bits(r) as u128).saturating_mul(e as u128);
+            self.check_bits(u64::try_from(bits).unwrap_or(u64::MAX))?;
+            self.budget.check()?;
+            let num = r.numerator().pow(e);
+            let den = r.denominator().pow(e);
+            let p = RBig::from_parts(num, den);
+            return Ok(Real::Exact(if n.sign() == Sign::Negative {
+                RBig::ONE / p
+            } else {
+                p
+            }));
+        }
+        // Square and multiply on balls: each step keeps its own bound.
+        let mut e = n.unsigned_abs().clone();
+        let mut base = x.clone();
+        let mut acc = Real::Exact(RBig::ONE);
+        while !e.is_zero() {
+            self.budget.check()?;
+            if e.bit(0) {
+                acc = self.mul(&acc, &base)?;
+            }
+            e >>= 1;
+            if !e.is_zero() {
+                base = self.mul(&base, &base)?;
+            }
+        }
+        if n.sign() == Sign::Negative {
+            acc = self.div(&Real::Exact(RBig::ONE), &acc)?;
+        }
+        Ok(acc)
+    }
+
+    /// The exact `q`-th root of an exact rational, if it is one.
+    pub(crate) fn exact_root(&self, r: &RBig, q: usize) -> Option<RBig> {
+        if q == 0 || (r.sign() == Sign::Negative && q % 2 == 0) {
+            return None;
+        }
+        let num = r.numerator().unsigned_abs();
+        let den = r.denominator();
+        let (rn, rd) = (num.nth_root(q), den.nth_root(q));
+        if rn.pow(q) == num && &rd.pow(q) == den {
+            let root = RBig::from_parts(IBig::from(rn), rd);
+            Some(if r.sign() == Sign::Negative {
+                -root
+            } else {
+                root
+            })
+        } else {
+            None
+        }
+    }
+
+    /// The sign of a real, or `NeedPrecision` when the ball straddles 0.
+    pub(crate) fn sign(&self, x: &Real) -> NumResult<Ordering> {
+        match x {
+            Real::Exact(r) => Ok(match r.sign() {
+                _ if r.is_zero() => Ordering::Equal,
+                Sign::Positive => Ordering::Greater,
+                Sign::Negative => Ordering::Less,
+            }),
+            Real::Approx(b) => {
+                let m = Mag::of_repr_down(&b.mid);
+                if m.sub_down(b.rad).is_none() {
+                    return Err(NumError::NeedPrecision);
+                }
+                Ok(if b.mid.significand().sign() == Sign::Negative {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                })
+            }
+        }
+    }
+
+    pub(crate) fn compare(&self, a: &Real, b: &Real) -> NumResult<Ordering> {
+        self.sign(&self.sub(a, b)?)
+    }
+
+    /// Rounds towards −∞, +∞, the nearest (halves away from 0) or 0.
+    pub(crate) fn round(&self, x: &Real, how: Rounding) -> NumResult<Real> {
+        let exact_round = |r: &RBig| -> IBig {
+            match how {
+                Rounding::Floor => r.floor(),
+                Rounding::Ceil => r.ceil(),
+                Rounding::Trunc => r.trunc(),
+                Rounding::Nearest => {
+                    let half = RBig::from_parts(IBig::ONE, UBig::from(2u8));
+                    if r.sign() == Sign::Negative {
+                        -(-r + half).floor()
+                    } else {
+                        (r + half).floor()
+                    }
+                }
+            }
+        };
+        match x {
+            Real::Exact(r) => Ok(Real::Exact(RBig::from(exact_round(r)))),
+            Real::Approx(b) => {
+                let (lo, hi) = ball_ends(b);
+                let (a, c) = (exact_round(&lo), exact_round(&hi));
+                if a == c {
+                    Ok(Real::Exact(RBig::from(a)))
+                } else {
+                    Err(NumError::NeedPrecision)
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Constants
+    // ------------------------------------------------------------------
+
+    pub(crate) fn pi(&self) -> NumResult<Real> {
+        let mut cache = self.cache.borrow_mut();
+        let r = cache.pi::<2, HalfEven>(self.prec);
+        Ok(self.from_ball(self.ball(Ok(r))?))
+    }
+
+    pub(crate) fn e(&self) -> NumResult<Real> {
+        Ok(self.from_ball(self.ball(Ok(self.ctx().e::<2>()))?))
+    }
+
+    // ------------------------------------------------------------------
+    // Elementary functions
+    // ------------------------------------------------------------------
+
+    /// Applies a correctly rounded kernel to a ball: the result's radius is
+    /// the kernel's rounding plus `bound · rad`, where `bound` bounds
+    /// `|f'|` over the input ball (given the input ball and the kernel's
+    /// value at its midpoint).
+    fn apply(
+        &self,
+        x: &Real,
+        kernel: impl Fn(&Context<HalfEven>, &Repr<2>, &mut ConstCache) -> Result<Rounded, FpError>,
+        bound: impl Fn(&Ball, &Ball) -> NumResult<Mag>,
+    ) -> NumResult<Real> {
+        self.budget.check()?;
+        let b = self.to_ball(x)?;
+        let mut cache = self.cache.borrow_mut();
+        let mut r = self.ball(kernel(&self.ctx(), &b.mid, &mut cache))?;
+        drop(cache);
+        if !b.rad.is_zero() {
+            let d = bound(&b, &r)?;
+            r.rad = r.rad.add_up(d.mul_up(b.rad));
+        }
+        Ok(self.from_ball(r))
+    }
+
+    /// The ball's radius must be small for the cheap derivative bounds
+    /// below (they use `e^rad ≤ 2`).
+    fn small(b: &Ball) -> NumResult<()> {
+        if b.rad.le(Mag::pow2(-10)) {
+            Ok(())
+        } else {
+            Err(NumError::NeedPrecision)
+        }
+    }
+
+    pub(crate) fn sqrt(&self, x: &Real) -> NumResult<Real> {
+        if let Real::Exact(r) = x {
+            if let Some(root) = self.exact_root(r, 2) {
+                return Ok(Real::Exact(root));
+            }
+        }
+        match self.sign(x)? {
+            Ordering::Less => return Err(NumError::Domain("square root of a negative number")),
+            Ordering::Equal => return Ok(Real::Exact(RBig::ZERO)),
+            Ordering::Greater => {}
+        }
+        // |√x − √m| ≤ rad / √m  (as √x + √m ≥ √m)
+        self.apply(
+            x,
+            |c, m, _| c.sqrt(m),
+            |_, r| {
+                let root_low = Mag::of_repr_down(&r.mid).sub_down(r.rad);
+                Mag::from_u64(1).div_up(root_low.ok_or(NumError::NeedPrecision)?)
+                    .ok_or(NumError::NeedPrecision)
+            },
+        )
+    }
+
+    pub(crate) fn cbrt(&self, x: &Real) -> NumResult<Real> {
+        if let Real::Exact(r) = x {
+            if let Some(root) = self.exact_root(r, 3) {
+                return Ok(Real::Exact(root));
+            }
+        }
+        if self.sign(x)? == Ordering::Equal {
+            return Ok(Real::Exact(RBig::ZERO));
+        }
+        // |f'| = 1/(3·cbrt(x)²) ≤ 1/(3·(|cbrt(m)| − 2^-p·…)²): use the
+        // lower end of the result's own ball, with the input's radius
+        // added through the mean value over [lo, hi] (rad small).
+        self.apply(
+            x,
+            |c, m, _| c.cbrt(m),
+            |b, r| {
+                Self::small(b)?;
+                let lo = Mag::of_repr_down(&b.mid)
+                    .sub_down(b.rad)
+                    .ok_or(NumError::NeedPrecision)?;
+                // cbrt(lo) ≥ cbrt(m)·(lo/m)^(1/3) ≥ cbrt(m)·(lo/m)
+                let ratio = lo
+                    .div_up(Mag::of_repr_up(&b.mid))
+                    .ok_or(NumError::NeedPrecision)?;
+                let root_low = Mag::of_repr_down(&r.mid)
+                    .sub_down(r.rad)
+                    .ok_or(NumError::NeedPrecision)?
+                    .mul_down(ratio.min_one_down());
+                let den = root_low.mul_down(root_low).mul_down(Mag::from_u64(3));
+                Mag::from_u64(1).div_up(den).ok_or(NumError::NeedPrecision)
+            },
+        )
+    }
+
+    pub(crate) fn exp(&self, x: &Real) -> NumResult<Real> {
+        // |f'| ≤ e^(m+rad) ≤ 2·e^m for rad ≤ 2^-10.
+        self.apply(
+            x,
+            |c, m, cache| c.exp(m, Some(cache)),
+            |b, r| {
+                Self::small(b)?;
+                Ok(Mag::of_repr_up(&r.mid).add_up(r.rad).mul_up(Mag::from_u64(2)))
+            },
+        )
+    }
+
+    pub(crate) fn ln(&self, x: &Real) -> NumResult<Real> {
+        match self.sign(x)? {
+            Ordering::Greater => {}
+            Ordering::Equal => return Err(NumError::Domain("logarithm of zero")),
+            Ordering::Less => return Err(NumError::Domain("logarithm of a negative number")),
+        }
+        if let Real::Exact(r) = x {
+            if r.is_one() {
+                return Ok(Real::Exact(RBig::ZERO));
+            }
+        }
+        // |f'| = 1/x ≤ 1/(m − rad)
+        self.apply(
+            x,
+            |c, m, cache| c.ln(m, Some(cache)),
+            |b, _| {
+                let lo = Mag::of_repr_down(&b.mid)
+                    .sub_down(b.rad)
+                    .ok_or(NumError::NeedPrecision)?;
+                Mag::from_u64(1).div_up(lo).ok_or(NumError::NeedPrecision)
+            },
+        )
+    }
+
+    pub(crate) fn sin(&self, x: &Real) -> NumResult<Real> {
+        self.apply(x, |c, m, cache| c.sin(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+    }
+
+    pub(crate) fn cos(&self, x: &Real) -> NumResult<Real> {
+        self.apply(x, |c, m, cache| c.cos(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+    }
+
+    /// `sin(2π·x/u)`: exact at the rational special points (sin 30° = 1/2).
+    pub(crate) fn sin_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        let scale = Mag::from_u64(7).div_up(Mag::from_u64(u as u64)).unwrap_or(Mag::from_u64(7));
+        self.apply(x, |c, m, cache| c.sin_unit(m, u, Some(cache)), |_, _| Ok(scale))
+    }
+
+    /// `cos(2π·x/u)`.
+    pub(crate) fn cos_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        let scale = Mag::from_u64(7).div_up(Mag::from_u64(u as u64)).unwrap_or(Mag::from_u64(7));
+        self.apply(x, |c, m, cache| c.cos_unit(m, u, Some(cache)), |_, _| Ok(scale))
+    }
+
+    pub(crate) fn tan(&self, x: &Real) -> NumResult<Real> {
+        // |f'| = 1/cos² ≤ 1/(|cos m| − rad)²
+        self.apply(
+            x,
+            |c, m, cache| c.tan(m, Some(cache)),
+            |b, _| {
+                let low = Context::<HalfEven>::new(64);
+                let cos = low
+                    .cos(&b.mid, None)
+                    .map_err(|_| NumError::NeedPrecision)?
+                    .value()
+                    .into_repr();
+                let c = Mag::of_repr_down(&cos)
+                    .sub_down(Mag::of_repr_up(&cos).mul_up(Mag::pow2(-60)))
+                    .and_then(|c| c.sub_down(b.rad))
+                    .ok_or(NumError::NeedPrecision)?;
+                Mag::from_u64(1)
+                    .div_up(c.mul_down(c))
+                    .ok_or(NumError::NeedPrecision)
+            },
+        )
+    }
+
+    /// `tan(2π·x/u)`.
+    pub(crate) fn tan_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        let s = self.sin_turns(x, u)?;
+        let c = self.cos_turns(x, u)?;
+        if let Real::Exact(c) = &c {
+            if c.is_zero() {
+                return Err(NumError::Domain("tangent at an odd multiple of 90°"));
+            }
+        }
+        self.div(&s, &c)
+    }
+
+    /// `1/√(1 − (|m| + rad)²)`, the derivative bound of asin and acos.
+    fn arc_bound(b: &Ball) -> NumResult<Mag> {
+        let t = Mag::of_repr_up(&b.mid).add_up(b.rad);
+        let gap = Mag::from_u64(1)
+            .sub_down(t.mul_up(t))
+            .ok_or(NumError::NeedPrecision)?;
+        Mag::from_u64(1)
+            .div_up(gap.sqrt_down())
+            .ok_or(NumError::NeedPrecision)
+    }
+
+    fn unit_interval(&self, x: &Real) -> NumResult<()> {
+        let one = Real::Exact(RBig::ONE);
+        if self.compare(&abs(x), &one)? == Ordering::Greater {
+            return Err(NumError::Domain("argument outside [-1, 1]"));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn asin(&self, x: &Real) -> NumResult<Real> {
+        self.unit_interval(x)?;
+        self.apply(x, |c, m, cache| c.asin(m, Some(cache)), |b, _| Self::arc_bound(b))
+    }
+
+    pub(crate) fn acos(&self, x: &Real) -> NumResult<Real> {
+        self.unit_interval(x)?;
+        self.apply(x, |c, m, cache| c.acos(m, Some(cache)), |b, _| Self::arc_bound(b))
+    }
+
+    pub(crate) fn atan(&self, x: &Real) -> NumResult<Real> {
+        self.apply(x, |c, m, cache| c.atan(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+    }
+
+    /// The angle of the point (x, y), in (−π, π].
+    pub(crate) fn atan2(&self, y: &Real, x: &Real) -> NumResult<Real> {
+        let (by, bx) = (self.to_ball(y)?, self.to_ball(x)?);
+        if by.mid.significand().is_zero() && by.rad.is_zero() && bx.mid.significand().is_zero() && bx.rad.is_zero() {
+            return Err(NumError::Domain("the angle of the point (0, 0)"));
+        }
+        let mut cache = self.cache.borrow_mut();
+        let mut r = self.ball(self.ctx().atan2(&by.mid, &bx.mid, Some(&mut cache)))?;
+        drop(cache);
+        if !(by.rad.is_zero() && bx.rad.is_zero()) {
+            // |∂/∂x|, |∂/∂y| ≤ 1/r, where r ≥ max(|x|, |y|) − rad.
+            let r_low = Mag::of_repr_down(&by.mid)
+                .max(Mag::of_repr_down(&bx.mid))
+                .sub_down(by.rad.max(bx.rad))
+                .ok_or(NumError::NeedPrecision)?;
+            let d = by.rad.add_up(bx.rad).div_up(r_low).ok_or(NumError::NeedPrecision)?;
+            r.rad = r.rad.add_up(d);
+        }
+        Ok(self.from_ball(r))
+    }
+
+    /// `cosh(m)·2`, a bound on `|sinh'|` and `|cosh'|` over a small ball.
+    fn cosh_bound(b: &Ball) -> NumResult<Mag> {
+        Self::small(b)?;
+        let low = Context::<HalfEven>::new(64);
+        let c = low
+            .cosh(&b.mid, None)
+            .map_err(|_| NumError::Overflow)?
+            .value()
+            .into_repr();
+        Ok(Mag::of_repr_up(&c).mul_up(Mag::from_u64(3)))
+    }
+
+    pub(crate) fn sinh(&self, x: &Real) -> NumResult<Real> {
+        self.apply(x, |c, m, cache| c.sinh(m, Some(cache)), |b, _| Self::cosh_bound(b))
+    }
+
+    pub(crate) fn cosh(&self, x: &Real) -> NumResult<Real> {
+        self.apply(x, |c, m, cache| c.cosh(m, Some(cache)), |b, _| Self::cosh_bound(b))
+    }
+
+    pub(crate) fn tanh(&self, x: &Real) -> NumResult<Real> {
+        self.apply(x, |c, m, cache| c.tanh(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+    }
+
+    pub(crate) fn asinh(&self, x: &Real) -> NumResult<Real> {
+        self.apply(x, |c, m, cache| c.asinh(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+    }
+
+    pub(crate) fn acosh(&self, x: &Real) -> NumResult<Real> {
+        let one = Real::Exact(RBig::ONE);
+        if self.compare(x, &one)? == Ordering::Less {
+            return Err(NumError::Domain("acosh of a value below 1"));
+        }
+        // |f'| = 1/√(x² − 1) ≤ 1/√((m − rad)² − 1)
+        self.apply(
+            x,
+            |c, m, cache| c.acosh(m, Some(cache)),
+            |b, _| {
+                let lo = Mag::of_repr_down(&b.mid)
+                    .sub_down(b.rad)
+                    .ok_or(NumError::NeedPrecision)?;
+                let gap = lo
+                    .mul_down(lo)
+                    .sub_down(Mag::from_u64(1))
+                    .ok_or(NumError::NeedPrecision)?;
+                Mag::from_u64(1)
+                    .div_up(gap.sqrt_down())
+                    .ok_or(NumError::NeedPrecision)
+            },
+        )
+    }
+
+    pub(crate) fn atanh(&self, x: &Real) -> NumResult<Real> {
+        let one = Real::Exact(RBig::ONE);
+        if self.compare(&abs(x), &one)? != Ordering::Less {
+            return Err(NumError::Domain("atanh needs |x| < 1"));
+        }
+        // |f'| = 1/(1 − x²)
+        self.apply(
+            x,
+            |c, m, cache| c.atanh(m, Some(cache)),
+            |b, _| {
+                let t = Mag::of_repr_up(&b.mid).add_up(b.rad);
+                let gap = Mag::from_u64(1)
+                    .sub_down(t.mul_up(t))
+                    .ok_or(NumError::NeedPrecision)?;
+                Mag::from_u64(1).div_up(gap).ok_or(NumError::NeedPrecision)
+            },
+        )
+    }
+
+    /// `x^y` for real results: exact where an exact root exists,
+    /// `exp(y·ln x)` otherwise (x > 0).
+    pub(crate) fn pow(&self, x: &Real, y: &Real) -> NumResult<Real> {
+        if let Real::Exact(e) = y {
+            if e.denominator().is_one() {
+                return self.powi(x, e.numerator());
+            }
+            if let Real::Exact(b) = x {
+                let q = usize::try_from(e.denominator()).unwrap_or(usize::MAX);
+                if q <= 64 {
+                    if let Some(root) = self.exact_root(b, q) {
+                        return self.powi(&Real::Exact(root), e.numerator());
+                    }
+                }
+            }
+        }
+        match self.sign(x)? {
+            Ordering::Greater => {}
+            Ordering::Equal => {
+                return match self.sign(y)? {
+                    Ordering::Greater => Ok(Real::Exact(RBig::ZERO)),
+                    _ => Err(NumError::DivisionByZero),
+                };
+            }
+            Ordering::Less => {
+                return Err(NumError::Domain("a negative number to a fractional power"));
+            }
+        }
+        let l = self.ln(x)?;
+        let p = self.mul(y, &l)?;
+        self.exp(&p)
+    }
+
+    /// An approximate `f64` (for plotting and sizing; never printed).
+    pub(crate) fn to_f64(x: &Real) -> f64 {
+        match x {
+            Real::Exact(r) => r.to_f64().value(),
+            Real::Approx(b) => Float::from_repr(b.mid.clone(), Context::new(64))
+                .to_f64()
+                .value(),
+        }
+    }
+}
+
+impl Mag {
+    /// `min(self, 1)`.
+    fn min_one_down(self) -> Mag {
+        if self.le(Mag::from_u64(1)) {
+            self
+        } else {
+            Mag::from_u64(1)
+        }
+    }
+}
+
+/// How `round` rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rounding {
+    Floor,
+    Ceil,
+    Nearest,
+    Trunc,
+}
+
+pub(crate) fn neg(x: &Real) -> Real {
+    match x {
+        Real::Exact(r) => Real::Exact(-r),
+        Real::Approx(b) => Real::Approx(Ball {
+            mid: -b.mid.clone(),
+            rad: b.rad,
+        }),
+    }
+}
+
+pub(crate) fn abs(x: &Real) -> Real {
+    match x {
+        Real::Exact(r) => Real::Exact(r.clone().abs()),
+        Real::Approx(b) => Real::Approx(Ball {
+            mid: Repr::new(IBig::from(b.mid.significand().unsigned_abs().clone()), b.mid.exponent()),
+            rad: b.rad,
+        }),
+    }
+}
+
+pub(crate) fn is_exact_zero(x: &Real) -> bool {
+    matches!(x, Real::Exact(r) if r.is_zero())
+}
+
+pub(crate) fn exact(n: i64) -> Real {
+    Real::Exact(RBig::from(n))
+}
+
+/// The exact rational value of a binary float.
+pub(crate) fn repr_to_rational(x: &Repr<2>) -> RBig {
+    let e = x.exponent();
+    let sig = x.significand().clone();
+    if e >= 0 {
+        RBig::from(sig << e as usize)
+    } else {
+        RBig::from_parts(sig, UBig::ONE << e.unsigned_abs())
+    }
+}
+
+/// The two ends of a ball, exactly.
+pub(crate) fn ball_ends(b: &Ball) -> (RBig, RBig) {
+    let m = repr_to_rational(&b.mid);
+    let r = repr_to_rational(&b.rad.to_repr());
+    (&m - &r, &m + &r)
+}
+
+/// Bits needed to store a rational (numerator plus denominator).
+pub(crate) fn rational_bits(r: &RBig) -> u64 {
+    (r.numerator().unsigned_abs().bit_len() + r.denominator().bit_len()) as u64
+}
