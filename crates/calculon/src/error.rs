@@ -53,6 +53,17 @@ pub enum ErrorKind {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// A statement with too many tokens.
+    #[error("the expression is too long: {tokens} tokens, the limit is {limit}")]
+    TooLong {
+        /// Its length.
+        tokens: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// An empty line.
+    #[error("nothing to calculate")]
+    Empty,
     /// A token where another was expected.
     #[error("expected {expected}, found {found}")]
     Unexpected {

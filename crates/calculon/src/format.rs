@@ -73,6 +73,12 @@ pub(crate) fn print_real(x: &Real, style: Style) -> Printed {
     match x {
         Real::Exact(r) => print_exact(r, style),
         Real::Approx(b) => print_ball(b, style),
+        // Callers turn multiples of π into balls first; this is a
+        // readable fallback.
+        Real::Pi(r, k) => Printed {
+            text: format!("{}·π^{k}", print_exact(r, style).text),
+            approximate: false,
+        },
     }
 }
 
@@ -82,23 +88,31 @@ fn print_exact(r: &RBig, style: Style) -> Printed {
         return Printed {
             text: signed(
                 r.numerator().sign(),
-                &format!("{}{}", style.radix.prefix(), in_base(&r.numerator().unsigned_abs(), base)),
+                &format!(
+                    "{}{}",
+                    style.radix.prefix(),
+                    in_base(&r.numerator().unsigned_abs(), base)
+                ),
             ),
             approximate: false,
         };
     }
     // A terminating expansion: the denominator divides a power of the base.
-    if let Some(places) = terminating_places(r.denominator(), base) {
-        if places <= EXACT_FRACTION_DIGITS && !style.scientific {
-            let scaled = r.numerator().clone() * IBig::from(UBig::from(base).pow(places))
-                / IBig::from(r.denominator().clone());
-            let digits = in_base(&scaled.unsigned_abs(), base);
-            let text = place_point(&digits, places, style);
-            return Printed {
-                text: signed(r.numerator().sign(), &format!("{}{}", style.radix.prefix(), text)),
-                approximate: false,
-            };
-        }
+    if let Some(places) = terminating_places(r.denominator(), base)
+        && places <= EXACT_FRACTION_DIGITS
+        && !style.scientific
+    {
+        let scaled = r.numerator().clone() * IBig::from(UBig::from(base).pow(places))
+            / IBig::from(r.denominator().clone());
+        let digits = in_base(&scaled.unsigned_abs(), base);
+        let text = place_point(&digits, places, style);
+        return Printed {
+            text: signed(
+                r.numerator().sign(),
+                &format!("{}{}", style.radix.prefix(), text),
+            ),
+            approximate: false,
+        };
     }
     round_between(r, r, style).unwrap_or_else(|| Printed {
         text: "0".into(),
@@ -231,7 +245,11 @@ fn round_between(lo: &RBig, hi: &RBig, style: Style) -> Option<Printed> {
             let text = layout(&digits, e, style);
             return Some(Printed {
                 text: signed(
-                    if negative { Sign::Negative } else { Sign::Positive },
+                    if negative {
+                        Sign::Negative
+                    } else {
+                        Sign::Positive
+                    },
                     &format!("{}{}", style.radix.prefix(), text),
                 ),
                 approximate: !exact,
@@ -246,7 +264,11 @@ fn round_between(lo: &RBig, hi: &RBig, style: Style) -> Option<Printed> {
 fn layout(digits: &str, e: i64, style: Style) -> String {
     let mark = if style.decimal_comma { ',' } else { '.' };
     let n = digits.len() as i64;
-    let plain_range = if style.scientific { false } else { (-7..n.max(22)).contains(&e) };
+    let plain_range = if style.scientific {
+        false
+    } else {
+        (-7..n.max(22)).contains(&e)
+    };
     if plain_range {
         if e >= n - 1 {
             return format!("{digits}{}", "0".repeat((e - (n - 1)) as usize));

@@ -142,7 +142,24 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
 }
 
 fn is_ident_start(c: char) -> bool {
-    c.is_alphabetic() || matches!(c, '_' | '°' | 'µ' | 'Ω' | 'Å' | '$' | '€' | '£' | '¥' | '′' | '″')
+    c.is_alphabetic()
+        || matches!(
+            c,
+            '_' | '°'
+                | 'µ'
+                | 'Ω'
+                | 'Å'
+                | '$'
+                | '€'
+                | '£'
+                | '¥'
+                | '′'
+                | '″'
+                | '℃'
+                | '℉'
+                | '‰'
+                | '‱'
+        )
 }
 
 fn is_ident_continue(c: char) -> bool {
@@ -229,6 +246,9 @@ fn number(
     let mut end = start;
     while end < bytes.len() {
         let c = bytes[end];
+        // A group mark may follow digits before the point, and a comma
+        // never groups inside an argument list.
+        let groups_here = !seen_point && !digits.is_empty() && (group != b',' || !in_args);
         if c.is_ascii_digit() {
             digits.push(c as char);
             if seen_point {
@@ -242,12 +262,7 @@ fn number(
             // (`3.` alone is 3, and `x.` is not ours).
             seen_point = true;
             end += 1;
-        } else if c == group
-            && !seen_point
-            && !(in_args && group == b',')
-            && !digits.is_empty()
-            && three_digits_then_end(bytes, end + 1, mark)
-        {
+        } else if c == group && groups_here && three_digits_then_end(bytes, end + 1) {
             end += 1;
         } else if input[end..].starts_with('\u{2009}')
             && input[end + 3..].starts_with(|c: char| c.is_ascii_digit())
@@ -257,8 +272,9 @@ fn number(
             break;
         }
     }
-    let mut value = RBig::from(UBig::from_str_radix(&digits, 10).map_err(|_| bad(end, "no digits"))?)
-        / RBig::from(UBig::from(10u8).pow(frac_digits));
+    let mut value =
+        RBig::from(UBig::from_str_radix(&digits, 10).map_err(|_| bad(end, "no digits"))?)
+            / RBig::from(UBig::from(10u8).pow(frac_digits));
     // An exponent: `e`/`E`, optional sign, digits. `2e` alone is 2·e.
     if end < bytes.len() && (bytes[end] == b'e' || bytes[end] == b'E') {
         let mut k = end + 1;
@@ -287,7 +303,7 @@ fn number(
 
 /// Whether `bytes[at..]` starts with exactly three digits followed by no
 /// further digit (a digit group).
-fn three_digits_then_end(bytes: &[u8], at: usize, _mark: u8) -> bool {
+fn three_digits_then_end(bytes: &[u8], at: usize) -> bool {
     at + 3 <= bytes.len()
         && bytes[at..at + 3].iter().all(u8::is_ascii_digit)
         && bytes.get(at + 3).is_none_or(|b| !b.is_ascii_digit())
@@ -316,10 +332,22 @@ mod tests {
     #[test]
     fn literals_are_exact() {
         let o = LexOptions::default();
-        assert_eq!(numbers("1.5", o), vec![RBig::from_parts(3.into(), 2u8.into())]);
-        assert_eq!(numbers("1e-3", o), vec![RBig::from_parts(1.into(), 1000u16.into())]);
-        assert_eq!(numbers("0xff 0b101 0o17", o), vec![int(255), int(5), int(15)]);
-        assert_eq!(numbers("1,234,567.5", o), vec![RBig::from_parts(2469135.into(), 2u8.into())]);
+        assert_eq!(
+            numbers("1.5", o),
+            vec![RBig::from_parts(3.into(), 2u8.into())]
+        );
+        assert_eq!(
+            numbers("1e-3", o),
+            vec![RBig::from_parts(1.into(), 1000u16.into())]
+        );
+        assert_eq!(
+            numbers("0xff 0b101 0o17", o),
+            vec![int(255), int(5), int(15)]
+        );
+        assert_eq!(
+            numbers("1,234,567.5", o),
+            vec![RBig::from_parts(2469135.into(), 2u8.into())]
+        );
         assert_eq!(numbers("1_000", o), vec![int(1000)]);
         // Inside an argument list the comma separates.
         assert_eq!(numbers("max(1,234)", o), vec![int(1), int(234)]);
@@ -328,7 +356,10 @@ mod tests {
         let c = LexOptions {
             decimal_comma: true,
         };
-        assert_eq!(numbers("1.234,5", c), vec![RBig::from_parts(2469.into(), 2u8.into())]);
+        assert_eq!(
+            numbers("1.234,5", c),
+            vec![RBig::from_parts(2469.into(), 2u8.into())]
+        );
     }
 
     #[test]

@@ -2,12 +2,20 @@
 #![allow(dead_code)]
 
 mod budget;
+mod complex;
+mod constants;
 mod error;
-mod lex;
-mod parse;
-mod mag;
+mod eval;
 mod format;
+mod functions;
+mod lex;
+mod mag;
+mod parse;
+mod quantity;
 mod real;
+mod units;
 
 pub use budget::{CancelFlag, Stop};
 pub use error::{CalcError, ErrorKind, Span};
+pub use eval::{Answer, AnswerKind, Calculator, MAX_DIGITS, PlotRequest, Settings};
+pub use format::Radix;

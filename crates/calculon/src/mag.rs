@@ -188,7 +188,7 @@ impl Mag {
         }
         let n = (self.mantissa as u128) << 64;
         let d = other.mantissa as u128;
-        let q = n / d + u128::from(n % d != 0);
+        let q = n / d + u128::from(!n.is_multiple_of(d));
         Some(Mag::normalise_up(q, self.exponent - other.exponent - 64))
     }
 
@@ -295,7 +295,10 @@ mod tests {
 
     #[test]
     fn exact_values_stay_exact() {
-        assert_eq!(Mag::from_u64(12).mul_up(Mag::from_u64(3)), Mag::from_u64(36));
+        assert_eq!(
+            Mag::from_u64(12).mul_up(Mag::from_u64(3)),
+            Mag::from_u64(36)
+        );
         assert_eq!(Mag::from_u64(9).sqrt_up(), Mag::from_u64(3));
         assert_eq!(Mag::pow2(-3).add_up(Mag::pow2(-3)), Mag::pow2(-2));
         assert!(Mag::from_u64(3).sub_down(Mag::from_u64(3)).is_none());

@@ -26,6 +26,9 @@ use crate::lex::{Tok, Token};
 pub(crate) enum NameKind {
     Unit,
     Function,
+    /// Both (`min`: the minute, and `min(a, b)`): a call only with
+    /// parentheses.
+    UnitOrFunction,
     Value,
 }
 
@@ -133,12 +136,26 @@ fn format_name(name: &str) -> Option<Format> {
     })
 }
 
-pub(crate) fn parse(tokens: &[Token], names: &dyn Names, input_len: usize) -> Result<Statement, CalcError> {
+pub(crate) fn parse(
+    tokens: &[Token],
+    names: &dyn Names,
+    input_len: usize,
+) -> Result<Statement, CalcError> {
+    if tokens.len() > MAX_TOKENS {
+        return Err(CalcError::new(
+            ErrorKind::TooLong {
+                tokens: tokens.len(),
+                limit: MAX_TOKENS,
+            },
+            0..input_len,
+        ));
+    }
     let mut p = Parser {
         tokens,
         pos: 0,
         names,
         end: input_len,
+        params: Vec::new(),
     };
     let statement = p.statement()?;
     if let Some(t) = p.peek_token() {
@@ -153,11 +170,17 @@ pub(crate) fn parse(tokens: &[Token], names: &dyn Names, input_len: usize) -> Re
     Ok(statement)
 }
 
+/// Statements longer than this are refused: it bounds the depth of the
+/// tree, which is walked (and dropped) recursively.
+const MAX_TOKENS: usize = 2000;
+
 struct Parser<'a> {
     tokens: &'a [Token],
     pos: usize,
     names: &'a dyn Names,
     end: usize,
+    /// The parameters of the function being defined: values in its body.
+    params: Vec<String>,
 }
 
 fn describe(tok: &Tok) -> String {
@@ -250,6 +273,7 @@ impl Parser<'_> {
         if let Some(params) = self.definition_head() {
             let (name, name_span, params, skip) = params;
             self.pos += skip;
+            self.params = params.clone();
             let body = self.expr(0)?;
             return Ok(Statement::Define {
                 name,
@@ -290,7 +314,10 @@ impl Parser<'_> {
             let start = self.here().start;
             self.pos += 1;
             let target = self.target()?;
-            let end = self.tokens.get(self.pos - 1).map_or(self.end, |t| t.span.end);
+            let end = self
+                .tokens
+                .get(self.pos - 1)
+                .map_or(self.end, |t| t.span.end);
             Some((target, start..end))
         } else {
             None
@@ -321,7 +348,8 @@ impl Parser<'_> {
                 _ => return None,
             }
         }
-        (self.peek_at(k + 1) == Some(&Tok::Equals)).then(|| (name.clone(), self.here(), params, k + 2))
+        (self.peek_at(k + 1) == Some(&Tok::Equals))
+            .then(|| (name.clone(), self.here(), params, k + 2))
     }
 
     fn at_conversion(&self) -> bool {
@@ -332,13 +360,12 @@ impl Parser<'_> {
     }
 
     fn target(&mut self) -> Result<Target, CalcError> {
-        if let Some(Tok::Ident(name)) = self.peek() {
-            if let Some(f) = format_name(name) {
-                if self.peek_at(1).is_none() {
-                    self.pos += 1;
-                    return Ok(Target::Format(f));
-                }
-            }
+        if let Some(Tok::Ident(name)) = self.peek()
+            && let Some(f) = format_name(name)
+            && self.peek_at(1).is_none()
+        {
+            self.pos += 1;
+            return Ok(Target::Format(f));
         }
         Ok(Target::Units(self.expr(0)?))
     }
@@ -349,19 +376,25 @@ impl Parser<'_> {
     fn starts_operand(&self, k: usize) -> bool {
         match self.peek_at(k) {
             Some(Tok::Number(_) | Tok::LParen | Tok::Sqrt) => true,
-            Some(Tok::Ident(name)) if name == "in" => !matches!(
-                self.peek_at(k + 1),
-                Some(Tok::Ident(next)) if !is_keyword(next)
-            ) && !matches!(self.peek_at(k + 1), Some(Tok::LParen)),
+            Some(Tok::Ident(name)) if name == "in" => {
+                !matches!(
+                    self.peek_at(k + 1),
+                    Some(Tok::Ident(next)) if !is_keyword(next)
+                ) && !matches!(self.peek_at(k + 1), Some(Tok::LParen))
+            }
             Some(Tok::Ident(name)) => !is_keyword(name),
             _ => false,
         }
     }
 
     fn expr(&mut self, min_bp: u8) -> Result<Expr, CalcError> {
+        // Deep nesting recurses: grow the stack rather than overflow it.
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.expr_inner(min_bp))
+    }
+
+    fn expr_inner(&mut self, min_bp: u8) -> Result<Expr, CalcError> {
         let mut lhs = self.prefix()?;
-        loop {
-            let Some(tok) = self.peek() else { break };
+        while let Some(tok) = self.peek() {
             // Postfix operators.
             let postfix = match tok {
                 Tok::Bang => Some(ExprKind::Factorial as fn(Box<Expr>) -> ExprKind),
@@ -428,7 +461,11 @@ impl Parser<'_> {
                 }
                 // `5 ft 10 in`: a number after a unit starts a new quantity.
                 let mixed = matches!(self.peek(), Some(Tok::Number(_))) && ends_with_unit(&lhs);
-                let rhs = if mixed { self.expr(30)? } else { self.expr(31)? };
+                let rhs = if mixed {
+                    self.expr(30)?
+                } else {
+                    self.expr(31)?
+                };
                 if matches!(rhs.kind, ExprKind::Number(_))
                     && !mixed
                     && matches!(lhs.kind, ExprKind::Number(_))
@@ -442,7 +479,12 @@ impl Parser<'_> {
                     ));
                 }
                 let span = lhs.span.start..rhs.span.end;
-                lhs = binary(if mixed { BinOp::Mixed } else { BinOp::Implicit }, lhs, rhs, span);
+                lhs = binary(
+                    if mixed { BinOp::Mixed } else { BinOp::Implicit },
+                    lhs,
+                    rhs,
+                    span,
+                );
                 continue;
             }
             break;
@@ -502,8 +544,16 @@ impl Parser<'_> {
                 span,
             )),
             Tok::Ident(name) => {
-                let kind = self.names.kind(&name);
-                if self.peek() == Some(&Tok::LParen) && kind != Some(NameKind::Unit) {
+                let kind = if self.params.contains(&name) {
+                    Some(NameKind::Value)
+                } else {
+                    self.names.kind(&name)
+                };
+                let callable = matches!(
+                    kind,
+                    None | Some(NameKind::Function | NameKind::UnitOrFunction)
+                );
+                if self.peek() == Some(&Tok::LParen) && callable {
                     self.pos += 1;
                     let mut args = Vec::new();
                     if self.peek() != Some(&Tok::RParen) {
@@ -563,7 +613,7 @@ fn binary(op: BinOp, lhs: Expr, rhs: Expr, span: Span) -> Expr {
 /// Whether the rightmost factor of `e` is a unit (`5 ft`, `2 m²`).
 fn ends_with_unit(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Name(_, kind) => *kind == Some(NameKind::Unit),
+        ExprKind::Name(_, kind) => matches!(kind, Some(NameKind::Unit | NameKind::UnitOrFunction)),
         ExprKind::Binary {
             op: BinOp::Implicit | BinOp::Pow,
             lhs,
@@ -615,7 +665,8 @@ impl fmt::Display for Expr {
                     scientific: false,
                     decimal_comma: false,
                 };
-                let printed = crate::format::print_real(&crate::real::Real::Exact(value.clone()), style);
+                let printed =
+                    crate::format::print_real(&crate::real::Real::Exact(value.clone()), style);
                 if printed.approximate {
                     write!(f, "{}/{}", value.numerator(), value.denominator())
                 } else {
@@ -676,7 +727,9 @@ mod tests {
     impl Names for TestNames {
         fn kind(&self, name: &str) -> Option<NameKind> {
             match name {
-                "ft" | "in" | "m" | "cm" | "h" | "mi" | "deg" | "km" | "s" | "min" => Some(NameKind::Unit),
+                "ft" | "in" | "m" | "cm" | "h" | "mi" | "deg" | "km" | "s" | "min" => {
+                    Some(NameKind::Unit)
+                }
                 "sin" | "sqrt" | "max" | "f" => Some(NameKind::Function),
                 "pi" | "x" | "e" => Some(NameKind::Value),
                 _ => None,
@@ -696,12 +749,16 @@ mod tests {
                 Some((Target::Format(f), _)) => format!("{expr} → {f:?}"),
             },
             Ok(Statement::Assign { name, expr, .. }) => format!("{name} := {expr}"),
-            Ok(Statement::Define { name, params, body, .. }) => {
+            Ok(Statement::Define {
+                name, params, body, ..
+            }) => {
                 format!("{name}({}) := {body}", params.join(", "))
             }
             Ok(Statement::Plot { expr, range, .. }) => format!(
                 "plot {expr}{}",
-                range.map(|(a, b)| format!(" from {a} to {b}")).unwrap_or_default()
+                range
+                    .map(|(a, b)| format!(" from {a} to {b}"))
+                    .unwrap_or_default()
             ),
             Err(e) => format!("error: {e} at {:?}", e.span),
         }
@@ -751,10 +808,22 @@ mod tests {
 
     #[test]
     fn errors_point_at_the_culprit() {
-        assert_eq!(read("1 +"), "error: expected a number, a name or '(', found the end of the input at 3..3");
-        assert_eq!(read("(1 + 2"), "error: expected ')', found the end of the input at 6..6");
-        assert_eq!(read("2 3"), "error: expected an operator between the numbers, found a second number at 2..3");
-        assert_eq!(read("1 + )"), "error: expected a number, a name or '(', found ')' at 4..5");
+        assert_eq!(
+            read("1 +"),
+            "error: expected a number, a name or '(', found the end of the input at 3..3"
+        );
+        assert_eq!(
+            read("(1 + 2"),
+            "error: expected ')', found the end of the input at 6..6"
+        );
+        assert_eq!(
+            read("2 3"),
+            "error: expected an operator between the numbers, found a second number at 2..3"
+        );
+        assert_eq!(
+            read("1 + )"),
+            "error: expected a number, a name or '(', found ')' at 4..5"
+        );
         assert!(read("1 # 2").starts_with("lex error: unexpected character '#'"));
     }
 }

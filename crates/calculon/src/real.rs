@@ -35,11 +35,24 @@ pub(crate) struct Ball {
     pub(crate) rad: Mag,
 }
 
-/// An exact rational or a certified ball.
+/// An exact rational, an exact rational multiple of a power of π, or a
+/// certified ball.
 #[derive(Clone, Debug)]
 pub(crate) enum Real {
     Exact(RBig),
+    /// `r·π^k` with `r ≠ 0` and `k ≠ 0`: angles in degrees and multiples
+    /// of π stay exact, so sin 30° is 1/2 and sin π is 0.
+    Pi(RBig, i32),
     Approx(Ball),
+}
+
+/// `r·π^k`, as an exact rational when `k = 0` or `r = 0`.
+pub(crate) fn pi_multiple(r: RBig, k: i32) -> Real {
+    if k == 0 || r.is_zero() {
+        Real::Exact(r)
+    } else {
+        Real::Pi(r, k)
+    }
 }
 
 /// Why a numeric operation stopped.
@@ -51,7 +64,10 @@ pub(crate) enum NumError {
     Domain(&'static str),
     DivisionByZero,
     /// An exact result would take more bits than the budget allows.
-    TooBig { bits: u64, limit: u64 },
+    TooBig {
+        bits: u64,
+        limit: u64,
+    },
     /// A float result beyond the exponent range.
     Overflow,
     /// Cancelled by the caller or out of time.
@@ -115,6 +131,14 @@ impl<'a> Work<'a> {
     pub(crate) fn to_ball(&self, x: &Real) -> NumResult<Ball> {
         match x {
             Real::Approx(b) => Ok(b.clone()),
+            Real::Pi(r, k) => {
+                let p = self.powi(&Real::Approx(self.pi_ball()?), &IBig::from(*k))?;
+                let v = self.mul(&Real::Exact(r.clone()), &p)?;
+                match v {
+                    Real::Approx(b) => Ok(b),
+                    other => self.to_ball(&other),
+                }
+            }
             Real::Exact(r) => {
                 let den = r.denominator();
                 if den.is_power_of_two() {
@@ -132,7 +156,7 @@ impl<'a> Work<'a> {
     }
 
     /// A real from a ball: a ball of radius 0 is an exact value.
-    pub(crate) fn from_ball(&self, b: Ball) -> Real {
+    pub(crate) fn settle(&self, b: Ball) -> Real {
         if b.rad.is_zero() {
             Real::Exact(repr_to_rational(&b.mid))
         } else {
@@ -159,15 +183,33 @@ impl<'a> Work<'a> {
     // Arithmetic
     // ------------------------------------------------------------------
 
+    /// The value as a ball (or exact rational): what printing needs.
+    pub(crate) fn numeric(&self, x: &Real) -> NumResult<Real> {
+        match x {
+            Real::Pi(..) => Ok(Real::Approx(self.to_ball(x)?)),
+            other => Ok(other.clone()),
+        }
+    }
+
     pub(crate) fn add(&self, a: &Real, b: &Real) -> NumResult<Real> {
-        if let (Real::Exact(x), Real::Exact(y)) = (a, b) {
-            self.check_bits(rational_bits(x).max(rational_bits(y)) + 1)?;
-            return self.exact_result(x + y);
+        match (a, b) {
+            (Real::Exact(x), Real::Exact(y)) => {
+                self.check_bits(rational_bits(x).max(rational_bits(y)) + 1)?;
+                return self.exact_result(x + y);
+            }
+            (Real::Pi(x, j), Real::Pi(y, k)) if j == k => {
+                self.check_bits(rational_bits(x).max(rational_bits(y)) + 1)?;
+                return Ok(pi_multiple(x + y, *j));
+            }
+            (Real::Exact(z), other) | (other, Real::Exact(z)) if z.is_zero() => {
+                return Ok(other.clone());
+            }
+            _ => {}
         }
         let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
         let mut r = self.ball(self.ctx().add(&x.mid, &y.mid))?;
         r.rad = r.rad.add_up(x.rad).add_up(y.rad);
-        Ok(self.from_ball(r))
+        Ok(self.settle(r))
     }
 
     pub(crate) fn sub(&self, a: &Real, b: &Real) -> NumResult<Real> {
@@ -175,9 +217,10 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn mul(&self, a: &Real, b: &Real) -> NumResult<Real> {
-        if let (Real::Exact(x), Real::Exact(y)) = (a, b) {
+        if let (Some((x, j)), Some((y, k))) = (pi_parts(a), pi_parts(b)) {
             self.check_bits(rational_bits(x) + rational_bits(y))?;
-            return self.exact_result(x * y);
+            let k = j.checked_add(k).ok_or(NumError::Overflow)?;
+            return Ok(pi_multiple(x * y, k));
         }
         let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
         let mut r = self.ball(self.ctx().mul(&x.mid, &y.mid))?;
@@ -188,16 +231,17 @@ impl<'a> Work<'a> {
             .add_up(mx.mul_up(y.rad))
             .add_up(my.mul_up(x.rad))
             .add_up(x.rad.mul_up(y.rad));
-        Ok(self.from_ball(r))
+        Ok(self.settle(r))
     }
 
     pub(crate) fn div(&self, a: &Real, b: &Real) -> NumResult<Real> {
-        if let (Real::Exact(x), Real::Exact(y)) = (a, b) {
+        if let (Some((x, j)), Some((y, k))) = (pi_parts(a), pi_parts(b)) {
             if y.is_zero() {
                 return Err(NumError::DivisionByZero);
             }
             self.check_bits(rational_bits(x) + rational_bits(y))?;
-            return self.exact_result(x / y);
+            let k = j.checked_sub(k).ok_or(NumError::Overflow)?;
+            return Ok(pi_multiple(x / y, k));
         }
         let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
         if y.mid.significand().is_zero() && y.rad.is_zero() {
@@ -217,13 +261,23 @@ impl<'a> Work<'a> {
                 .rad
                 .add_up(num.div_up(den).ok_or(NumError::NeedPrecision)?);
         }
-        Ok(self.from_ball(r))
+        Ok(self.settle(r))
     }
 
     /// `x^n` for an integer `n`, exact when `x` is.
     pub(crate) fn powi(&self, x: &Real, n: &IBig) -> NumResult<Real> {
         if n.is_zero() {
             return Ok(Real::Exact(RBig::ONE));
+        }
+        if let Real::Pi(r, k) = x {
+            let kn = i32::try_from(n)
+                .ok()
+                .and_then(|n| k.checked_mul(n))
+                .ok_or(NumError::Overflow)?;
+            let Real::Exact(p) = self.powi(&Real::Exact(r.clone()), n)? else {
+                return Err(NumError::Overflow);
+            };
+            return Ok(pi_multiple(p, kn));
         }
         if let Real::Exact(r) = x {
             if r.is_zero() {
@@ -243,8 +297,14 @@ impl<'a> Work<'a> {
                 bits: u64::MAX,
                 limit: self.budget.max_bits,
             })?;
-            let bits = (rational_bits(r) as u128).saturating_mul(e as u128);
-            self.check_bits(u64::try_from(bits).unwrap_or(u64::MAX))?;
+            let bits =
+                (log2_size(r.numerator()) + r.denominator().bit_len() as f64 - 1.0) * e as f64;
+            if bits > self.budget.max_bits as f64 {
+                return Err(NumError::TooBig {
+                    bits: bits as u64,
+                    limit: self.budget.max_bits,
+                });
+            }
             self.budget.check()?;
             let num = r.numerator().pow(e);
             let den = r.denominator().pow(e);
@@ -277,7 +337,7 @@ impl<'a> Work<'a> {
 
     /// The exact `q`-th root of an exact rational, if it is one.
     pub(crate) fn exact_root(&self, r: &RBig, q: usize) -> Option<RBig> {
-        if q == 0 || (r.sign() == Sign::Negative && q % 2 == 0) {
+        if q == 0 || (r.sign() == Sign::Negative && q.is_multiple_of(2)) {
             return None;
         }
         let num = r.numerator().unsigned_abs();
@@ -298,7 +358,7 @@ impl<'a> Work<'a> {
     /// The sign of a real, or `NeedPrecision` when the ball straddles 0.
     pub(crate) fn sign(&self, x: &Real) -> NumResult<Ordering> {
         match x {
-            Real::Exact(r) => Ok(match r.sign() {
+            Real::Exact(r) | Real::Pi(r, _) => Ok(match r.sign() {
                 _ if r.is_zero() => Ordering::Equal,
                 Sign::Positive => Ordering::Greater,
                 Sign::Negative => Ordering::Less,
@@ -340,7 +400,8 @@ impl<'a> Work<'a> {
         };
         match x {
             Real::Exact(r) => Ok(Real::Exact(RBig::from(exact_round(r)))),
-            Real::Approx(b) => {
+            Real::Pi(..) | Real::Approx(_) => {
+                let b = &self.to_ball(x)?;
                 let (lo, hi) = ball_ends(b);
                 let (a, c) = (exact_round(&lo), exact_round(&hi));
                 if a == c {
@@ -356,14 +417,20 @@ impl<'a> Work<'a> {
     // Constants
     // ------------------------------------------------------------------
 
+    /// π, exactly (as `1·π¹`).
     pub(crate) fn pi(&self) -> NumResult<Real> {
+        Ok(Real::Pi(RBig::ONE, 1))
+    }
+
+    /// π as a ball at the working precision.
+    fn pi_ball(&self) -> NumResult<Ball> {
         let mut cache = self.cache.borrow_mut();
         let r = cache.pi::<2, HalfEven>(self.prec);
-        Ok(self.from_ball(self.ball(Ok(r))?))
+        self.ball(Ok(r))
     }
 
     pub(crate) fn e(&self) -> NumResult<Real> {
-        Ok(self.from_ball(self.ball(Ok(self.ctx().e::<2>()))?))
+        Ok(self.settle(self.ball(Ok(self.ctx().e::<2>()))?))
     }
 
     // ------------------------------------------------------------------
@@ -389,7 +456,7 @@ impl<'a> Work<'a> {
             let d = bound(&b, &r)?;
             r.rad = r.rad.add_up(d.mul_up(b.rad));
         }
-        Ok(self.from_ball(r))
+        Ok(self.settle(r))
     }
 
     /// The ball's radius must be small for the cheap derivative bounds
@@ -403,10 +470,10 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn sqrt(&self, x: &Real) -> NumResult<Real> {
-        if let Real::Exact(r) = x {
-            if let Some(root) = self.exact_root(r, 2) {
-                return Ok(Real::Exact(root));
-            }
+        if let Real::Exact(r) = x
+            && let Some(root) = self.exact_root(r, 2)
+        {
+            return Ok(Real::Exact(root));
         }
         match self.sign(x)? {
             Ordering::Less => return Err(NumError::Domain("square root of a negative number")),
@@ -419,17 +486,18 @@ impl<'a> Work<'a> {
             |c, m, _| c.sqrt(m),
             |_, r| {
                 let root_low = Mag::of_repr_down(&r.mid).sub_down(r.rad);
-                Mag::from_u64(1).div_up(root_low.ok_or(NumError::NeedPrecision)?)
+                Mag::from_u64(1)
+                    .div_up(root_low.ok_or(NumError::NeedPrecision)?)
                     .ok_or(NumError::NeedPrecision)
             },
         )
     }
 
     pub(crate) fn cbrt(&self, x: &Real) -> NumResult<Real> {
-        if let Real::Exact(r) = x {
-            if let Some(root) = self.exact_root(r, 3) {
-                return Ok(Real::Exact(root));
-            }
+        if let Real::Exact(r) = x
+            && let Some(root) = self.exact_root(r, 3)
+        {
+            return Ok(Real::Exact(root));
         }
         if self.sign(x)? == Ordering::Equal {
             return Ok(Real::Exact(RBig::ZERO));
@@ -466,7 +534,9 @@ impl<'a> Work<'a> {
             |c, m, cache| c.exp(m, Some(cache)),
             |b, r| {
                 Self::small(b)?;
-                Ok(Mag::of_repr_up(&r.mid).add_up(r.rad).mul_up(Mag::from_u64(2)))
+                Ok(Mag::of_repr_up(&r.mid)
+                    .add_up(r.rad)
+                    .mul_up(Mag::from_u64(2)))
             },
         )
     }
@@ -477,10 +547,10 @@ impl<'a> Work<'a> {
             Ordering::Equal => return Err(NumError::Domain("logarithm of zero")),
             Ordering::Less => return Err(NumError::Domain("logarithm of a negative number")),
         }
-        if let Real::Exact(r) = x {
-            if r.is_one() {
-                return Ok(Real::Exact(RBig::ZERO));
-            }
+        if let Real::Exact(r) = x
+            && r.is_one()
+        {
+            return Ok(Real::Exact(RBig::ZERO));
         }
         // |f'| = 1/x ≤ 1/(m − rad)
         self.apply(
@@ -495,27 +565,64 @@ impl<'a> Work<'a> {
         )
     }
 
+    /// `(p, 2q)` for `x = (p/q)·π`: the arguments of the exact
+    /// `sin(2π·p/(2q))` path.
+    fn pi_turns(x: &Real) -> Option<(Real, usize)> {
+        let Real::Pi(r, 1) = x else { return None };
+        let u = usize::try_from(r.denominator()).ok()?.checked_mul(2)?;
+        Some((Real::Exact(RBig::from(r.numerator().clone())), u))
+    }
+
     pub(crate) fn sin(&self, x: &Real) -> NumResult<Real> {
-        self.apply(x, |c, m, cache| c.sin(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+        if let Some((p, u)) = Self::pi_turns(x) {
+            return self.sin_turns(&p, u);
+        }
+        self.apply(
+            x,
+            |c, m, cache| c.sin(m, Some(cache)),
+            |_, _| Ok(Mag::from_u64(1)),
+        )
     }
 
     pub(crate) fn cos(&self, x: &Real) -> NumResult<Real> {
-        self.apply(x, |c, m, cache| c.cos(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+        if let Some((p, u)) = Self::pi_turns(x) {
+            return self.cos_turns(&p, u);
+        }
+        self.apply(
+            x,
+            |c, m, cache| c.cos(m, Some(cache)),
+            |_, _| Ok(Mag::from_u64(1)),
+        )
     }
 
     /// `sin(2π·x/u)`: exact at the rational special points (sin 30° = 1/2).
     pub(crate) fn sin_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
-        let scale = Mag::from_u64(7).div_up(Mag::from_u64(u as u64)).unwrap_or(Mag::from_u64(7));
-        self.apply(x, |c, m, cache| c.sin_unit(m, u, Some(cache)), |_, _| Ok(scale))
+        let scale = Mag::from_u64(7)
+            .div_up(Mag::from_u64(u as u64))
+            .unwrap_or(Mag::from_u64(7));
+        self.apply(
+            x,
+            |c, m, cache| c.sin_unit(m, u, Some(cache)),
+            |_, _| Ok(scale),
+        )
     }
 
     /// `cos(2π·x/u)`.
     pub(crate) fn cos_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
-        let scale = Mag::from_u64(7).div_up(Mag::from_u64(u as u64)).unwrap_or(Mag::from_u64(7));
-        self.apply(x, |c, m, cache| c.cos_unit(m, u, Some(cache)), |_, _| Ok(scale))
+        let scale = Mag::from_u64(7)
+            .div_up(Mag::from_u64(u as u64))
+            .unwrap_or(Mag::from_u64(7));
+        self.apply(
+            x,
+            |c, m, cache| c.cos_unit(m, u, Some(cache)),
+            |_, _| Ok(scale),
+        )
     }
 
     pub(crate) fn tan(&self, x: &Real) -> NumResult<Real> {
+        if let Some((p, u)) = Self::pi_turns(x) {
+            return self.tan_turns(&p, u);
+        }
         // |f'| = 1/cos² ≤ 1/(|cos m| − rad)²
         self.apply(
             x,
@@ -540,12 +647,27 @@ impl<'a> Work<'a> {
 
     /// `tan(2π·x/u)`.
     pub(crate) fn tan_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
-        let s = self.sin_turns(x, u)?;
-        let c = self.cos_turns(x, u)?;
-        if let Real::Exact(c) = &c {
-            if c.is_zero() {
+        if let Real::Exact(r) = x
+            && r.denominator().is_one()
+        {
+            // An exact argument: dashu's kernel, exact at 45°.
+            let at_pole = (RBig::from(4) * r / RBig::from(u)).denominator().is_one()
+                && !(RBig::from(2) * r / RBig::from(u)).denominator().is_one();
+            if at_pole {
                 return Err(NumError::Domain("tangent at an odd multiple of 90°"));
             }
+            return self.apply(
+                x,
+                |c, m, cache| c.tan_unit(m, u, Some(cache)),
+                |_, _| Ok(Mag::ZERO),
+            );
+        }
+        let s = self.sin_turns(x, u)?;
+        let c = self.cos_turns(x, u)?;
+        if let Real::Exact(c) = &c
+            && c.is_zero()
+        {
+            return Err(NumError::Domain("tangent at an odd multiple of 90°"));
         }
         self.div(&s, &c)
     }
@@ -571,22 +693,38 @@ impl<'a> Work<'a> {
 
     pub(crate) fn asin(&self, x: &Real) -> NumResult<Real> {
         self.unit_interval(x)?;
-        self.apply(x, |c, m, cache| c.asin(m, Some(cache)), |b, _| Self::arc_bound(b))
+        self.apply(
+            x,
+            |c, m, cache| c.asin(m, Some(cache)),
+            |b, _| Self::arc_bound(b),
+        )
     }
 
     pub(crate) fn acos(&self, x: &Real) -> NumResult<Real> {
         self.unit_interval(x)?;
-        self.apply(x, |c, m, cache| c.acos(m, Some(cache)), |b, _| Self::arc_bound(b))
+        self.apply(
+            x,
+            |c, m, cache| c.acos(m, Some(cache)),
+            |b, _| Self::arc_bound(b),
+        )
     }
 
     pub(crate) fn atan(&self, x: &Real) -> NumResult<Real> {
-        self.apply(x, |c, m, cache| c.atan(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+        self.apply(
+            x,
+            |c, m, cache| c.atan(m, Some(cache)),
+            |_, _| Ok(Mag::from_u64(1)),
+        )
     }
 
     /// The angle of the point (x, y), in (−π, π].
     pub(crate) fn atan2(&self, y: &Real, x: &Real) -> NumResult<Real> {
         let (by, bx) = (self.to_ball(y)?, self.to_ball(x)?);
-        if by.mid.significand().is_zero() && by.rad.is_zero() && bx.mid.significand().is_zero() && bx.rad.is_zero() {
+        if by.mid.significand().is_zero()
+            && by.rad.is_zero()
+            && bx.mid.significand().is_zero()
+            && bx.rad.is_zero()
+        {
             return Err(NumError::Domain("the angle of the point (0, 0)"));
         }
         let mut cache = self.cache.borrow_mut();
@@ -598,10 +736,52 @@ impl<'a> Work<'a> {
                 .max(Mag::of_repr_down(&bx.mid))
                 .sub_down(by.rad.max(bx.rad))
                 .ok_or(NumError::NeedPrecision)?;
-            let d = by.rad.add_up(bx.rad).div_up(r_low).ok_or(NumError::NeedPrecision)?;
+            let d = by
+                .rad
+                .add_up(bx.rad)
+                .div_up(r_low)
+                .ok_or(NumError::NeedPrecision)?;
             r.rad = r.rad.add_up(d);
         }
-        Ok(self.from_ball(r))
+        Ok(self.settle(r))
+    }
+
+    /// `asin(x)·u/(2π)`: exact at the special points (asin 1/2 = 30°).
+    pub(crate) fn asin_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        self.unit_interval(x)?;
+        let scale = Mag::from_u64(u as u64)
+            .div_up(Mag::from_u64(6))
+            .unwrap_or(Mag::ZERO);
+        self.apply(
+            x,
+            |c, m, cache| c.asin_unit(m, u, Some(cache)),
+            |b, _| Ok(Self::arc_bound(b)?.mul_up(scale)),
+        )
+    }
+
+    /// `acos(x)·u/(2π)`.
+    pub(crate) fn acos_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        self.unit_interval(x)?;
+        let scale = Mag::from_u64(u as u64)
+            .div_up(Mag::from_u64(6))
+            .unwrap_or(Mag::ZERO);
+        self.apply(
+            x,
+            |c, m, cache| c.acos_unit(m, u, Some(cache)),
+            |b, _| Ok(Self::arc_bound(b)?.mul_up(scale)),
+        )
+    }
+
+    /// `atan(x)·u/(2π)`.
+    pub(crate) fn atan_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        let scale = Mag::from_u64(u as u64)
+            .div_up(Mag::from_u64(6))
+            .unwrap_or(Mag::ZERO);
+        self.apply(
+            x,
+            |c, m, cache| c.atan_unit(m, u, Some(cache)),
+            |_, _| Ok(scale),
+        )
     }
 
     /// `cosh(m)·2`, a bound on `|sinh'|` and `|cosh'|` over a small ball.
@@ -617,19 +797,35 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn sinh(&self, x: &Real) -> NumResult<Real> {
-        self.apply(x, |c, m, cache| c.sinh(m, Some(cache)), |b, _| Self::cosh_bound(b))
+        self.apply(
+            x,
+            |c, m, cache| c.sinh(m, Some(cache)),
+            |b, _| Self::cosh_bound(b),
+        )
     }
 
     pub(crate) fn cosh(&self, x: &Real) -> NumResult<Real> {
-        self.apply(x, |c, m, cache| c.cosh(m, Some(cache)), |b, _| Self::cosh_bound(b))
+        self.apply(
+            x,
+            |c, m, cache| c.cosh(m, Some(cache)),
+            |b, _| Self::cosh_bound(b),
+        )
     }
 
     pub(crate) fn tanh(&self, x: &Real) -> NumResult<Real> {
-        self.apply(x, |c, m, cache| c.tanh(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+        self.apply(
+            x,
+            |c, m, cache| c.tanh(m, Some(cache)),
+            |_, _| Ok(Mag::from_u64(1)),
+        )
     }
 
     pub(crate) fn asinh(&self, x: &Real) -> NumResult<Real> {
-        self.apply(x, |c, m, cache| c.asinh(m, Some(cache)), |_, _| Ok(Mag::from_u64(1)))
+        self.apply(
+            x,
+            |c, m, cache| c.asinh(m, Some(cache)),
+            |_, _| Ok(Mag::from_u64(1)),
+        )
     }
 
     pub(crate) fn acosh(&self, x: &Real) -> NumResult<Real> {
@@ -684,10 +880,10 @@ impl<'a> Work<'a> {
             }
             if let Real::Exact(b) = x {
                 let q = usize::try_from(e.denominator()).unwrap_or(usize::MAX);
-                if q <= 64 {
-                    if let Some(root) = self.exact_root(b, q) {
-                        return self.powi(&Real::Exact(root), e.numerator());
-                    }
+                if q <= 64
+                    && let Some(root) = self.exact_root(b, q)
+                {
+                    return self.powi(&Real::Exact(root), e.numerator());
                 }
             }
         }
@@ -712,6 +908,7 @@ impl<'a> Work<'a> {
     pub(crate) fn to_f64(x: &Real) -> f64 {
         match x {
             Real::Exact(r) => r.to_f64().value(),
+            Real::Pi(r, k) => r.to_f64().value() * std::f64::consts::PI.powi(*k),
             Real::Approx(b) => Float::from_repr(b.mid.clone(), Context::new(64))
                 .to_f64()
                 .value(),
@@ -742,6 +939,7 @@ pub(crate) enum Rounding {
 pub(crate) fn neg(x: &Real) -> Real {
     match x {
         Real::Exact(r) => Real::Exact(-r),
+        Real::Pi(r, k) => Real::Pi(-r, *k),
         Real::Approx(b) => Real::Approx(Ball {
             mid: -b.mid.clone(),
             rad: b.rad,
@@ -752,8 +950,12 @@ pub(crate) fn neg(x: &Real) -> Real {
 pub(crate) fn abs(x: &Real) -> Real {
     match x {
         Real::Exact(r) => Real::Exact(r.clone().abs()),
+        Real::Pi(r, k) => Real::Pi(r.clone().abs(), *k),
         Real::Approx(b) => Real::Approx(Ball {
-            mid: Repr::new(IBig::from(b.mid.significand().unsigned_abs().clone()), b.mid.exponent()),
+            mid: Repr::new(
+                IBig::from(b.mid.significand().unsigned_abs().clone()),
+                b.mid.exponent(),
+            ),
             rad: b.rad,
         }),
     }
@@ -765,6 +967,15 @@ pub(crate) fn is_exact_zero(x: &Real) -> bool {
 
 pub(crate) fn exact(n: i64) -> Real {
     Real::Exact(RBig::from(n))
+}
+
+/// `(r, k)` for `r·π^k` (an exact rational has `k = 0`).
+fn pi_parts(x: &Real) -> Option<(&RBig, i32)> {
+    match x {
+        Real::Exact(r) => Some((r, 0)),
+        Real::Pi(r, k) => Some((r, *k)),
+        Real::Approx(_) => None,
+    }
 }
 
 /// The exact rational value of a binary float.
@@ -783,6 +994,16 @@ pub(crate) fn ball_ends(b: &Ball) -> (RBig, RBig) {
     let m = repr_to_rational(&b.mid);
     let r = repr_to_rational(&b.rad.to_repr());
     (&m - &r, &m + &r)
+}
+
+/// `log2 |n|`, roughly.
+fn log2_size(n: &IBig) -> f64 {
+    let bits = n.unsigned_abs().bit_len();
+    if bits <= 1000 {
+        n.to_f64().value().abs().log2()
+    } else {
+        bits as f64
+    }
 }
 
 /// Bits needed to store a rational (numerator plus denominator).

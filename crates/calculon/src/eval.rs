@@ -1,0 +1,1050 @@
+//! The calculator: names, definitions, evaluation and the answer.
+//!
+//! Each line is parsed once, then evaluated at a working precision chosen
+//! from the digits asked for. When a ball comes out too wide to print
+//! those digits, or an operation cannot decide (a sign, a floor) at that
+//! precision, the line is evaluated again with twice the bits, up to
+//! sixteen times the first precision.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use dashu_base::{Sign, UnsignedAbs};
+use dashu_int::{IBig, UBig};
+use dashu_ratio::RBig;
+
+use crate::budget::{Budget, CancelFlag, Stop};
+use crate::complex::Number;
+use crate::constants::{MathConstant, math_constant, physical};
+use crate::error::{CalcError, ErrorKind, Span};
+use crate::format::{Printed, Radix, Style, print_real};
+use crate::functions::{self, builtin_arity};
+use crate::lex::{LexOptions, lex};
+use crate::mag::Mag;
+use crate::parse::{
+    BinOp, Expr, ExprKind, Format, NameKind, Names, Statement, Target, is_keyword, parse,
+};
+use crate::quantity::{QtyError, Quantity, describe};
+use crate::real::{NumError, Real, Work};
+use crate::units::{Unit, table};
+
+/// Settings of a calculator.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Significant digits of approximate results (default 30).
+    pub digits: usize,
+    /// `,` as the decimal mark and `.` as the digit-group mark; arguments
+    /// are then separated by `;`.
+    pub decimal_comma: bool,
+    /// The most bits an exact number may take (default 2²³, about 2.5
+    /// million decimal digits): the memory budget.
+    pub max_bits: u64,
+    /// The time one line may take (default 10 s); `None` for no limit.
+    pub time_limit: Option<Duration>,
+    /// How deep user functions may call each other (default 1000).
+    pub max_depth: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            digits: 30,
+            decimal_comma: false,
+            max_bits: 1 << 23,
+            time_limit: Some(Duration::from_secs(10)),
+            max_depth: 1000,
+        }
+    }
+}
+
+/// The most digits a setting may ask for.
+pub const MAX_DIGITS: usize = 1_000_000;
+
+/// What a line produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// How the input was read, every implicit operator and grouping made
+    /// explicit: `6 / (2 × (1 + 2))`.
+    pub reading: String,
+    /// The result: `0.333333333333333333333333333333`, `5 ft 8.5 in`,
+    /// `f(x) = x^2 + 1`.
+    pub value: String,
+    /// The value is rounded (its last digit is correctly rounded; every
+    /// digit before it is certain).
+    pub approximate: bool,
+    /// An exact rational result that prints rounded, as a fraction
+    /// (`1/3`).
+    pub fraction: Option<String>,
+    /// What kind of line it was.
+    pub kind: AnswerKind,
+}
+
+impl Answer {
+    /// The answer as one line: `= 42`, `≈ 0.3333… (= 1/3)`.
+    pub fn display(&self) -> String {
+        match &self.kind {
+            AnswerKind::Value => {
+                let mark = if self.approximate { "≈" } else { "=" };
+                match &self.fraction {
+                    Some(f) => format!("{mark} {} (= {f})", self.value),
+                    None => format!("{mark} {}", self.value),
+                }
+            }
+            AnswerKind::Definition | AnswerKind::Plot(_) => self.value.clone(),
+        }
+    }
+}
+
+/// What kind of line produced an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnswerKind {
+    /// An expression's value (also stored as `ans`).
+    Value,
+    /// A variable or function definition.
+    Definition,
+    /// A `plot` command: what to draw.
+    Plot(PlotRequest),
+}
+
+/// A function of one variable to draw, from a `plot` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlotRequest {
+    /// The expression, as read.
+    pub expression: String,
+    /// The variable (`x`).
+    pub variable: String,
+    /// The range of the variable.
+    pub from: String,
+    /// The end of the range.
+    pub to: String,
+}
+
+#[derive(Clone, Debug)]
+struct UserFunction {
+    params: Vec<String>,
+    body: Expr,
+}
+
+/// A calculator: settings, variables, user functions and `ans`.
+#[derive(Clone, Debug)]
+pub struct Calculator {
+    settings: Settings,
+    variables: HashMap<String, Quantity>,
+    functions: HashMap<String, UserFunction>,
+    /// The definitions as typed, in order, for saving.
+    definitions: Vec<(String, String)>,
+    ans: Option<Quantity>,
+}
+
+/// Why an evaluation attempt stopped.
+enum Fail {
+    /// More precision may settle it.
+    Retry,
+    Error(CalcError),
+}
+
+impl From<CalcError> for Fail {
+    fn from(e: CalcError) -> Self {
+        Fail::Error(e)
+    }
+}
+
+type Eval<T> = Result<T, Fail>;
+
+/// Arguments bound in a user function's body.
+struct Scope<'a> {
+    bindings: &'a [(String, Quantity)],
+    depth: usize,
+}
+
+/// Attempts at increasing precision: ×1, ×2, ×4, ×8, ×16.
+const ATTEMPTS: u32 = 5;
+
+impl Default for Calculator {
+    fn default() -> Self {
+        Calculator::new(Settings::default())
+    }
+}
+
+impl Calculator {
+    /// A calculator with no definitions.
+    pub fn new(settings: Settings) -> Self {
+        Calculator {
+            settings,
+            variables: HashMap::new(),
+            functions: HashMap::new(),
+            definitions: Vec::new(),
+            ans: None,
+        }
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Changes the settings (digits are clamped to 1..=[`MAX_DIGITS`]).
+    pub fn set_settings(&mut self, mut settings: Settings) {
+        settings.digits = settings.digits.clamp(1, MAX_DIGITS);
+        self.settings = settings;
+    }
+
+    /// Evaluates one line: an expression (optionally with `to UNIT` or
+    /// `to hex`), a definition (`x = 5`, `f(x) = x^2 + 1`) or a `plot`.
+    pub fn evaluate(&mut self, line: &str) -> Result<Answer, CalcError> {
+        self.evaluate_with(line, &CancelFlag::new())
+    }
+
+    /// [`evaluate`](Self::evaluate), stopping early when `cancel` is
+    /// raised from another thread.
+    pub fn evaluate_with(&mut self, line: &str, cancel: &CancelFlag) -> Result<Answer, CalcError> {
+        let options = LexOptions {
+            decimal_comma: self.settings.decimal_comma,
+        };
+        let tokens = lex(line, options)?;
+        if tokens.is_empty() {
+            return Err(CalcError::new(ErrorKind::Empty, 0..line.len()));
+        }
+        let statement = parse(&tokens, self, line.len())?;
+        let budget = Budget::new(
+            self.settings.max_bits,
+            self.settings.time_limit,
+            cancel.clone(),
+        );
+        match statement {
+            Statement::Eval { expr, target } => {
+                let (answer, value) = self.with_precision(&budget, |work, calc| {
+                    let q = calc.eval(work, &expr, &Scope::top())?;
+                    let reading = match &target {
+                        Some((Target::Units(t), _)) => format!("{expr} → {t}"),
+                        Some((Target::Format(f), _)) => format!("{expr} → {}", format_name(*f)),
+                        None => expr.to_string(),
+                    };
+                    let answer = calc.present(work, &q, target.as_ref(), reading)?;
+                    Ok((answer, q))
+                })?;
+                self.ans = Some(value);
+                Ok(answer)
+            }
+            Statement::Assign {
+                name,
+                name_span,
+                expr,
+            } => {
+                self.check_definable(&name, name_span)?;
+                let (answer, value) = self.with_precision(&budget, |work, calc| {
+                    let q = calc.eval(work, &expr, &Scope::top())?;
+                    let shown = calc.present(work, &q, None, String::new())?;
+                    Ok((shown, q))
+                })?;
+                self.variables.insert(name.clone(), value);
+                self.functions.remove(&name);
+                self.remember(&name, line);
+                Ok(Answer {
+                    reading: format!("{name} = {expr}"),
+                    value: format!("{name} = {}", answer.value),
+                    approximate: answer.approximate,
+                    fraction: answer.fraction,
+                    kind: AnswerKind::Definition,
+                })
+            }
+            Statement::Define {
+                name,
+                name_span,
+                params,
+                body,
+            } => {
+                self.check_definable(&name, name_span.clone())?;
+                for (i, p) in params.iter().enumerate() {
+                    if params[..i].contains(p) {
+                        return Err(CalcError::new(
+                            ErrorKind::Definition(format!("parameter {p:?} appears twice")),
+                            name_span,
+                        ));
+                    }
+                }
+                let text = format!("{name}({}) = {body}", params.join(", "));
+                self.functions
+                    .insert(name.clone(), UserFunction { params, body });
+                self.variables.remove(&name);
+                self.remember(&name, line);
+                Ok(Answer {
+                    reading: text.clone(),
+                    value: text,
+                    approximate: false,
+                    fraction: None,
+                    kind: AnswerKind::Definition,
+                })
+            }
+            Statement::Plot { expr, var, range } => {
+                let (from, to) = match range {
+                    Some((a, b)) => (a.to_string(), b.to_string()),
+                    None => ("-10".to_string(), "10".to_string()),
+                };
+                let reading = format!("plot {expr} from {from} to {to}");
+                Ok(Answer {
+                    reading: reading.clone(),
+                    value: reading,
+                    approximate: false,
+                    fraction: None,
+                    kind: AnswerKind::Plot(PlotRequest {
+                        expression: expr.to_string(),
+                        variable: var,
+                        from,
+                        to,
+                    }),
+                })
+            }
+        }
+    }
+
+    /// The definitions made so far, one per line, as typed: the text a
+    /// definitions file holds.
+    pub fn definitions_text(&self) -> String {
+        let mut s = String::new();
+        for (_, line) in &self.definitions {
+            s.push_str(line.trim());
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Evaluates a definitions file line by line (blank lines and `#`
+    /// comments skipped); returns the lines that failed, with their errors.
+    pub fn load_definitions(&mut self, text: &str) -> Vec<(usize, CalcError)> {
+        let mut failures = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Err(e) = self.evaluate(line) {
+                failures.push((i + 1, e));
+            }
+        }
+        failures
+    }
+
+    /// Forgets a variable or function; whether there was one.
+    pub fn forget(&mut self, name: &str) -> bool {
+        self.definitions.retain(|(n, _)| n != name);
+        let v = self.variables.remove(name).is_some();
+        let f = self.functions.remove(name).is_some();
+        v || f
+    }
+
+    fn remember(&mut self, name: &str, line: &str) {
+        self.definitions.retain(|(n, _)| n != name);
+        self.definitions
+            .push((name.to_string(), line.trim().to_string()));
+    }
+
+    fn check_definable(&self, name: &str, span: Span) -> Result<(), CalcError> {
+        let why = if is_keyword(name) {
+            Some("a keyword")
+        } else if name == "ans" {
+            Some("the last answer")
+        } else if builtin_arity(name).is_some() {
+            Some("a built-in function")
+        } else if math_constant(name).is_some() {
+            Some("a built-in constant")
+        } else {
+            None
+        };
+        match why {
+            Some(why) => Err(CalcError::new(
+                ErrorKind::Definition(format!("cannot redefine {name:?}: it is {why}")),
+                span,
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs `f` at increasing precision until it needs no retry.
+    fn with_precision<T>(
+        &self,
+        budget: &Budget,
+        f: impl Fn(&Work<'_>, &Calculator) -> Eval<T>,
+    ) -> Result<T, CalcError> {
+        let digits = self.settings.digits.clamp(1, MAX_DIGITS);
+        let base = (digits as f64 * std::f64::consts::LOG2_10).ceil() as usize + 32;
+        for attempt in 0..ATTEMPTS {
+            let prec = base << attempt;
+            let work = Work::new(prec, budget);
+            match f(&work, self) {
+                Ok(v) => return Ok(v),
+                Err(Fail::Error(e)) => return Err(e),
+                Err(Fail::Retry) if attempt + 1 < ATTEMPTS => continue,
+                Err(Fail::Retry) => {
+                    return Err(CalcError::new(
+                        ErrorKind::Undecidable {
+                            bits: prec,
+                            what: "the value is too close to a point where the answer changes (a zero, an integer, a pole)",
+                        },
+                        0..0,
+                    ));
+                }
+            }
+        }
+        Err(CalcError::new(ErrorKind::Empty, 0..0))
+    }
+
+    fn num_error(&self, e: NumError, span: &Span) -> Fail {
+        let kind = match e {
+            NumError::NeedPrecision => return Fail::Retry,
+            NumError::Domain(what) => ErrorKind::Domain(what.to_string()),
+            NumError::DivisionByZero => ErrorKind::DivisionByZero,
+            NumError::TooBig { bits, limit } => ErrorKind::TooBig { bits, limit },
+            NumError::Overflow => ErrorKind::Overflow,
+            NumError::Stopped(Stop::Cancelled) => ErrorKind::Cancelled,
+            NumError::Stopped(Stop::TimedOut) => ErrorKind::TimedOut(
+                self.settings
+                    .time_limit
+                    .map_or(0, |t| t.as_millis().min(u64::MAX as u128) as u64),
+            ),
+        };
+        Fail::Error(CalcError::new(kind, span.clone()))
+    }
+
+    fn qty_error(&self, e: QtyError, op: &'static str, span: &Span) -> Fail {
+        match e {
+            QtyError::Num(n) => self.num_error(n, span),
+            QtyError::Mismatch(left, right) => Fail::Error(CalcError::new(
+                ErrorKind::Units { op, left, right },
+                span.clone(),
+            )),
+            QtyError::FractionalUnit(unit) => Fail::Error(CalcError::new(
+                ErrorKind::Needs(format!(
+                    "that power of {unit} would need a fractional unit exponent"
+                )),
+                span.clone(),
+            )),
+            QtyError::UnitExponent(unit) => Fail::Error(CalcError::new(
+                ErrorKind::Needs(format!("an exponent must be a plain number, not {unit}")),
+                span.clone(),
+            )),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Evaluation
+    // ------------------------------------------------------------------
+
+    fn eval(&self, work: &Work<'_>, e: &Expr, scope: &Scope<'_>) -> Eval<Quantity> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.eval_inner(work, e, scope))
+    }
+
+    fn eval_inner(&self, work: &Work<'_>, e: &Expr, scope: &Scope<'_>) -> Eval<Quantity> {
+        work.budget
+            .check()
+            .map_err(|n| self.num_error(n, &e.span))?;
+        let num = |r: Result<Number, NumError>| r.map_err(|n| self.num_error(n, &e.span));
+        let qty = |r: Result<Quantity, QtyError>, op| r.map_err(|q| self.qty_error(q, op, &e.span));
+        match &e.kind {
+            ExprKind::Number(r) => Ok(Quantity::plain(Number::exact(r.clone()))),
+            ExprKind::Name(name, _) => self.name_value(work, name, &e.span, scope),
+            ExprKind::Neg(inner) => {
+                let v = self.eval(work, inner, scope)?;
+                Ok(work.q_neg(&v))
+            }
+            ExprKind::Percent(inner) => {
+                let v = self.eval(work, inner, scope)?;
+                qty(work.q_div(&v, &Quantity::plain(Number::int(100))), "divide")
+            }
+            ExprKind::Factorial(inner) => {
+                let v = self.eval(work, inner, scope)?;
+                functions::factorial(work, &v).map_err(|f| self.fn_error(f, &e.span))
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                // `a + b%` and `a - b%` change a by b percent.
+                if let (BinOp::Add | BinOp::Sub, ExprKind::Percent(p)) = (op, &rhs.kind)
+                    && !matches!(lhs.kind, ExprKind::Percent(_))
+                {
+                    let a = self.eval(work, lhs, scope)?;
+                    let p = self.eval(work, p, scope)?;
+                    let ratio = qty(work.q_div(&p, &Quantity::plain(Number::int(100))), "divide")?;
+                    let one = Quantity::plain(Number::int(1));
+                    let factor = qty(work.q_add(&one, &ratio, *op == BinOp::Sub), "add")?;
+                    return qty(work.q_mul(&a, &factor), "multiply");
+                }
+                let a = self.eval(work, lhs, scope)?;
+                let b = self.eval(work, rhs, scope)?;
+                match op {
+                    BinOp::Add | BinOp::Mixed => qty(work.q_add(&a, &b, false), "add"),
+                    BinOp::Sub => qty(work.q_add(&a, &b, true), "subtract"),
+                    BinOp::Mul | BinOp::Implicit | BinOp::Of => qty(work.q_mul(&a, &b), "multiply"),
+                    BinOp::Div => qty(work.q_div(&a, &b), "divide"),
+                    BinOp::Pow => qty(work.q_pow(&a, &b), "raise"),
+                    BinOp::Mod => {
+                        functions::modulo(work, &a, &b).map_err(|f| self.fn_error(f, &e.span))
+                    }
+                }
+            }
+            ExprKind::Call { name, args } => {
+                let _ = num;
+                self.call(work, name, args, &e.span, scope)
+            }
+        }
+    }
+
+    fn fn_error(&self, f: functions::FnError, span: &Span) -> Fail {
+        match f {
+            functions::FnError::Qty(q, op) => self.qty_error(q, op, span),
+            functions::FnError::Needs(what) => {
+                Fail::Error(CalcError::new(ErrorKind::Needs(what), span.clone()))
+            }
+        }
+    }
+
+    fn call(
+        &self,
+        work: &Work<'_>,
+        name: &str,
+        args: &[Expr],
+        span: &Span,
+        scope: &Scope<'_>,
+    ) -> Eval<Quantity> {
+        if let Some(f) = self.functions.get(name) {
+            if f.params.len() != args.len() {
+                return Err(Fail::Error(CalcError::new(
+                    ErrorKind::Arity {
+                        name: name.to_string(),
+                        expected: f.params.len(),
+                        found: args.len(),
+                    },
+                    span.clone(),
+                )));
+            }
+            if scope.depth >= self.settings.max_depth {
+                return Err(Fail::Error(CalcError::new(
+                    ErrorKind::Recursion(self.settings.max_depth),
+                    span.clone(),
+                )));
+            }
+            let mut bindings = Vec::with_capacity(args.len());
+            for (p, a) in f.params.iter().zip(args) {
+                bindings.push((p.clone(), self.eval(work, a, scope)?));
+            }
+            let inner = Scope {
+                bindings: &bindings,
+                depth: scope.depth + 1,
+            };
+            return self.eval(work, &f.body, &inner);
+        }
+        if let Some((min, max)) = builtin_arity(name) {
+            if args.len() < min || args.len() > max {
+                return Err(Fail::Error(CalcError::new(
+                    ErrorKind::Arity {
+                        name: name.to_string(),
+                        expected: min,
+                        found: args.len(),
+                    },
+                    span.clone(),
+                )));
+            }
+            let mut values = Vec::with_capacity(args.len());
+            for a in args {
+                values.push(self.eval(work, a, scope)?);
+            }
+            return functions::call(work, name, &values).map_err(|f| self.fn_error(f, span));
+        }
+        Err(Fail::Error(CalcError::new(
+            ErrorKind::UnknownName {
+                name: name.to_string(),
+                suggestion: self.suggest(name, true),
+            },
+            span.clone(),
+        )))
+    }
+
+    fn name_value(
+        &self,
+        work: &Work<'_>,
+        name: &str,
+        span: &Span,
+        scope: &Scope<'_>,
+    ) -> Eval<Quantity> {
+        let num = |r: Result<Real, NumError>| r.map_err(|n| self.num_error(n, span));
+        if let Some((_, v)) = scope.bindings.iter().find(|(n, _)| n == name) {
+            return Ok(v.clone());
+        }
+        if let Some(v) = self.variables.get(name) {
+            return Ok(v.clone());
+        }
+        if name == "ans" {
+            return self.ans.clone().ok_or_else(|| {
+                Fail::Error(CalcError::new(
+                    ErrorKind::Needs("there is no previous answer yet".into()),
+                    span.clone(),
+                ))
+            });
+        }
+        if let Some(c) = math_constant(name) {
+            let n = match c {
+                MathConstant::Pi => Number::real(num(work.pi())?),
+                MathConstant::E => Number::real(num(work.e())?),
+                MathConstant::Tau => {
+                    let pi = num(work.pi())?;
+                    Number::real(num(work.mul(&crate::real::exact(2), &pi))?)
+                }
+                MathConstant::Phi => {
+                    let s5 = num(work.sqrt(&crate::real::exact(5)))?;
+                    let sum = num(work.add(&crate::real::exact(1), &s5))?;
+                    Number::real(num(work.div(&sum, &crate::real::exact(2)))?)
+                }
+                MathConstant::I => Number::i(),
+            };
+            return Ok(Quantity::plain(n));
+        }
+        if let Some(definition) = physical(name) {
+            return self.constant(work, definition, span);
+        }
+        if let Some(u) = table().lookup(name) {
+            return work.unit(u).map_err(|n| self.num_error(n, span));
+        }
+        if builtin_arity(name).is_some() || self.functions.contains_key(name) {
+            return Err(Fail::Error(CalcError::new(
+                ErrorKind::Needs(format!("{name} is a function: write {name}(…)")),
+                span.clone(),
+            )));
+        }
+        Err(Fail::Error(CalcError::new(
+            ErrorKind::UnknownName {
+                name: name.to_string(),
+                suggestion: self.suggest(name, false),
+            },
+            span.clone(),
+        )))
+    }
+
+    /// A physical constant: its defining expression, shown in its units.
+    fn constant(&self, work: &Work<'_>, definition: &str, span: &Span) -> Eval<Quantity> {
+        let bad = || {
+            Fail::Error(CalcError::new(
+                ErrorKind::Definition(format!(
+                    "the built-in constant {definition:?} does not read"
+                )),
+                span.clone(),
+            ))
+        };
+        let tokens = lex(definition, LexOptions::default()).map_err(|_| bad())?;
+        let Ok(Statement::Eval { expr, .. }) = parse(&tokens, &BuiltinNames, definition.len())
+        else {
+            return Err(bad());
+        };
+        // Evaluated without user definitions, so redefining `m` cannot
+        // change the speed of light.
+        Calculator::default()
+            .eval(work, &expr, &Scope::top())
+            .map_err(|f| match f {
+                Fail::Retry => Fail::Retry,
+                Fail::Error(_) => bad(),
+            })
+    }
+
+    /// The closest known name within two edits.
+    fn suggest(&self, name: &str, functions_only: bool) -> Option<String> {
+        let mut best: Option<(usize, String)> = None;
+        let mut consider = |candidate: &str| {
+            if candidate == name {
+                return;
+            }
+            let d = edit_distance(name, candidate, 2);
+            if d <= 2
+                && best
+                    .as_ref()
+                    .is_none_or(|(bd, bn)| d < *bd || (d == *bd && candidate < bn.as_str()))
+            {
+                best = Some((d, candidate.to_string()));
+            }
+        };
+        for f in functions::NAMES {
+            consider(f);
+        }
+        for f in self.functions.keys() {
+            consider(f);
+        }
+        if !functions_only {
+            for v in self.variables.keys() {
+                consider(v);
+            }
+            for c in crate::constants::names() {
+                consider(c);
+            }
+            for u in table().names() {
+                consider(u);
+            }
+        }
+        best.map(|(_, n)| n)
+    }
+
+    // ------------------------------------------------------------------
+    // Presentation
+    // ------------------------------------------------------------------
+
+    fn style(&self) -> Style {
+        Style {
+            digits: self.settings.digits.clamp(1, MAX_DIGITS),
+            radix: Radix::Decimal,
+            scientific: false,
+            decimal_comma: self.settings.decimal_comma,
+        }
+    }
+
+    fn present(
+        &self,
+        work: &Work<'_>,
+        q: &Quantity,
+        target: Option<&(Target, Span)>,
+        reading: String,
+    ) -> Eval<Answer> {
+        let mut style = self.style();
+        let mut q = q.clone();
+        let mut fraction_only = false;
+        match target {
+            Some((Target::Format(f), _)) => match f {
+                Format::Hex => style.radix = Radix::Hex,
+                Format::Octal => style.radix = Radix::Octal,
+                Format::Binary => style.radix = Radix::Binary,
+                Format::Decimal => {}
+                Format::Scientific => style.scientific = true,
+                Format::Fraction => fraction_only = true,
+            },
+            Some((Target::Units(t), span)) => {
+                if let Some(units) = self.mixed_units(t) {
+                    return self.present_mixed(work, &q, &units, span, reading);
+                }
+                let target_q = self.eval(work, t, &Scope::top())?;
+                q = work.q_convert(&q, &target_q).map_err(|e| match e {
+                    QtyError::Mismatch(from, to) => Fail::Error(CalcError::new(
+                        ErrorKind::Convert { from, to },
+                        span.clone(),
+                    )),
+                    other => self.qty_error(other, "convert", span),
+                })?;
+                // A target with a number in it (`to 100 m`) divides by it.
+                let size = work
+                    .shown_factor(&target_q.shown)
+                    .map_err(|n| self.num_error(n, span))?;
+                let target_number = work
+                    .c_div(&target_q.num, &Number::real(size))
+                    .map_err(|n| self.num_error(n, span))?;
+                if target_number.as_rational() != Some(&RBig::ONE) {
+                    q.num = work
+                        .c_div(&q.num, &target_number)
+                        .map_err(|n| self.num_error(n, span))?;
+                }
+            }
+            None => {}
+        }
+        let value = work
+            .shown_value(&q)
+            .map_err(|n| self.num_error(n, &(0..0)))?;
+        let numeric = |x: &Real| work.numeric(x).map_err(|n| self.num_error(n, &(0..0)));
+        let value = Number {
+            re: numeric(&value.re)?,
+            im: numeric(&value.im)?,
+        };
+        if fraction_only {
+            let Some(r) = value.as_rational() else {
+                return Err(Fail::Error(CalcError::new(
+                    ErrorKind::Needs("only an exact value can be shown as a fraction".into()),
+                    target.map_or(0..0, |(_, s)| s.clone()),
+                )));
+            };
+            let text = format!("{}/{}", r.numerator(), r.denominator());
+            let text = with_unit(text, &q);
+            return Ok(Answer {
+                reading,
+                value: text,
+                approximate: false,
+                fraction: None,
+                kind: AnswerKind::Value,
+            });
+        }
+        // Not enough certain digits: try again with more bits.
+        for part in [&value.re, &value.im] {
+            if !precise_enough(part, style.digits) {
+                return Err(Fail::Retry);
+            }
+        }
+        let printed = print_number(&value, style);
+        let fraction = match value.as_rational() {
+            Some(r)
+                if printed.approximate
+                    && r.numerator().unsigned_abs().bit_len() < 128
+                    && r.denominator().bit_len() < 128 =>
+            {
+                Some(format!("{}/{}", r.numerator(), r.denominator()))
+            }
+            _ => None,
+        };
+        Ok(Answer {
+            reading,
+            value: with_unit(printed.text, &q),
+            approximate: printed.approximate,
+            fraction,
+            kind: AnswerKind::Value,
+        })
+    }
+
+    /// `ft in`: two or more bare units of one dimension side by side.
+    fn mixed_units(&self, t: &Expr) -> Option<Vec<Unit>> {
+        let mut names = Vec::new();
+        let mut e = t;
+        loop {
+            match &e.kind {
+                ExprKind::Binary {
+                    op: BinOp::Implicit,
+                    lhs,
+                    rhs,
+                } => {
+                    let ExprKind::Name(n, _) = &rhs.kind else {
+                        return None;
+                    };
+                    names.push(n.clone());
+                    e = lhs;
+                }
+                ExprKind::Name(n, _) => {
+                    names.push(n.clone());
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        if names.len() < 2 {
+            return None;
+        }
+        names.reverse();
+        let units: Vec<Unit> = names
+            .iter()
+            .map(|n| table().lookup(n))
+            .collect::<Option<_>>()?;
+        let dim = units[0].dim;
+        (units.iter().all(|u| u.dim == dim && u.zero.is_none())).then_some(units)
+    }
+
+    /// `1.74 m to ft in` → `5 ft 8.5 in`: whole numbers of each unit but
+    /// the last, which is rounded to two decimals.
+    fn present_mixed(
+        &self,
+        work: &Work<'_>,
+        q: &Quantity,
+        units: &[Unit],
+        span: &Span,
+        reading: String,
+    ) -> Eval<Answer> {
+        let ne = |n| self.num_error(n, span);
+        if q.dim != units[0].dim {
+            return Err(Fail::Error(CalcError::new(
+                ErrorKind::Convert {
+                    from: describe(q),
+                    to: units
+                        .iter()
+                        .map(|u| u.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                },
+                span.clone(),
+            )));
+        }
+        let Some(value) = q.num.is_real().then(|| q.num.re.clone()) else {
+            return Err(Fail::Error(CalcError::new(
+                ErrorKind::Needs("mixed units need a real value".into()),
+                span.clone(),
+            )));
+        };
+        let negative = work.sign(&value).map_err(ne)? == std::cmp::Ordering::Less;
+        let mut rest = crate::real::abs(&value);
+        let mut parts: Vec<Real> = Vec::new();
+        let mut approximate = false;
+        for (i, u) in units.iter().enumerate() {
+            let size = work.factor(&u.factor).map_err(ne)?;
+            let v = work.div(&rest, &size).map_err(ne)?;
+            if i + 1 < units.len() {
+                let whole = work.round(&v, crate::real::Rounding::Floor).map_err(ne)?;
+                let used = work.mul(&whole, &size).map_err(ne)?;
+                rest = work.sub(&rest, &used).map_err(ne)?;
+                parts.push(whole);
+            } else {
+                // Two decimals.
+                let hundred = crate::real::exact(100);
+                let scaled = work.mul(&v, &hundred).map_err(ne)?;
+                let rounded = work
+                    .round(&scaled, crate::real::Rounding::Nearest)
+                    .map_err(ne)?;
+                let last = work.div(&rounded, &hundred).map_err(ne)?;
+                approximate = !matches!(
+                    (&v, &last),
+                    (Real::Exact(a), Real::Exact(b)) if a == b
+                );
+                parts.push(last);
+            }
+        }
+        let style = self.style();
+        let mut text = String::new();
+        if negative {
+            text.push('-');
+        }
+        let mut first = true;
+        for (i, (part, u)) in parts.iter().zip(units).enumerate() {
+            let is_zero = matches!(part, Real::Exact(r) if r.is_zero());
+            // Leading zero parts are left out, never the last one.
+            if is_zero && first && i + 1 < units.len() {
+                continue;
+            }
+            if !first {
+                text.push(' ');
+            }
+            first = false;
+            text.push_str(&print_real(part, style).text);
+            text.push(' ');
+            text.push_str(&u.name);
+        }
+        Ok(Answer {
+            reading,
+            value: text,
+            approximate,
+            fraction: None,
+            kind: AnswerKind::Value,
+        })
+    }
+}
+
+impl Scope<'_> {
+    fn top() -> Scope<'static> {
+        Scope {
+            bindings: &[],
+            depth: 0,
+        }
+    }
+}
+
+/// Whether a part has the asked digits certain.
+fn precise_enough(x: &Real, digits: usize) -> bool {
+    match x {
+        Real::Exact(_) => true,
+        Real::Pi(..) => false,
+        Real::Approx(b) => {
+            let bits = (digits as f64 * std::f64::consts::LOG2_10).ceil() as i64 + 4;
+            let m = Mag::of_repr_down(&b.mid);
+            b.rad.le(m.mul_down(Mag::pow2(-bits)))
+        }
+    }
+}
+
+fn print_number(x: &Number, style: Style) -> Printed {
+    let re = print_real(&x.re, style);
+    if x.is_real() {
+        return re;
+    }
+    let im = print_real(&crate::real::abs(&x.im), style);
+    let negative_im = match &x.im {
+        Real::Exact(r) | Real::Pi(r, _) => r.sign() == Sign::Negative,
+        Real::Approx(b) => b.mid.significand().sign() == Sign::Negative,
+    };
+    let im_text = if im.text == "1" && !im.approximate {
+        "i".to_string()
+    } else {
+        format!("{}i", im.text)
+    };
+    let re_zero = matches!(&x.re, Real::Exact(r) if r.is_zero());
+    let text = if re_zero {
+        format!("{}{im_text}", if negative_im { "-" } else { "" })
+    } else {
+        format!(
+            "{} {} {im_text}",
+            re.text,
+            if negative_im { "-" } else { "+" }
+        )
+    };
+    Printed {
+        text,
+        approximate: re.approximate || im.approximate,
+    }
+}
+
+fn with_unit(text: String, q: &Quantity) -> String {
+    if q.shown.is_empty() {
+        text
+    } else {
+        format!("{text} {}", q.unit_text())
+    }
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Hex => "hex",
+        Format::Octal => "oct",
+        Format::Binary => "bin",
+        Format::Decimal => "dec",
+        Format::Scientific => "sci",
+        Format::Fraction => "fraction",
+    }
+}
+
+/// Levenshtein distance, giving up (returning `limit + 1`) beyond
+/// `limit`.
+fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return limit + 1;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            row_min = row_min.min(cur[j + 1]);
+        }
+        if row_min > limit {
+            return limit + 1;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+impl Names for Calculator {
+    fn kind(&self, name: &str) -> Option<NameKind> {
+        if self.variables.contains_key(name) || name == "ans" {
+            return Some(NameKind::Value);
+        }
+        let function = self.functions.contains_key(name) || builtin_arity(name).is_some();
+        let unit = math_constant(name).is_none()
+            && physical(name).is_none()
+            && table().lookup(name).is_some();
+        match (function, unit) {
+            (true, true) => Some(NameKind::UnitOrFunction),
+            (true, false) => Some(NameKind::Function),
+            (false, true) => Some(NameKind::Unit),
+            (false, false) if math_constant(name).is_some() || physical(name).is_some() => {
+                Some(NameKind::Value)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Names without user definitions (for the built-in constants).
+struct BuiltinNames;
+
+impl Names for BuiltinNames {
+    fn kind(&self, name: &str) -> Option<NameKind> {
+        Calculator::default().kind(name)
+    }
+}
+
+#[allow(unused)]
+fn int(n: i64) -> IBig {
+    IBig::from(n)
+}
+
+#[allow(unused)]
+fn unused(_: UBig) {}
+
+use dashu_base::BitTest;

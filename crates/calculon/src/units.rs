@@ -1,0 +1,544 @@
+//! Units: dimensions, the table of named units (`units.txt`), and SI and
+//! binary prefixes.
+//!
+//! Every unit's size is an exact rational times a power of π (the degree
+//! is π/180 rad), so conversions stay exact wherever the numbers are.
+//! Lookup tries the name as written, then a prefix plus a unit that takes
+//! that kind of prefix (symbols take symbols, `km`; words take words,
+//! `kilometre`), then words in lower case.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use dashu_int::{IBig, UBig};
+use dashu_ratio::RBig;
+
+use crate::lex::{LexOptions, lex};
+use crate::parse::{BinOp, ExprKind, NameKind, Names, Statement, parse};
+
+/// The base dimensions: length, mass, time, current, temperature, amount,
+/// luminous intensity, information.
+pub(crate) const BASE_NAMES: [&str; 8] = ["m", "kg", "s", "A", "K", "mol", "cd", "bit"];
+const BASE_TAGS: [&str; 8] = ["L", "M", "T", "I", "K", "N", "J", "B"];
+
+/// Exponents of the base dimensions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Dim(pub(crate) [i8; 8]);
+
+impl Dim {
+    pub(crate) const NONE: Dim = Dim([0; 8]);
+
+    pub(crate) fn is_none(self) -> bool {
+        self == Dim::NONE
+    }
+
+    pub(crate) fn mul(self, other: Dim) -> Dim {
+        let mut d = self.0;
+        for (a, b) in d.iter_mut().zip(other.0) {
+            *a = a.saturating_add(b);
+        }
+        Dim(d)
+    }
+
+    pub(crate) fn inv(self) -> Dim {
+        let mut d = self.0;
+        for a in &mut d {
+            *a = a.saturating_neg();
+        }
+        Dim(d)
+    }
+
+    /// `self^(num/den)`, if every exponent stays an integer.
+    pub(crate) fn pow(self, num: i64, den: i64) -> Option<Dim> {
+        let mut d = [0i8; 8];
+        for (out, &a) in d.iter_mut().zip(&self.0) {
+            let p = i64::from(a).checked_mul(num)?;
+            if den == 0 || p % den != 0 {
+                return None;
+            }
+            *out = i8::try_from(p / den).ok()?;
+        }
+        Some(Dim(d))
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_none() {
+            return write!(f, "a plain number");
+        }
+        let mut first = true;
+        for (name, &p) in BASE_NAMES.iter().zip(&self.0) {
+            if p == 0 {
+                continue;
+            }
+            if !first {
+                write!(f, "·")?;
+            }
+            first = false;
+            if p == 1 {
+                write!(f, "{name}")?;
+            } else {
+                write!(f, "{name}^{p}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An exact size: `ratio · π^pi`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Factor {
+    pub(crate) ratio: RBig,
+    pub(crate) pi: i32,
+}
+
+impl Factor {
+    pub(crate) fn one() -> Factor {
+        Factor {
+            ratio: RBig::ONE,
+            pi: 0,
+        }
+    }
+
+    pub(crate) fn mul(&self, o: &Factor) -> Factor {
+        Factor {
+            ratio: &self.ratio * &o.ratio,
+            pi: self.pi + o.pi,
+        }
+    }
+
+    pub(crate) fn div(&self, o: &Factor) -> Option<Factor> {
+        if o.ratio.is_zero() {
+            return None;
+        }
+        Some(Factor {
+            ratio: &self.ratio / &o.ratio,
+            pi: self.pi - o.pi,
+        })
+    }
+
+    pub(crate) fn powi(&self, n: i32) -> Factor {
+        let e = n.unsigned_abs() as usize;
+        let r = RBig::from_parts(
+            self.ratio.numerator().pow(e),
+            self.ratio.denominator().pow(e),
+        );
+        Factor {
+            ratio: if n < 0 { RBig::ONE / r } else { r },
+            pi: self.pi * n,
+        }
+    }
+}
+
+/// A unit as used in an expression: possibly prefixed, with its name as
+/// written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unit {
+    pub(crate) name: String,
+    pub(crate) factor: Factor,
+    pub(crate) dim: Dim,
+    /// For affine units (°C, °F): the absolute value, in kelvin, of the
+    /// unit's zero.
+    pub(crate) zero: Option<RBig>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prefixes {
+    None,
+    Si,
+    Binary,
+    Both,
+}
+
+struct Def {
+    factor: Factor,
+    dim: Dim,
+    zero: Option<RBig>,
+    prefixes: Prefixes,
+}
+
+/// The table of units, built once from `units.txt`.
+pub(crate) struct Table {
+    defs: Vec<Def>,
+    /// Symbols and words, as written.
+    names: HashMap<String, (usize, bool)>,
+    /// Words in lower case.
+    lower: HashMap<String, usize>,
+    /// Lines that could not be read (a test keeps this empty).
+    pub(crate) bad_lines: Vec<String>,
+}
+
+struct Prefix {
+    symbols: &'static [&'static str],
+    word: &'static [&'static str],
+    /// `10^e` or `2^e`.
+    base: u32,
+    exponent: i32,
+}
+
+const SI_PREFIXES: &[Prefix] = &[
+    p(&["Q"], &["quetta"], 10, 30),
+    p(&["R"], &["ronna"], 10, 27),
+    p(&["Y"], &["yotta"], 10, 24),
+    p(&["Z"], &["zetta"], 10, 21),
+    p(&["E"], &["exa"], 10, 18),
+    p(&["P"], &["peta"], 10, 15),
+    p(&["T"], &["tera"], 10, 12),
+    p(&["G"], &["giga"], 10, 9),
+    p(&["M"], &["mega"], 10, 6),
+    p(&["k"], &["kilo"], 10, 3),
+    p(&["h"], &["hecto"], 10, 2),
+    p(&["da"], &["deca", "deka"], 10, 1),
+    p(&["d"], &["deci"], 10, -1),
+    p(&["c"], &["centi"], 10, -2),
+    p(&["m"], &["milli"], 10, -3),
+    p(&["µ", "μ", "u"], &["micro"], 10, -6),
+    p(&["n"], &["nano"], 10, -9),
+    p(&["p"], &["pico"], 10, -12),
+    p(&["f"], &["femto"], 10, -15),
+    p(&["a"], &["atto"], 10, -18),
+    p(&["z"], &["zepto"], 10, -21),
+    p(&["y"], &["yocto"], 10, -24),
+    p(&["r"], &["ronto"], 10, -27),
+    p(&["q"], &["quecto"], 10, -30),
+];
+
+const BINARY_PREFIXES: &[Prefix] = &[
+    p(&["Ki"], &["kibi"], 2, 10),
+    p(&["Mi"], &["mebi"], 2, 20),
+    p(&["Gi"], &["gibi"], 2, 30),
+    p(&["Ti"], &["tebi"], 2, 40),
+    p(&["Pi"], &["pebi"], 2, 50),
+    p(&["Ei"], &["exbi"], 2, 60),
+    p(&["Zi"], &["zebi"], 2, 70),
+    p(&["Yi"], &["yobi"], 2, 80),
+];
+
+const fn p(
+    symbols: &'static [&'static str],
+    word: &'static [&'static str],
+    base: u32,
+    exponent: i32,
+) -> Prefix {
+    Prefix {
+        symbols,
+        word,
+        base,
+        exponent,
+    }
+}
+
+impl Prefix {
+    fn factor(&self) -> RBig {
+        let p = UBig::from(self.base).pow(self.exponent.unsigned_abs() as usize);
+        if self.exponent < 0 {
+            RBig::from_parts(IBig::ONE, p)
+        } else {
+            RBig::from(p)
+        }
+    }
+}
+
+/// The unit table (built on first use).
+pub(crate) fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| Table::build(include_str!("units.txt")))
+}
+
+impl Table {
+    fn build(text: &str) -> Table {
+        let mut t = Table {
+            defs: Vec::new(),
+            names: HashMap::new(),
+            lower: HashMap::new(),
+            bad_lines: Vec::new(),
+        };
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if t.add_line(line).is_none() {
+                t.bad_lines.push(line.to_string());
+            }
+        }
+        t
+    }
+
+    fn add_line(&mut self, line: &str) -> Option<()> {
+        let (left, right) = line.split_once('=')?;
+        let mut left = left.trim();
+        let mut prefixes = Prefixes::None;
+        for (flag, kind) in [
+            ("+si", Prefixes::Si),
+            ("+bin", Prefixes::Binary),
+            ("+both", Prefixes::Both),
+        ] {
+            if let Some(rest) = left.strip_prefix(flag) {
+                prefixes = kind;
+                left = rest.trim();
+            }
+        }
+        let (symbols, words) = match left.split_once('|') {
+            Some((s, w)) => (s.trim(), w.trim()),
+            None => (left, ""),
+        };
+        let (definition, offset) = match right.split_once('@') {
+            Some((d, o)) => (d.trim(), Some(o.trim())),
+            None => (right.trim(), None),
+        };
+        let (factor, dim) = self.evaluate(definition)?;
+        let zero = match offset {
+            Some(o) => {
+                let (off, off_dim) = self.evaluate(o)?;
+                if !off_dim.is_none() || off.pi != 0 {
+                    return None;
+                }
+                Some(&off.ratio * &factor.ratio)
+            }
+            None => None,
+        };
+        let index = self.defs.len();
+        self.defs.push(Def {
+            factor,
+            dim,
+            zero,
+            prefixes,
+        });
+        for s in symbols.split_whitespace() {
+            self.names.insert(s.to_string(), (index, true));
+        }
+        for w in words.split_whitespace() {
+            self.names.insert(w.to_string(), (index, false));
+            self.lower.insert(w.to_lowercase(), index);
+        }
+        Some(())
+    }
+
+    /// Evaluates a definition: numbers, `pi`, units defined above, base
+    /// dimensions (`!L`), `*`, `/`, juxtaposition and integer powers.
+    fn evaluate(&self, definition: &str) -> Option<(Factor, Dim)> {
+        let text = definition.replace('!', "__");
+        let tokens = lex(&text, LexOptions::default()).ok()?;
+        let statement = parse(&tokens, &DefinitionNames(self), text.len()).ok()?;
+        let Statement::Eval { expr, target: None } = statement else {
+            return None;
+        };
+        self.eval_expr(&expr)
+    }
+
+    fn eval_expr(&self, e: &crate::parse::Expr) -> Option<(Factor, Dim)> {
+        match &e.kind {
+            ExprKind::Number(r) => Some((
+                Factor {
+                    ratio: r.clone(),
+                    pi: 0,
+                },
+                Dim::NONE,
+            )),
+            ExprKind::Name(name, _) if name == "pi" => Some((
+                Factor {
+                    ratio: RBig::ONE,
+                    pi: 1,
+                },
+                Dim::NONE,
+            )),
+            ExprKind::Name(name, _) => {
+                if let Some(tag) = name.strip_prefix("__") {
+                    let i = BASE_TAGS.iter().position(|t| *t == tag)?;
+                    let mut d = [0i8; 8];
+                    d[i] = 1;
+                    // The gram is defined as 0.001 of the kilogram base.
+                    return Some((Factor::one(), Dim(d)));
+                }
+                let u = self.lookup(name)?;
+                Some((u.factor, u.dim))
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, da) = self.eval_expr(lhs)?;
+                match op {
+                    BinOp::Mul | BinOp::Implicit => {
+                        let (b, db) = self.eval_expr(rhs)?;
+                        Some((a.mul(&b), da.mul(db)))
+                    }
+                    BinOp::Div => {
+                        let (b, db) = self.eval_expr(rhs)?;
+                        Some((a.div(&b)?, da.mul(db.inv())))
+                    }
+                    BinOp::Pow => {
+                        let ExprKind::Number(n) = &rhs.kind else {
+                            return None;
+                        };
+                        if !n.denominator().is_one() {
+                            return None;
+                        }
+                        let n = i32::try_from(n.numerator()).ok()?;
+                        Some((a.powi(n), da.pow(i64::from(n), 1)?))
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::Neg(inner) => {
+                let (a, d) = self.eval_expr(inner)?;
+                Some((
+                    Factor {
+                        ratio: -a.ratio,
+                        pi: a.pi,
+                    },
+                    d,
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    fn unit(&self, name: &str, index: usize, prefix: Option<&Prefix>) -> Option<Unit> {
+        let def = self.defs.get(index)?;
+        let mut factor = def.factor.clone();
+        if let Some(p) = prefix {
+            factor.ratio = &factor.ratio * p.factor();
+            // Affine units take no prefixes.
+            if def.zero.is_some() {
+                return None;
+            }
+        }
+        Some(Unit {
+            name: name.to_string(),
+            factor,
+            dim: def.dim,
+            zero: def.zero.clone(),
+        })
+    }
+
+    /// The unit a name stands for, if any.
+    pub(crate) fn lookup(&self, name: &str) -> Option<Unit> {
+        if let Some(&(index, _)) = self.names.get(name) {
+            return self.unit(name, index, None);
+        }
+        let lists: [(&[Prefix], [Prefixes; 2]); 2] = [
+            (SI_PREFIXES, [Prefixes::Si, Prefixes::Both]),
+            (BINARY_PREFIXES, [Prefixes::Binary, Prefixes::Both]),
+        ];
+        for (list, allowed) in lists {
+            for prefix in list {
+                for (forms, symbol) in [(prefix.symbols, true), (prefix.word, false)] {
+                    for form in forms {
+                        let Some(rest) = name.strip_prefix(form) else {
+                            continue;
+                        };
+                        let Some(&(index, is_symbol)) = self.names.get(rest) else {
+                            continue;
+                        };
+                        let def = self.defs.get(index)?;
+                        if is_symbol == symbol && allowed.contains(&def.prefixes) {
+                            return self.unit(name, index, Some(prefix));
+                        }
+                    }
+                }
+            }
+        }
+        let lower = name.to_lowercase();
+        if let Some(&index) = self.lower.get(&lower) {
+            return self.unit(name, index, None);
+        }
+        None
+    }
+
+    /// Every unit name without a prefix (for suggestions and counting).
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.keys().map(String::as_str)
+    }
+
+    /// How many names a lookup accepts, prefixed forms included.
+    pub(crate) fn count_with_prefixes(&self) -> usize {
+        let mut n = self.names.len();
+        for &(index, symbol) in self.names.values() {
+            let Some(def) = self.defs.get(index) else {
+                continue;
+            };
+            let per = |list: &[Prefix]| -> usize {
+                list.iter()
+                    .map(|p| {
+                        if symbol {
+                            p.symbols.len()
+                        } else {
+                            p.word.len()
+                        }
+                    })
+                    .sum()
+            };
+            n += match def.prefixes {
+                Prefixes::None => 0,
+                Prefixes::Si => per(SI_PREFIXES),
+                Prefixes::Binary => per(BINARY_PREFIXES),
+                Prefixes::Both => per(SI_PREFIXES) + per(BINARY_PREFIXES),
+            };
+        }
+        n
+    }
+}
+
+struct DefinitionNames<'a>(&'a Table);
+
+impl Names for DefinitionNames<'_> {
+    fn kind(&self, name: &str) -> Option<NameKind> {
+        if name == "pi" {
+            return Some(NameKind::Value);
+        }
+        if name.starts_with("__") || self.0.lookup(name).is_some() {
+            return Some(NameKind::Unit);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_reads() {
+        assert_eq!(table().bad_lines, Vec::<String>::new());
+    }
+
+    #[test]
+    fn at_least_a_thousand_names_before_prefixes() {
+        let n = table().names().count();
+        assert!(n >= 1000, "only {n} unit names");
+    }
+
+    fn size(name: &str) -> (RBig, i32, Dim) {
+        let u = table()
+            .lookup(name)
+            .unwrap_or_else(|| panic!("no unit {name}"));
+        (u.factor.ratio, u.factor.pi, u.dim)
+    }
+
+    fn r(n: i64, d: u64) -> RBig {
+        RBig::from_parts(IBig::from(n), UBig::from(d))
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size("ft").0, r(3048, 10000));
+        assert_eq!(size("km").0, r(1000, 1));
+        assert_eq!(size("kilometres").0, r(1000, 1));
+        assert_eq!(size("kg").0, r(1, 1));
+        assert_eq!(size("mg").0, r(1, 1_000_000));
+        assert_eq!(size("KiB").0, r(8192, 1));
+        assert_eq!(size("kB").0, r(8000, 1));
+        assert_eq!(size("min").0, r(60, 1));
+        assert_eq!(size("mi").0, r(1609344, 1000));
+        assert_eq!(size("deg").1, 1);
+        assert_eq!(size("deg").0, r(1, 180));
+        assert_eq!(size("Meter").0, r(1, 1));
+        assert_eq!(size("N").2, Dim([1, 1, -2, 0, 0, 0, 0, 0]));
+        assert_eq!(size("kWh").0, r(3_600_000, 1));
+        assert!(table().lookup("kft").is_none(), "ft takes no prefixes");
+        assert!(table().lookup("k°C").is_none());
+        let c = table().lookup("°C").map(|u| u.zero);
+        assert_eq!(c, Some(Some(r(27315, 100))));
+    }
+}

@@ -1,0 +1,204 @@
+//! The engine, line by line: input → the answer's one-line display.
+
+use calculon::{Calculator, ErrorKind};
+
+/// Evaluates each line in one calculator and compares the display (or
+/// the error message, prefixed with `error: `).
+fn check(cases: &[(&str, &str)]) {
+    let mut calc = Calculator::default();
+    let mut failures = Vec::new();
+    for (input, want) in cases {
+        let got = match calc.evaluate(input) {
+            Ok(a) => a.display(),
+            Err(e) => format!("error: {e}"),
+        };
+        if got != *want {
+            failures.push(format!("{input:?}\n   got  {got}\n   want {want}"));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn exact_arithmetic() {
+    check(&[
+        ("1/3*3", "= 1"),
+        ("(10^100+1)-10^100", "= 1"),
+        ("0.1+0.2", "= 0.3"),
+        (
+            "2^1024",
+            "= 179769313486231590772930519078902473361797697894230657273430081157732675805500963132708477322407536021120113879871393357658789768814416622492847430639474124377767893424865485276302219601246094119453082952085005768838150682342462881473913110540827237163350510684586298239947245938479716304835356329624224137216",
+        ),
+        ("1/3", "≈ 0.333333333333333333333333333333 (= 1/3)"),
+        ("2/3", "≈ 0.666666666666666666666666666667 (= 2/3)"),
+        ("1/8", "= 0.125"),
+        ("-7/2", "= -3.5"),
+        ("6/2(1+2)", "= 1"),
+        ("2^-2", "= 0.25"),
+        ("2^3^2", "= 512"),
+        ("-2^2", "= -4"),
+        ("5!", "= 120"),
+        ("0!", "= 1"),
+        ("7 mod 3", "= 1"),
+        ("-7 mod 3", "= 2"),
+        ("gcd(12, 18)", "= 6"),
+        ("lcm(4, 6)", "= 12"),
+        ("binomial(50, 25)", "= 126410606437752"),
+        ("1,234,567 + 1", "= 1234568"),
+        ("0xff", "= 255"),
+        ("255 to hex", "= 0xff"),
+        ("10 to bin", "= 0b1010"),
+        ("0.75 to fraction", "= 3/4"),
+        ("1e3", "= 1000"),
+        ("1.5e-3", "= 0.0015"),
+    ]);
+}
+
+#[test]
+fn factorial_of_171_is_exact() {
+    let mut calc = Calculator::default();
+    let a = calc.evaluate("171!").map(|a| a.value).unwrap_or_default();
+    assert_eq!(a.len(), 310);
+    assert!(a.starts_with("1241018070217667823424840524103103992616605577501693185388951803611996075221691752992751978120487585"));
+    assert!(
+        a.ends_with(&format!("1{}", "0".repeat(41)))
+            || a.ends_with(&format!("2{}", "0".repeat(41)))
+            || a.trim_end_matches('0').len() == 310 - 41
+    );
+}
+
+#[test]
+fn approximate_results_print_only_certain_digits() {
+    check(&[
+        ("sqrt 2", "≈ 1.41421356237309504880168872421"),
+        ("pi", "≈ 3.14159265358979323846264338328"),
+        ("e", "≈ 2.71828182845904523536028747135"),
+        ("ln 2", "≈ 0.693147180559945309417232121458"),
+        ("sqrt(16)", "= 4"),
+        ("sqrt(-4)", "= 2i"),
+        ("√2 * √2", "≈ 2"),
+        ("sin(30 deg)", "= 0.5"),
+        ("sin 30°", "= 0.5"),
+        ("cos(60°)", "= 0.5"),
+        ("sind(90)", "= 1"),
+        ("asind(0.5)", "= 30 deg"),
+        ("sin(pi)", "= 0"),
+        ("cos(pi)", "= -1"),
+        ("sin(pi/6)", "= 0.5"),
+        ("tan(45°)", "= 1"),
+        ("sin(1e-200)", "≈ 1e-200"),
+        ("sin(10^100)", "≈ -0.372376123661276688262086695553"),
+        ("log10(1000)", "= 3"),
+        ("log2(1024)", "= 10"),
+        ("exp(0)", "= 1"),
+        ("ln(1)", "= 0"),
+        ("(1+2i)(3-i)", "= 5 + 5i"),
+        ("i^2", "= -1"),
+        ("cbrt(-27)", "= -3"),
+        ("2^0.5", "≈ 1.41421356237309504880168872421"),
+        ("4^0.5", "= 2"),
+        ("atan(1)*4", "≈ 3.14159265358979323846264338328"),
+    ]);
+}
+
+#[test]
+fn units() {
+    check(&[
+        ("5 ft 10 in to cm", "= 177.8 cm"),
+        ("1.74 m to ft in", "≈ 5 ft 8.5 in"),
+        ("60 mph to km/h", "= 96.56064 km/h"),
+        ("1 m / 1 m", "= 1"),
+        ("1 km / 1 m", "= 1000"),
+        ("3 m * 2 m", "= 6 m^2"),
+        ("1 m + 1 ft", "= 1.3048 m"),
+        (
+            "2 kg to lb",
+            "≈ 4.4092452436975516144594760269 lb (= 200000000/45359237)",
+        ),
+        ("1 GiB to MB", "= 1073.741824 MB"),
+        (
+            "100 km/h to m/s",
+            "≈ 27.7777777777777777777777777778 m/s (= 250/9)",
+        ),
+        ("1 m to kg", "error: cannot convert m to kg"),
+        ("1 m + 1 s", "error: cannot add m and s"),
+        ("20 °C to °F", "= 68 °F"),
+        ("0 K to °C", "= -273.15 °C"),
+        ("20 °C + 5 °C", "= 25 °C"),
+        ("20 °C - 15 °C", "= 5 Δ°C"),
+        ("sqrt(4 m^2)", "= 2 m"),
+        ("c to km/s", "= 299792.458 km/s"),
+        ("1 h 30 min to min", "= 90 min"),
+        ("100000 s to d h min s", "= 1 d 3 h 46 min 40 s"),
+        ("min(3, 2)", "= 2"),
+        ("5 min to s", "= 300 s"),
+    ]);
+}
+
+#[test]
+fn percent_rules() {
+    check(&[
+        ("100 + 10%", "= 110"),
+        ("100 - 10%", "= 90"),
+        ("100 - 10% - 10%", "= 81"),
+        ("10% of 200", "= 20"),
+        ("10% + 100", "= 100.1"),
+        ("50 * 10%", "= 5"),
+    ]);
+}
+
+#[test]
+fn definitions() {
+    check(&[
+        ("x = 5", "x = 5"),
+        ("x^2", "= 25"),
+        ("2x", "= 10"),
+        ("f(x) = x^2 + 1", "f(x) = x^2 + 1"),
+        ("f(3)", "= 10"),
+        ("g(a, b) = a*b + x", "g(a, b) = a × b + x"),
+        ("g(2, 3)", "= 11"),
+        ("ans * 2", "= 22"),
+        (
+            "pi = 3",
+            "error: cannot redefine \"pi\": it is a built-in constant",
+        ),
+        (
+            "sqrt = 3",
+            "error: cannot redefine \"sqrt\": it is a built-in function",
+        ),
+    ]);
+}
+
+#[test]
+fn errors_name_the_problem() {
+    check(&[
+        (
+            "sqr(2)",
+            "error: unknown name \"sqr\"; did you mean \"sqrt\"?",
+        ),
+        ("1/0", "error: division by zero"),
+        ("ln(0)", "error: logarithm of zero"),
+        (
+            "10^10^10",
+            "error: the exact result would take about 33219280948 bits, over the limit of 8388608 bits",
+        ),
+        (
+            "100000000!",
+            "error: the exact result would take about 2513272986 bits, over the limit of 8388608 bits",
+        ),
+        ("", "error: nothing to calculate"),
+        (
+            "f(",
+            "error: expected a number, a name or '(', found the end of the input",
+        ),
+    ]);
+}
+
+#[test]
+fn cancelled_evaluation_stops() {
+    let mut calc = Calculator::default();
+    let flag = calculon::CancelFlag::new();
+    flag.cancel();
+    let e = calc.evaluate_with("1+1", &flag).map_err(|e| e.kind);
+    assert_eq!(e, Err(ErrorKind::Cancelled));
+}
