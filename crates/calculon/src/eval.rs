@@ -478,6 +478,9 @@ impl Calculator {
                     BinOp::Mod => {
                         functions::modulo(work, &a, &b).map_err(|f| self.fn_error(f, &e.span))
                     }
+                    BinOp::Compare(c) => {
+                        functions::compare(work, *c, &a, &b).map_err(|f| self.fn_error(f, &e.span))
+                    }
                 }
             }
             ExprKind::Call { name, args } => {
@@ -504,6 +507,23 @@ impl Calculator {
         span: &Span,
         scope: &Scope<'_>,
     ) -> Eval<Quantity> {
+        // `if(c, a, b)` evaluates only the branch it takes, so recursion
+        // can end.
+        if name == "if" && !self.functions.contains_key(name) {
+            let [c, a, b] = args else {
+                return Err(Fail::Error(CalcError::new(
+                    ErrorKind::Arity {
+                        name: "if".into(),
+                        expected: 3,
+                        found: args.len(),
+                    },
+                    span.clone(),
+                )));
+            };
+            let cond = self.eval(work, c, scope)?;
+            let holds = functions::truth(work, &cond).map_err(|f| self.fn_error(f, &c.span))?;
+            return self.eval(work, if holds { a } else { b }, scope);
+        }
         if let Some(f) = self.functions.get(name) {
             if f.params.len() != args.len() {
                 return Err(Fail::Error(CalcError::new(

@@ -85,6 +85,7 @@ pub(crate) const NAMES: &[&str] = &[
     "conj",
     "arg",
     "hypot",
+    "if",
 ];
 
 /// `(fewest, most)` arguments of a built-in function.
@@ -93,6 +94,7 @@ pub(crate) fn builtin_arity(name: &str) -> Option<(usize, usize)> {
         "log" => (1, 2),
         "root" | "atan2" | "binomial" | "choose" | "ncr" | "mod" | "hypot" => (2, 2),
         "min" | "max" | "gcd" | "lcm" => (1, usize::MAX),
+        "if" => (3, 3),
         n if NAMES.contains(&n) => (1, 1),
         _ => return None,
     })
@@ -298,6 +300,49 @@ pub(crate) fn call(work: &Work<'_>, name: &str, args: &[Quantity]) -> FnResult {
         }
         _ => return Err(needs(format!("{name} is not a function"))),
     })
+}
+
+/// A comparison: 1 or 0 (units must agree).
+pub(crate) fn compare(
+    work: &Work<'_>,
+    c: crate::lex::Comparison,
+    a: &Quantity,
+    b: &Quantity,
+) -> FnResult {
+    use crate::lex::Comparison as C;
+    if a.dim != b.dim {
+        return Err(FnError::Qty(
+            QtyError::Mismatch(describe(a), describe(b)),
+            "compare",
+        ));
+    }
+    let holds = match c {
+        C::Equal | C::NotEqual if !(a.num.is_real() && b.num.is_real()) => {
+            let re = work.compare(&a.num.re, &b.num.re)? == Ordering::Equal;
+            let im = work.compare(&a.num.im, &b.num.im)? == Ordering::Equal;
+            (re && im) == (c == C::Equal)
+        }
+        _ => {
+            let x = real_only(&a.num, "only real numbers can be ordered")?;
+            let y = real_only(&b.num, "only real numbers can be ordered")?;
+            let o = work.compare(x, y)?;
+            match c {
+                C::Less => o == Ordering::Less,
+                C::LessEq => o != Ordering::Greater,
+                C::Greater => o == Ordering::Greater,
+                C::GreaterEq => o != Ordering::Less,
+                C::Equal => o == Ordering::Equal,
+                C::NotEqual => o != Ordering::Equal,
+            }
+        }
+    };
+    Ok(Quantity::plain(Number::int(i64::from(holds))))
+}
+
+/// Whether a condition holds: anything but an exact zero.
+pub(crate) fn truth(work: &Work<'_>, q: &Quantity) -> Result<bool, FnError> {
+    let x = real_only(&q.num, "a condition must be a real number")?;
+    Ok(work.sign(x)? != Ordering::Equal)
 }
 
 /// A value in degrees, shown as such.

@@ -30,6 +30,19 @@ pub(crate) enum Tok {
     Sqrt,
     /// A superscript power (`²`, `³`).
     Super(u32),
+    /// `<`, `<=`, `>`, `>=`, `==`, `!=` (and `≤`, `≥`, `≠`).
+    Compare(Comparison),
+}
+
+/// A comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Comparison {
+    Less,
+    LessEq,
+    Greater,
+    GreaterEq,
+    Equal,
+    NotEqual,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -120,8 +133,29 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
                         single(Tok::RParen, len)
                     }
                     ',' | ';' => single(Tok::Comma, len),
+                    '=' if next == Some('=') => {
+                        chars.next();
+                        single(Tok::Compare(Comparison::Equal), 2)
+                    }
                     '=' => single(Tok::Equals, len),
+                    '!' if next == Some('=') => {
+                        chars.next();
+                        single(Tok::Compare(Comparison::NotEqual), 2)
+                    }
                     '!' => single(Tok::Bang, len),
+                    '<' if next == Some('=') => {
+                        chars.next();
+                        single(Tok::Compare(Comparison::LessEq), 2)
+                    }
+                    '<' => single(Tok::Compare(Comparison::Less), len),
+                    '>' if next == Some('=') => {
+                        chars.next();
+                        single(Tok::Compare(Comparison::GreaterEq), 2)
+                    }
+                    '>' => single(Tok::Compare(Comparison::Greater), len),
+                    '≤' => single(Tok::Compare(Comparison::LessEq), len),
+                    '≥' => single(Tok::Compare(Comparison::GreaterEq), len),
+                    '≠' => single(Tok::Compare(Comparison::NotEqual), len),
                     '%' => single(Tok::Percent, len),
                     '→' => single(Tok::Arrow, len),
                     '√' => single(Tok::Sqrt, len),

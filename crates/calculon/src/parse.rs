@@ -4,6 +4,7 @@
 //!
 //! | level | operators |
 //! | --- | --- |
+//! | 5 | `<` `<=` `>` `>=` `==` `!=` (1 when true, 0 when false) |
 //! | 10 | `+` `-`, and mixed units `5 ft 10 in` (= 5 ft + 10 in) |
 //! | 20 | `*` `/` `mod` `of` |
 //! | 25 | prefix `-` |
@@ -19,7 +20,7 @@ use std::fmt;
 use dashu_ratio::RBig;
 
 use crate::error::{CalcError, ErrorKind, Span};
-use crate::lex::{Tok, Token};
+use crate::lex::{Comparison, Tok, Token};
 
 /// What a name stands for, as far as reading the input needs to know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +76,8 @@ pub(crate) enum BinOp {
     Implicit,
     /// Juxtaposed quantities: `5 ft 10 in`.
     Mixed,
+    /// A comparison: 1 when it holds, 0 when not.
+    Compare(Comparison),
 }
 
 /// Output formats after `to`.
@@ -201,6 +204,7 @@ fn describe(tok: &Tok) -> String {
         Tok::Arrow => "'->'".into(),
         Tok::Sqrt => "'√'".into(),
         Tok::Super(n) => format!("superscript {n}"),
+        Tok::Compare(_) => "a comparison".into(),
     }
 }
 
@@ -430,6 +434,7 @@ impl Parser<'_> {
                 continue;
             }
             let infix = match tok {
+                Tok::Compare(c) => Some((BinOp::Compare(*c), 5)),
                 Tok::Plus => Some((BinOp::Add, 10)),
                 Tok::Minus => Some((BinOp::Sub, 10)),
                 Tok::Star => Some((BinOp::Mul, 20)),
@@ -637,6 +642,7 @@ fn ends_with_unit(e: &Expr) -> bool {
 fn level(e: &Expr) -> u8 {
     match &e.kind {
         ExprKind::Binary { op, .. } => match op {
+            BinOp::Compare(_) => 0,
             BinOp::Add | BinOp::Sub | BinOp::Mixed => 1,
             BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::Of | BinOp::Implicit => 2,
             BinOp::Pow => 4,
@@ -709,6 +715,18 @@ impl fmt::Display for Expr {
                         (if unit { " " } else { " × " }, 2, 3)
                     }
                     BinOp::Pow => ("^", 5, 4),
+                    BinOp::Compare(c) => (
+                        match c {
+                            Comparison::Less => " < ",
+                            Comparison::LessEq => " <= ",
+                            Comparison::Greater => " > ",
+                            Comparison::GreaterEq => " >= ",
+                            Comparison::Equal => " == ",
+                            Comparison::NotEqual => " != ",
+                        },
+                        1,
+                        1,
+                    ),
                 };
                 child(f, lhs, left_min)?;
                 write!(f, "{symbol}")?;

@@ -159,6 +159,16 @@ fn definitions() {
         ("g(2, 3)", "= 11"),
         ("ans * 2", "= 22"),
         (
+            "f2(n) = if(n <= 1, 1, n * f2(n - 1))",
+            "f2(n) = if(n <= 1, 1, n × f2(n - 1))",
+        ),
+        ("f2(20)", "= 2432902008176640000"),
+        ("loop(n) = loop(n + 1)", "loop(n) = loop(n + 1)"),
+        ("loop(1)", "error: recursion deeper than 1000 calls"),
+        ("2 < 3", "= 1"),
+        ("1 m == 100 cm", "= 1"),
+        ("1 m != 100 cm", "= 0"),
+        (
             "pi = 3",
             "error: cannot redefine \"pi\": it is a built-in constant",
         ),
