@@ -106,6 +106,24 @@ pub enum AnswerKind {
     Plot(PlotRequest),
 }
 
+/// The answers to a pasted column.
+#[derive(Clone, Debug)]
+pub struct Column {
+    /// One entry per input line: `None` for blank lines and comments.
+    pub lines: Vec<Option<Result<Answer, CalcError>>>,
+    /// The sum of the values, when asked for.
+    pub total: Option<Result<Answer, CalcError>>,
+}
+
+/// A pasted line as the calculator reads it (see
+/// [`Calculator::evaluate_column`]).
+fn clean_pasted_line(raw: &str) -> String {
+    raw.chars()
+        .filter(|c| !matches!(c, '$' | '€' | '£' | '¥'))
+        .map(|c| if c == '\t' || c == '\r' { ' ' } else { c })
+        .collect()
+}
+
 /// A function of one variable to draw, from a `plot` line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlotRequest {
@@ -296,6 +314,58 @@ impl Calculator {
                 })
             }
         }
+    }
+
+    /// Evaluates a pasted column: one answer per line (`None` for a blank
+    /// line or a `#` comment) and, with `total`, the sum of the values.
+    ///
+    /// Each line is cleaned first: carriage returns and tabs become
+    /// spaces, and currency signs (`$ € £ ¥`) are dropped, so a column
+    /// copied from a spreadsheet reads as numbers.
+    pub fn evaluate_column(&mut self, text: &str, total: bool, cancel: &CancelFlag) -> Column {
+        let mut lines = Vec::new();
+        let mut values: Vec<Quantity> = Vec::new();
+        for raw in text.lines() {
+            let line = clean_pasted_line(raw);
+            if line.trim().is_empty() || line.trim_start().starts_with('#') {
+                lines.push(None);
+                continue;
+            }
+            let result = self.evaluate_with(&line, cancel);
+            if let (Ok(a), Some(v)) = (&result, &self.ans) {
+                if a.kind == AnswerKind::Value {
+                    values.push(v.clone());
+                }
+            }
+            lines.push(Some(result));
+        }
+        let total = total.then(|| self.sum(&values, cancel));
+        Column { lines, total }
+    }
+
+    fn sum(&self, values: &[Quantity], cancel: &CancelFlag) -> Result<Answer, CalcError> {
+        let budget = Budget::new(
+            self.settings.max_bits,
+            self.settings.time_limit,
+            cancel.clone(),
+        );
+        self.with_precision(&budget, |work, calc| {
+            let mut acc = Quantity::plain(Number::int(0));
+            for (i, v) in values.iter().enumerate() {
+                acc = if i == 0 {
+                    v.clone()
+                } else {
+                    work.q_add(&acc, v, false)
+                        .map_err(|e| calc.qty_error(e, "add", &(0..0)))?
+                };
+            }
+            calc.present(
+                work,
+                &acc,
+                None,
+                format!("the sum of {} values", values.len()),
+            )
+        })
     }
 
     /// The definitions made so far, one per line, as typed: the text a

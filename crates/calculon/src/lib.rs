@@ -17,5 +17,5 @@ mod units;
 
 pub use budget::{CancelFlag, Stop};
 pub use error::{CalcError, ErrorKind, Span};
-pub use eval::{Answer, AnswerKind, Calculator, MAX_DIGITS, PlotRequest, Settings};
+pub use eval::{Answer, AnswerKind, Calculator, Column, MAX_DIGITS, PlotRequest, Settings};
 pub use format::Radix;

@@ -1,0 +1,280 @@
+//! `calculon`: evaluate the arguments, a column on stdin, or a REPL.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use calculon::{Answer, AnswerKind, Calculator, CancelFlag, Settings};
+use clap::Parser;
+
+/// A calculator: exact where it can be, every printed digit certain,
+/// units, user functions. See `crates/calculon/README.md`.
+#[derive(Parser, Debug)]
+#[command(name = "calculon", version)]
+struct Args {
+    /// The expression (its words are joined with spaces). Without one,
+    /// lines are read from stdin: a REPL on a terminal, a column otherwise.
+    expression: Vec<String>,
+
+    /// Significant digits of approximate results.
+    #[arg(short, long, default_value_t = 30)]
+    digits: usize,
+
+    /// `,` is the decimal mark and `.` groups digits (arguments are then
+    /// separated by `;`).
+    #[arg(long)]
+    decimal_comma: bool,
+
+    /// After a column read from stdin, print the sum of its values.
+    #[arg(long)]
+    sum: bool,
+
+    /// Print how the input was read before each answer.
+    #[arg(long)]
+    reading: bool,
+
+    /// The definitions file (variables and functions kept between runs).
+    /// Default: calculon/definitions.txt in the platform's config folder.
+    #[arg(long, value_name = "FILE")]
+    definitions: Option<PathBuf>,
+
+    /// Neither read nor write a definitions file.
+    #[arg(long)]
+    no_definitions: bool,
+
+    /// The most bits an exact number may take (the memory budget).
+    #[arg(long, default_value_t = 1 << 23)]
+    max_bits: u64,
+
+    /// Seconds one line may take; 0 for no limit.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    match run(Args::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("calculon: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs the command; `Ok(false)` when some line had an error.
+fn run(args: Args) -> Result<bool> {
+    if args.digits == 0 || args.digits > calculon::MAX_DIGITS {
+        anyhow::bail!("--digits must be between 1 and {}", calculon::MAX_DIGITS);
+    }
+    if !(args.timeout.is_finite() && args.timeout >= 0.0) {
+        anyhow::bail!("--timeout must be a number of seconds, 0 or more");
+    }
+    let settings = Settings {
+        digits: args.digits,
+        decimal_comma: args.decimal_comma,
+        max_bits: args.max_bits,
+        time_limit: (args.timeout > 0.0).then(|| Duration::from_secs_f64(args.timeout)),
+        ..Settings::default()
+    };
+    let mut calc = Calculator::new(settings);
+    let definitions = if args.no_definitions {
+        None
+    } else {
+        args.definitions.clone().or_else(default_definitions)
+    };
+    if let Some(path) = &definitions {
+        load_definitions(&mut calc, path)?;
+    }
+    let mut session = Session {
+        calc,
+        definitions,
+        reading: args.reading,
+    };
+    if !args.expression.is_empty() {
+        let line = args.expression.join(" ");
+        return session.one(&line);
+    }
+    if std::io::stdin().is_terminal() {
+        session.repl()
+    } else {
+        session.column(args.sum)
+    }
+}
+
+struct Session {
+    calc: Calculator,
+    definitions: Option<PathBuf>,
+    reading: bool,
+}
+
+impl Session {
+    fn one(&mut self, line: &str) -> Result<bool> {
+        match self.calc.evaluate(line) {
+            Ok(answer) => {
+                self.print(&answer)?;
+                self.saved(&answer)?;
+                Ok(true)
+            }
+            Err(e) => {
+                eprintln!("{}", e.render(line));
+                Ok(false)
+            }
+        }
+    }
+
+    fn print(&self, answer: &Answer) -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        if self.reading {
+            writeln!(out, "{}", answer.reading)?;
+        }
+        writeln!(out, "{}", result_text(answer))?;
+        Ok(())
+    }
+
+    /// Writes the definitions file after a definition.
+    fn saved(&self, answer: &Answer) -> Result<()> {
+        if answer.kind == AnswerKind::Definition {
+            if let Some(path) = &self.definitions {
+                save_definitions(&self.calc, path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One answer per line of stdin (blank for blank lines), errors in
+    /// place as `error: …`, and the total with `--sum`.
+    fn column(&mut self, sum: bool) -> Result<bool> {
+        let mut text = String::new();
+        std::io::stdin()
+            .lock()
+            .read_to_string(&mut text)
+            .context("reading stdin")?;
+        let column = self.calc.evaluate_column(&text, sum, &CancelFlag::new());
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let mut ok = true;
+        let mut defined = false;
+        for line in &column.lines {
+            match line {
+                None => writeln!(out)?,
+                Some(Ok(a)) => {
+                    defined |= a.kind == AnswerKind::Definition;
+                    writeln!(out, "{}", result_text(a))?;
+                }
+                Some(Err(e)) => {
+                    ok = false;
+                    writeln!(out, "error: {e}")?;
+                }
+            }
+        }
+        if let Some(total) = &column.total {
+            match total {
+                Ok(a) => writeln!(out, "total: {}", result_text(a))?,
+                Err(e) => {
+                    ok = false;
+                    writeln!(out, "total: error: {e}")?;
+                }
+            }
+        }
+        out.flush()?;
+        if defined {
+            if let Some(path) = &self.definitions {
+                save_definitions(&self.calc, path)?;
+            }
+        }
+        Ok(ok)
+    }
+
+    fn repl(&mut self) -> Result<bool> {
+        let mut editor = rustyline::DefaultEditor::new().context("starting the line editor")?;
+        let history = directories::ProjectDirs::from("", "", "calculon")
+            .map(|d| d.data_dir().join("history.txt"));
+        if let Some(h) = &history {
+            // A missing history file is the normal first run.
+            let _ = editor.load_history(h);
+        }
+        println!("calculon: type an expression, `quit` to leave. Definitions: x = 5, f(x) = x^2.");
+        loop {
+            let line = match editor.readline("> ") {
+                Ok(line) => line,
+                Err(rustyline::error::ReadlineError::Interrupted) => continue,
+                Err(rustyline::error::ReadlineError::Eof) => break,
+                Err(e) => return Err(e).context("reading a line"),
+            };
+            let trimmed = line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            if matches!(trimmed, "quit" | "exit" | ":q") {
+                break;
+            }
+            let _ = editor.add_history_entry(trimmed);
+            match self.calc.evaluate(trimmed) {
+                Ok(answer) => {
+                    println!("  {}", answer.reading);
+                    println!("{}", answer.display());
+                    self.saved(&answer)?;
+                }
+                Err(e) => println!("{}", e.render(trimmed)),
+            }
+        }
+        if let Some(h) = &history {
+            if let Some(dir) = h.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            editor
+                .save_history(h)
+                .with_context(|| format!("saving the history to {}", h.display()))?;
+        }
+        Ok(true)
+    }
+}
+
+/// The value as the command line prints it: `42`, `≈ 1.414…`.
+fn result_text(a: &Answer) -> String {
+    match a.kind {
+        AnswerKind::Value if a.approximate => format!("≈ {}", a.value),
+        _ => a.value.clone(),
+    }
+}
+
+fn default_definitions() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "calculon")
+        .map(|d| d.config_dir().join("definitions.txt"))
+}
+
+fn load_definitions(calc: &mut Calculator, path: &Path) -> Result<()> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    for (line, error) in calc.load_definitions(&text) {
+        eprintln!("calculon: {}:{line}: {error}", path.display());
+    }
+    Ok(())
+}
+
+/// Writes the file whole, through a temporary file and a rename, so a
+/// crash never leaves half a file.
+fn save_definitions(calc: &Calculator, path: &Path) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("writing in {}", dir.display()))?;
+    writeln!(
+        tmp,
+        "# calculon definitions: one per line, evaluated in order at start-up."
+    )?;
+    tmp.write_all(calc.definitions_text().as_bytes())?;
+    tmp.persist(path)
+        .with_context(|| format!("saving {}", path.display()))?;
+    Ok(())
+}
