@@ -332,10 +332,10 @@ impl Calculator {
                 continue;
             }
             let result = self.evaluate_with(&line, cancel);
-            if let (Ok(a), Some(v)) = (&result, &self.ans) {
-                if a.kind == AnswerKind::Value {
-                    values.push(v.clone());
-                }
+            if let (Ok(a), Some(v)) = (&result, &self.ans)
+                && a.kind == AnswerKind::Value
+            {
+                values.push(v.clone());
             }
             lines.push(Some(result));
         }

@@ -140,10 +140,10 @@ impl Session {
 
     /// Writes the definitions file after a definition.
     fn saved(&self, answer: &Answer) -> Result<()> {
-        if answer.kind == AnswerKind::Definition {
-            if let Some(path) = &self.definitions {
-                save_definitions(&self.calc, path)?;
-            }
+        if answer.kind == AnswerKind::Definition
+            && let Some(path) = &self.definitions
+        {
+            save_definitions(&self.calc, path)?;
         }
         Ok(())
     }
@@ -183,10 +183,8 @@ impl Session {
             }
         }
         out.flush()?;
-        if defined {
-            if let Some(path) = &self.definitions {
-                save_definitions(&self.calc, path)?;
-            }
+        if defined && let Some(path) = &self.definitions {
+            save_definitions(&self.calc, path)?;
         }
         Ok(ok)
     }
