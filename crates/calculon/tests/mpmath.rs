@@ -1,0 +1,181 @@
+//! Approximate results against an independent high-precision computation:
+//! random expressions of elementary functions are evaluated here and by
+//! mpmath (PyPI, run by `tests/reference/mpmath_check.py`), and every
+//! printed digit must be mpmath's correctly rounded digit.
+//!
+//! Python comes from `CALCULON_PYTHON` or the venv `./scripts/test.sh`
+//! makes (`target/py-venv`, with mpmath). Without it the test prints why
+//! it skipped, and fails when `REQUIRE_PY_REFERENCE=1` (CI). More cases:
+//! `CALCULON_CASES=5000`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use calculon::{Calculator, Settings};
+
+/// A small deterministic generator (xorshift), so failures repeat.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+}
+
+/// An expression in calculon's syntax and in Python's (mpmath).
+struct Case {
+    ours: String,
+    python: String,
+}
+
+fn rational(rng: &mut Rng, positive: bool, below_one: bool) -> Case {
+    let q = rng.int(1, 97);
+    let p = if below_one {
+        rng.int(-(q - 1), q - 1)
+    } else if positive {
+        rng.int(1, 999)
+    } else {
+        rng.int(-999, 999)
+    };
+    Case {
+        ours: format!("({p}/{q})"),
+        python: format!("(mpf({p})/{q})"),
+    }
+}
+
+fn expression(rng: &mut Rng, depth: u32) -> Case {
+    let leaf = depth == 0 || rng.below(3) == 0;
+    if leaf {
+        return rational(rng, false, false);
+    }
+    let wrap = |f: &str, py: &str, a: Case| Case {
+        ours: format!("{f}({})", a.ours),
+        python: format!("{py}({})", a.python),
+    };
+    match rng.below(14) {
+        0 => wrap("sqrt", "sqrt", rational(rng, true, false)),
+        1 => wrap("exp", "exp", rational(rng, false, true)),
+        2 => wrap("ln", "log", rational(rng, true, false)),
+        3 => wrap("sin", "sin", expression(rng, depth - 1)),
+        4 => wrap("cos", "cos", expression(rng, depth - 1)),
+        5 => wrap("atan", "atan", expression(rng, depth - 1)),
+        6 => wrap("asin", "asin", rational(rng, false, true)),
+        7 => wrap("tanh", "tanh", expression(rng, depth - 1)),
+        8 => wrap("cbrt", "cbrt", rational(rng, true, false)),
+        9 => wrap("log10", "log10", rational(rng, true, false)),
+        10 => {
+            let (a, b) = (rational(rng, true, false), rational(rng, false, true));
+            Case {
+                ours: format!("{}^{}", a.ours, b.ours),
+                python: format!("{}**{}", a.python, b.python),
+            }
+        }
+        11 => {
+            let a = rational(rng, false, false);
+            Case {
+                ours: format!("pi*{}", a.ours),
+                python: format!("pi*{}", a.python),
+            }
+        }
+        _ => {
+            let (a, b) = (expression(rng, depth - 1), expression(rng, depth - 1));
+            let op = ["+", "-", "*"][rng.below(3) as usize];
+            Case {
+                ours: format!("({} {op} {})", a.ours, b.ours),
+                python: format!("({} {op} {})", a.python, b.python),
+            }
+        }
+    }
+}
+
+fn python() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("CALCULON_PYTHON") {
+        return Some(p.into());
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+#[test]
+fn every_printed_digit_matches_mpmath() {
+    let cases: usize = std::env::var("CALCULON_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut lines = String::new();
+    for i in 0..cases {
+        let digits = [15, 30, 50, 120][rng.below(4) as usize];
+        let case = expression(&mut rng, 2);
+        let mut calc = Calculator::new(Settings {
+            digits,
+            ..Settings::default()
+        });
+        let answer = match calc.evaluate(&case.ours) {
+            Ok(a) => a.display(),
+            // Domain errors of random compositions (ln of a negative sum)
+            // are not what this test is about.
+            Err(_) => continue,
+        };
+        lines.push_str(&format!("{i}\t{digits}\t{}\t{answer}\n", case.python));
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference/mpmath_check.py");
+    let required = std::env::var("REQUIRE_PY_REFERENCE").as_deref() == Ok("1");
+    let output = python().and_then(|py| {
+        let mut child = Command::new(py)
+            .arg(&script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .ok()?;
+        child.stdin.take()?.write_all(lines.as_bytes()).ok()?;
+        child.wait_with_output().ok()
+    });
+    let output = match output {
+        Some(o) if o.status.success() => o,
+        other => {
+            let why = match other {
+                Some(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+                None => "no Python with mpmath (set CALCULON_PYTHON, or run ./scripts/test.sh, which makes target/py-venv)".into(),
+            };
+            assert!(
+                !required,
+                "REQUIRE_PY_REFERENCE=1 but mpmath could not run: {why}"
+            );
+            eprintln!("SKIPPED: the mpmath comparison: {why}");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mismatches: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("checked "))
+        .collect();
+    let checked = text
+        .lines()
+        .find_map(|l| l.strip_prefix("checked "))
+        .unwrap_or("0");
+    assert!(
+        mismatches.is_empty(),
+        "{} of {checked} differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    assert!(
+        checked.parse::<usize>().unwrap_or(0) >= cases / 2,
+        "too few cases checked: {checked}"
+    );
+}
