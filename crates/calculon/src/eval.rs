@@ -24,6 +24,7 @@ use crate::mag::Mag;
 use crate::parse::{
     BinOp, Expr, ExprKind, Format, NameKind, Names, Statement, Target, is_keyword, parse,
 };
+use crate::plot::Graph;
 use crate::quantity::{QtyError, Quantity, describe};
 use crate::real::{NumError, Real, Work};
 use crate::units::{Unit, table};
@@ -122,6 +123,19 @@ fn clean_pasted_line(raw: &str) -> String {
         .filter(|c| !matches!(c, '$' | '€' | '£' | '¥'))
         .map(|c| if c == '\t' || c == '\r' { ' ' } else { c })
         .collect()
+}
+
+impl PlotRequest {
+    /// A plot of `expression` in `variable` over `[from, to]` (each an
+    /// expression): what the window's plot button makes.
+    pub fn new(expression: &str, variable: &str, from: &str, to: &str) -> Self {
+        PlotRequest {
+            expression: expression.to_string(),
+            variable: variable.to_string(),
+            from: from.to_string(),
+            to: to.to_string(),
+        }
+    }
 }
 
 /// A function of one variable to draw, from a `plot` line.
@@ -295,24 +309,135 @@ impl Calculator {
                 })
             }
             Statement::Plot { expr, var, range } => {
-                let (from, to) = match range {
-                    Some((a, b)) => (a.to_string(), b.to_string()),
-                    None => ("-10".to_string(), "10".to_string()),
+                let source = |e: &Expr| line.get(e.span.clone()).unwrap_or_default().to_string();
+                let (from, to, shown) = match &range {
+                    Some((a, b)) => (source(a), source(b), (a.to_string(), b.to_string())),
+                    None => ("-10".into(), "10".into(), ("-10".into(), "10".into())),
                 };
-                let reading = format!("plot {expr} from {from} to {to}");
+                let reading = format!("plot {expr} from {} to {}", shown.0, shown.1);
                 Ok(Answer {
                     reading: reading.clone(),
                     value: reading,
                     approximate: false,
                     fraction: None,
                     kind: AnswerKind::Plot(PlotRequest {
-                        expression: expr.to_string(),
+                        expression: source(&expr),
                         variable: var,
                         from,
                         to,
                     }),
                 })
             }
+        }
+    }
+
+    /// Samples a plot: `samples` uniform points over the range, refined
+    /// where the curve bends and broken at poles and gaps (see
+    /// [`crate::plot::sample`]). Units of the result are dropped (the
+    /// value in its shown units is drawn); points with an imaginary part
+    /// are gaps.
+    pub fn plot(
+        &self,
+        request: &PlotRequest,
+        samples: usize,
+        cancel: &CancelFlag,
+    ) -> Result<Graph, CalcError> {
+        let mut scratch = self.clone();
+        let mut end = |text: &str| -> Result<f64, CalcError> {
+            let a = scratch.evaluate_with(text, cancel)?;
+            let value = scratch
+                .ans
+                .as_ref()
+                .filter(|q| q.dim.is_none() && q.num.is_real() && a.kind == AnswerKind::Value);
+            match value {
+                Some(q) => Ok(Work::to_f64(&q.num.re)),
+                None => Err(CalcError::new(
+                    ErrorKind::Needs(format!(
+                        "a plot range must be a plain real number, not {text:?}"
+                    )),
+                    0..text.len(),
+                )),
+            }
+        };
+        let (from, to) = (end(&request.from)?, end(&request.to)?);
+        if !(from.is_finite() && to.is_finite() && from < to) {
+            return Err(CalcError::new(
+                ErrorKind::Needs(format!("a plot range needs from < to, got {from} and {to}")),
+                0..0,
+            ));
+        }
+        // The body, parsed with the variable as a parameter.
+        let definition = format!("plotted({}) = {}", request.variable, request.expression);
+        let tokens = lex(
+            &definition,
+            LexOptions {
+                decimal_comma: self.settings.decimal_comma,
+            },
+        )?;
+        let Statement::Define { body, .. } = parse(&tokens, self, definition.len())? else {
+            return Err(CalcError::new(
+                ErrorKind::Needs("nothing to plot".into()),
+                0..0,
+            ));
+        };
+        // Plots need a few correct digits, not thirty.
+        let mut settings = self.settings.clone();
+        settings.digits = 17;
+        let plotter = Calculator {
+            settings,
+            ..self.clone()
+        };
+        let mut failure: Option<CalcError> = None;
+        let graph = crate::plot::sample(
+            |x| {
+                if failure.is_some() {
+                    return None;
+                }
+                let value = RBig::try_from(x).ok()?;
+                let bindings = [(
+                    request.variable.clone(),
+                    Quantity::plain(Number::exact(value)),
+                )];
+                let scope = Scope {
+                    bindings: &bindings,
+                    depth: 0,
+                };
+                let budget = Budget::new(
+                    plotter.settings.max_bits,
+                    plotter.settings.time_limit,
+                    cancel.clone(),
+                );
+                let result = plotter.with_precision(&budget, |work, calc| {
+                    let q = calc.eval(work, &body, &scope)?;
+                    let v = work
+                        .shown_value(&q)
+                        .map_err(|n| calc.num_error(n, &(0..0)))?;
+                    if !v.is_real() {
+                        return Ok(None);
+                    }
+                    let re = work
+                        .numeric(&v.re)
+                        .map_err(|n| calc.num_error(n, &(0..0)))?;
+                    Ok(Some(Work::to_f64(&re)))
+                });
+                match result {
+                    Ok(y) => y,
+                    // Cancelled or out of time: stop sampling.
+                    Err(e) if matches!(e.kind, ErrorKind::Cancelled | ErrorKind::TimedOut(_)) => {
+                        failure = Some(e);
+                        None
+                    }
+                    // Outside the domain here: a gap.
+                    Err(_) => None,
+                }
+            },
+            from,
+            to,
+            samples,
+        );
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(graph),
         }
     }
 

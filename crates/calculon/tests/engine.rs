@@ -212,3 +212,31 @@ fn cancelled_evaluation_stops() {
     let e = calc.evaluate_with("1+1", &flag).map_err(|e| e.kind);
     assert_eq!(e, Err(ErrorKind::Cancelled));
 }
+
+#[test]
+fn plots_break_at_poles_and_follow_units() {
+    let mut calc = Calculator::default();
+    let Ok(calculon::Answer {
+        kind: calculon::AnswerKind::Plot(request),
+        ..
+    }) = calc.evaluate("plot tan(x) from -4 to 4")
+    else {
+        panic!("not a plot");
+    };
+    let flag = calculon::CancelFlag::new();
+    let graph = calc.plot(&request, 400, &flag).map_err(|e| e.to_string());
+    assert_eq!(graph.as_ref().map(|g| g.segments.len()), Ok(3));
+    // A range with constants, and a user function of x.
+    calc.evaluate("f(t) = t^2")
+        .map_err(|e| e.to_string())
+        .unwrap_or_default();
+    let request = calculon::PlotRequest::new("f(x) - 1", "x", "-pi", "2pi");
+    let graph = calc.plot(&request, 50, &flag).map_err(|e| e.to_string());
+    let g = graph.unwrap_or_else(|e| panic!("{e}"));
+    assert!((g.x_range.0 + std::f64::consts::PI).abs() < 1e-12);
+    let first = g.segments[0][0];
+    assert!((first[1] - (std::f64::consts::PI.powi(2) - 1.0)).abs() < 1e-9);
+    // A bad range says so.
+    let bad = calculon::PlotRequest::new("x", "x", "1 m", "2");
+    assert!(calc.plot(&bad, 10, &flag).is_err());
+}

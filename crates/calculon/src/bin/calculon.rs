@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use calculon::{Answer, AnswerKind, Calculator, CancelFlag, Settings};
+use calculon::{Answer, AnswerKind, Calculator, CancelFlag, Graph, PlotRequest, Settings};
 use clap::Parser;
 
 /// A calculator: exact where it can be, every printed digit certain,
@@ -51,6 +51,11 @@ struct Args {
     /// Seconds one line may take; 0 for no limit.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
+
+    /// Draw the expression as a PNG graph: a `plot f(x) from a to b`
+    /// line, or any expression in x (from -10 to 10).
+    #[arg(long, value_name = "FILE.png")]
+    plot: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -99,7 +104,13 @@ fn run(args: Args) -> Result<bool> {
     };
     if !args.expression.is_empty() {
         let line = args.expression.join(" ");
+        if let Some(path) = &args.plot {
+            return session.plot(&line, path);
+        }
         return session.one(&line);
+    }
+    if args.plot.is_some() {
+        anyhow::bail!("--plot needs the expression on the command line");
     }
     if std::io::stdin().is_terminal() {
         session.repl()
@@ -127,6 +138,35 @@ impl Session {
                 Ok(false)
             }
         }
+    }
+
+    /// Writes a graph of the line to `path`.
+    fn plot(&mut self, line: &str, path: &Path) -> Result<bool> {
+        let request = match self.calc.evaluate(line) {
+            Ok(Answer {
+                kind: AnswerKind::Plot(request),
+                ..
+            }) => request,
+            // Any other expression: a function of x.
+            _ => PlotRequest::new(line, "x", "-10", "10"),
+        };
+        let graph = match self.calc.plot(&request, 2000, &CancelFlag::new()) {
+            Ok(g) => g,
+            Err(e) => {
+                eprintln!("{}", e.render(line));
+                return Ok(false);
+            }
+        };
+        draw_png(
+            &graph,
+            &format!(
+                "{} for {} from {} to {}",
+                request.expression, request.variable, request.from, request.to
+            ),
+            path,
+        )?;
+        println!("wrote {}", path.display());
+        Ok(true)
     }
 
     fn print(&self, answer: &Answer) -> Result<()> {
@@ -241,6 +281,62 @@ fn result_text(a: &Answer) -> String {
         AnswerKind::Value if a.approximate => format!("≈ {}", a.value),
         _ => a.value.clone(),
     }
+}
+
+const FONT_PATHS: [&str; 2] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+];
+
+/// Draws a graph into an 800×500 PNG: the segments in blue, axes with
+/// labels when a font is found (DejaVu Sans, Debian's fonts-dejavu-core),
+/// without labels otherwise.
+fn draw_png(graph: &Graph, title: &str, path: &Path) -> Result<()> {
+    use plotters::prelude::*;
+    let font = FONT_PATHS.iter().find_map(|p| std::fs::read(p).ok());
+    let labelled = match font {
+        Some(bytes) => {
+            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+            plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok()
+        }
+        None => {
+            tracing::warn!("no font found (install fonts-dejavu-core): the graph has no labels");
+            false
+        }
+    };
+    let root = BitMapBackend::new(path, (800, 500)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| anyhow::anyhow!("drawing {}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (x0, x1) = graph.x_range;
+    let (y0, y1) = graph.y_range;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(12);
+    if labelled {
+        builder
+            .caption(title, ("sans-serif", 18))
+            .x_label_area_size(30)
+            .y_label_area_size(60);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|e| err(&e))?;
+    let mut mesh = chart.configure_mesh();
+    if !labelled {
+        mesh.disable_x_axis().disable_y_axis();
+    }
+    mesh.draw().map_err(|e| err(&e))?;
+    for segment in &graph.segments {
+        chart
+            .draw_series(LineSeries::new(
+                segment
+                    .iter()
+                    .map(|p| (p[0], p[1].clamp(y0 - (y1 - y0), y1 + (y1 - y0)))),
+                BLUE.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
 }
 
 fn default_definitions() -> Option<PathBuf> {
