@@ -56,12 +56,13 @@ pub fn sample(mut f: impl FnMut(f64) -> Option<f64>, from: f64, to: f64, n: usiz
             continue;
         };
         if let Some(&[px, py]) = current.last()
-            && jumps(&mut f, (px, py), (x, y), span) {
-                if current.len() > 1 {
-                    segments.push(std::mem::take(&mut current));
-                }
-                current.clear();
+            && jumps(&mut f, (px, py), (x, y), span)
+        {
+            if current.len() > 1 {
+                segments.push(std::mem::take(&mut current));
             }
+            current.clear();
+        }
         current.push([x, y]);
     }
     if current.len() > 1 {
