@@ -171,9 +171,16 @@ mod tests {
     fn refinement_follows_a_sharp_bend() {
         // The kink at 0.3 falls between the uniform samples.
         let g = sample(|x| Some((x - 0.3).abs()), -1.0, 1.0, 10);
-        let near = g.segments[0].iter().filter(|p| (p[0] - 0.3).abs() < 0.05).count();
+        let near = g.segments[0]
+            .iter()
+            .filter(|p| (p[0] - 0.3).abs() < 0.05)
+            .count();
         assert!(near >= 3, "{near} points near the kink");
         let uniform = sample(|x| Some(2.0 * x), -1.0, 1.0, 10);
-        assert_eq!(uniform.segments[0].len(), 10, "a straight line needs no refinement");
+        assert_eq!(
+            uniform.segments[0].len(),
+            10,
+            "a straight line needs no refinement"
+        );
     }
 }

@@ -939,7 +939,7 @@ impl<'a> Work<'a> {
         match x {
             Real::Exact(r) => r.to_f64().value(),
             Real::Pi(r, k) => r.to_f64().value() * std::f64::consts::PI.powi(*k),
-            Real::Approx(b) => Float::from_repr(b.mid.clone(), Context::new(64))
+            Real::Approx(b) => Float::from_parts(b.mid.significand().clone(), b.mid.exponent())
                 .to_f64()
                 .value(),
         }
