@@ -56,10 +56,6 @@ impl Number {
             .filter(|r| r.denominator().is_one())
             .map(|r| r.numerator())
     }
-
-    pub(crate) fn is_exact(&self) -> bool {
-        matches!((&self.re, &self.im), (Real::Exact(_), Real::Exact(_)))
-    }
 }
 
 /// The real part, or an error naming the function when there is an

@@ -112,14 +112,6 @@ impl Mag {
         Repr::new(IBig::from(self.mantissa), self.exponent as isize)
     }
 
-    /// `log2` of the magnitude, roughly (for sizing, never for bounds).
-    pub(crate) fn log2_approx(self) -> f64 {
-        if self.is_zero() {
-            return f64::NEG_INFINITY;
-        }
-        (self.mantissa as f64).log2() + self.exponent as f64
-    }
-
     /// Aligns two magnitudes to the larger exponent; the smaller one's lost
     /// bits round it up or down as asked.
     fn aligned(self, other: Mag, up: bool) -> (u128, u128, i64) {
@@ -193,6 +185,7 @@ impl Mag {
     }
 
     /// `√self` rounded up.
+    #[cfg(test)]
     pub(crate) fn sqrt_up(self) -> Mag {
         self.sqrt(true)
     }

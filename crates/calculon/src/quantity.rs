@@ -56,10 +56,6 @@ impl Quantity {
         }
     }
 
-    pub(crate) fn is_plain(&self) -> bool {
-        self.dim.is_none() && self.shown.is_empty()
-    }
-
     /// An affine unit alone (°C, °F): the quantity is an absolute
     /// temperature.
     pub(crate) fn absolute_zero(&self) -> Option<&RBig> {

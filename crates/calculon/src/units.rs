@@ -452,6 +452,7 @@ impl Table {
     }
 
     /// How many names a lookup accepts, prefixed forms included.
+    #[cfg(test)]
     pub(crate) fn count_with_prefixes(&self) -> usize {
         let mut n = self.names.len();
         for &(index, symbol) in self.names.values() {
@@ -507,6 +508,10 @@ mod tests {
     fn at_least_a_thousand_names_before_prefixes() {
         let n = table().names().count();
         assert!(n >= 1000, "only {n} unit names");
+        // With prefixes (the README quotes both figures).
+        let all = table().count_with_prefixes();
+        assert!(all >= 5000, "{all} names with prefixes");
+        eprintln!("{n} unit names, {all} with prefixes");
     }
 
     fn size(name: &str) -> (RBig, i32, Dim) {
