@@ -23,6 +23,8 @@
 //! multiples of π, certified balls over dashu), `format` (printing only
 //! certain digits), `plot` (sampling for graphs).
 
+#[cfg(feature = "gui")]
+pub mod app;
 mod budget;
 mod complex;
 mod constants;

@@ -52,6 +52,11 @@ struct Args {
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
 
+    /// Open the window: an expression field, a result field that follows
+    /// it, a √ button, a history and graphs.
+    #[arg(long)]
+    gui: bool,
+
     /// Draw the expression as a PNG graph: a `plot f(x) from a to b`
     /// line, or any expression in x (from -10 to 10).
     #[arg(long, value_name = "FILE.png")]
@@ -102,6 +107,9 @@ fn run(args: Args) -> Result<bool> {
         definitions,
         reading: args.reading,
     };
+    if args.gui {
+        return window(session.calc, session.definitions);
+    }
     if !args.expression.is_empty() {
         let line = args.expression.join(" ");
         if let Some(path) = &args.plot {
@@ -117,6 +125,44 @@ fn run(args: Args) -> Result<bool> {
     } else {
         session.column(args.sum)
     }
+}
+
+/// Runs the window until it is closed.
+#[cfg(feature = "gui")]
+fn window(calc: Calculator, definitions: Option<PathBuf>) -> Result<bool> {
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if cfg!(target_os = "linux") && !display {
+        anyhow::bail!(
+            "no display (neither DISPLAY nor WAYLAND_DISPLAY is set): use the command line instead, \
+             `calculon EXPR` for one answer or `calculon` alone for a REPL"
+        );
+    }
+    let options = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_title("calculon")
+            .with_inner_size([640.0, 560.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "calculon",
+        options,
+        Box::new(move |cc| {
+            Ok(Box::new(calculon::app::Window(
+                calculon::app::CalculonApp::new(&cc.egui_ctx, calc, definitions),
+            )))
+        }),
+    )
+    .map_err(|e| {
+        anyhow::anyhow!("the window could not open: {e}; the command line works without one")
+    })?;
+    Ok(true)
+}
+
+#[cfg(not(feature = "gui"))]
+fn window(_: Calculator, _: Option<PathBuf>) -> Result<bool> {
+    anyhow::bail!("this calculon was built without the window (the `gui` feature)")
 }
 
 struct Session {

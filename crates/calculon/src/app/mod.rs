@@ -1,0 +1,462 @@
+//! The window: an expression field and a result field that follows it as
+//! you type, a √ button (Ctrl+R), a history, and graphs.
+//!
+//! The calculator is the model; this module only draws it and sends jobs
+//! to the worker thread (`worker.rs`), which answers on a channel. Typing
+//! cancels the evaluation of the previous text, so a slow line (10,000
+//! digits of π, a huge factorial) never holds the window up.
+
+mod worker;
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender};
+
+use eframe::egui;
+
+use crate::{AnswerKind, Calculator, CancelFlag, Column, Graph, PlotRequest, Settings};
+use worker::{Done, Job};
+
+/// One kept line of the history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryEntry {
+    /// The expression as typed.
+    pub expression: String,
+    /// Its answer as shown.
+    pub result: String,
+}
+
+/// The window's state.
+pub struct CalculonApp {
+    calc: Calculator,
+    definitions: Option<PathBuf>,
+    expression: String,
+    digits: usize,
+    /// The preview in flight or shown.
+    generation: u64,
+    cancel: CancelFlag,
+    preview: Option<Column>,
+    waiting: bool,
+    history: Vec<HistoryEntry>,
+    plot_generation: u64,
+    plot_cancel: CancelFlag,
+    plot: Option<(String, Result<Graph, String>)>,
+    plot_waiting: bool,
+    status: Option<String>,
+    jobs: Sender<Job>,
+    done: Receiver<Done>,
+}
+
+const EXPRESSION_ID: &str = "calculon-expression";
+
+impl CalculonApp {
+    /// A window on `calc`; definitions kept with Enter are saved to
+    /// `definitions` when given.
+    pub fn new(ctx: &egui::Context, calc: Calculator, definitions: Option<PathBuf>) -> Self {
+        let (jobs, done) = worker::spawn(ctx.clone());
+        let digits = calc.settings().digits;
+        CalculonApp {
+            calc,
+            definitions,
+            expression: String::new(),
+            digits,
+            generation: 0,
+            cancel: CancelFlag::new(),
+            preview: None,
+            waiting: false,
+            history: Vec::new(),
+            plot_generation: 0,
+            plot_cancel: CancelFlag::new(),
+            plot: None,
+            plot_waiting: false,
+            status: None,
+            jobs,
+            done,
+        }
+    }
+
+    /// The kept lines, oldest first.
+    pub fn history(&self) -> &[HistoryEntry] {
+        &self.history
+    }
+
+    /// Whether a graph is shown (and how many pieces it has).
+    pub fn graph_segments(&self) -> Option<usize> {
+        match &self.plot {
+            Some((_, Ok(g))) => Some(g.segments.len()),
+            _ => None,
+        }
+    }
+
+    /// Whether the worker still owes an answer.
+    pub fn is_busy(&self) -> bool {
+        self.waiting || self.plot_waiting
+    }
+
+    /// Draws the window and applies what the user did.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.receive();
+        let expression_id = egui::Id::unique(EXPRESSION_ID);
+        let focused = ui.memory(|m| m.has_focus(expression_id));
+        // Enter keeps the line (Shift+Enter starts a new one); Ctrl+R
+        // inserts a square root.
+        let mut commit = false;
+        let mut root = false;
+        if focused {
+            commit = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Enter));
+            root = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::R));
+        }
+
+        let label = ui.label("Expression");
+        let edit = egui::TextEdit::multiline(&mut self.expression)
+            .id(expression_id)
+            .desired_rows(3)
+            .desired_width(f32::INFINITY)
+            .font(egui::TextStyle::Monospace)
+            .hint_text("2pi, 5 ft 10 in to cm, f(x) = x^2 + 1, plot sin(x)/x … or paste a column")
+            .show(ui);
+        let response = egui::Response::clone(&edit.response).labelled_by(label.id);
+        let mut changed = response.changed();
+
+        let mut plot = false;
+        let mut digits_changed = false;
+        ui.horizontal(|ui| {
+            if ui
+                .button("√")
+                .on_hover_text("square root (Ctrl+R)")
+                .clicked()
+            {
+                root = true;
+            }
+            if ui
+                .button("Plot")
+                .on_hover_text("draw the expression as a function of x")
+                .clicked()
+            {
+                plot = true;
+            }
+            if ui
+                .button("Keep")
+                .on_hover_text("keep the line in the history; definitions take effect (Enter)")
+                .clicked()
+            {
+                commit = true;
+            }
+            let digits_label = ui.label("Digits");
+            digits_changed = ui
+                .add(egui::DragValue::new(&mut self.digits).range(1..=100_000))
+                .labelled_by(digits_label.id)
+                .changed();
+        });
+        if root {
+            insert_at_cursor(ui.ctx(), expression_id, &mut self.expression, "√");
+            ui.memory_mut(|m| m.request_focus(expression_id));
+            changed = true;
+        }
+        if changed || digits_changed {
+            self.preview_now();
+        }
+        if commit {
+            self.commit();
+        }
+        if plot {
+            self.plot_expression();
+        }
+
+        self.results_ui(ui);
+        self.plot_ui(ui);
+        self.history_ui(ui);
+    }
+
+    fn settings(&self) -> Settings {
+        Settings {
+            digits: self.digits.clamp(1, crate::MAX_DIGITS),
+            ..self.calc.settings().clone()
+        }
+    }
+
+    fn calculator(&self) -> Calculator {
+        let mut c = self.calc.clone();
+        c.set_settings(self.settings());
+        c
+    }
+
+    /// Evaluates the field's text on the worker, cancelling the previous
+    /// evaluation.
+    fn preview_now(&mut self) {
+        self.cancel.cancel();
+        self.cancel = CancelFlag::new();
+        self.generation += 1;
+        if self.expression.trim().is_empty() {
+            self.preview = None;
+            self.waiting = false;
+            return;
+        }
+        self.waiting = true;
+        self.send(Job::Preview {
+            generation: self.generation,
+            text: self.expression.clone(),
+            calc: self.calculator(),
+            cancel: self.cancel.clone(),
+        });
+    }
+
+    fn commit(&mut self) {
+        if self.expression.trim().is_empty() {
+            return;
+        }
+        self.send(Job::Commit {
+            text: self.expression.clone(),
+            calc: self.calculator(),
+            save_to: self.definitions.clone(),
+        });
+    }
+
+    fn plot_expression(&mut self) {
+        let text = self.expression.trim().to_string();
+        if text.is_empty() {
+            return;
+        }
+        // A `plot …` line brings its own range; anything else is drawn as
+        // a function of x over -10..10.
+        let request = match self.calculator().evaluate(&text) {
+            Ok(a) => match a.kind {
+                AnswerKind::Plot(r) => r,
+                _ => PlotRequest::new(&text, "x", "-10", "10"),
+            },
+            Err(_) => PlotRequest::new(&text, "x", "-10", "10"),
+        };
+        self.start_plot(request);
+    }
+
+    fn start_plot(&mut self, request: PlotRequest) {
+        self.plot_cancel.cancel();
+        self.plot_cancel = CancelFlag::new();
+        self.plot_generation += 1;
+        self.plot_waiting = true;
+        self.plot = Some((
+            format!(
+                "{} for {} from {} to {}",
+                request.expression, request.variable, request.from, request.to
+            ),
+            Err("drawing…".into()),
+        ));
+        self.send(Job::Plot {
+            generation: self.plot_generation,
+            request,
+            calc: self.calculator(),
+            cancel: self.plot_cancel.clone(),
+        });
+    }
+
+    fn send(&mut self, job: Job) {
+        if self.jobs.send(job).is_err() {
+            self.status = Some("the worker thread has stopped: restart calculon".into());
+        }
+    }
+
+    /// Applies the worker's answers, dropping stale ones.
+    fn receive(&mut self) {
+        while let Ok(done) = self.done.try_recv() {
+            match done {
+                Done::Preview { generation, column } => {
+                    if generation == self.generation {
+                        self.waiting = false;
+                        // A `plot` line draws as soon as it reads.
+                        let plot = match column.lines.as_slice() {
+                            [Some(Ok(a))] => match &a.kind {
+                                AnswerKind::Plot(r) => Some(r.clone()),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        self.preview = Some(column);
+                        if let Some(r) = plot {
+                            self.start_plot(r);
+                        }
+                    }
+                }
+                Done::Commit {
+                    text,
+                    column,
+                    calc,
+                    saved,
+                } => {
+                    for (line, answer) in text.lines().zip(&column.lines) {
+                        let result = match answer {
+                            None => continue,
+                            Some(Ok(a)) => a.display(),
+                            Some(Err(e)) => format!("error: {e}"),
+                        };
+                        self.history.push(HistoryEntry {
+                            expression: line.trim().to_string(),
+                            result,
+                        });
+                    }
+                    self.calc = *calc;
+                    self.status = saved.err();
+                    self.expression.clear();
+                    self.preview = None;
+                    self.generation += 1;
+                }
+                Done::Plot { generation, graph } => {
+                    if generation == self.plot_generation {
+                        self.plot_waiting = false;
+                        if let Some((title, _)) = self.plot.take() {
+                            self.plot = Some((title, graph));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn results_ui(&mut self, ui: &mut egui::Ui) {
+        let (text, reading, total) = match &self.preview {
+            None => (String::new(), String::new(), None),
+            Some(column) => {
+                let lines: Vec<String> = column
+                    .lines
+                    .iter()
+                    .map(|l| match l {
+                        None => String::new(),
+                        Some(Ok(a)) => a.display(),
+                        Some(Err(e)) => format!("error: {e}"),
+                    })
+                    .collect();
+                let reading = match column.lines.as_slice() {
+                    [Some(Ok(a))] => a.reading.clone(),
+                    [Some(Err(e))] => e.render(self.expression.trim()),
+                    _ => String::new(),
+                };
+                let values = column
+                    .lines
+                    .iter()
+                    .filter(|l| matches!(l, Some(Ok(a)) if a.kind == AnswerKind::Value))
+                    .count();
+                let total = match (&column.total, values > 1) {
+                    (Some(Ok(t)), true) => Some(format!("total {}", t.display())),
+                    (Some(Err(e)), true) => Some(format!("total: {e}")),
+                    _ => None,
+                };
+                (lines.join("\n"), reading, total)
+            }
+        };
+        let label = ui.label("Result");
+        let mut shown = text.as_str();
+        let rows = shown.lines().count().clamp(1, 12);
+        ui.add(
+            egui::TextEdit::multiline(&mut shown)
+                .desired_rows(rows)
+                .desired_width(f32::INFINITY)
+                .font(egui::TextStyle::Monospace),
+        )
+        .labelled_by(label.id);
+        if !reading.is_empty() {
+            ui.label(
+                egui::RichText::new(format!("read as: {reading}"))
+                    .weak()
+                    .monospace(),
+            );
+        }
+        if let Some(total) = total {
+            ui.label(egui::RichText::new(total).strong());
+        }
+        if self.waiting {
+            ui.label(egui::RichText::new("calculating…").weak());
+        }
+        if let Some(status) = &self.status {
+            ui.colored_label(ui.visuals().error_fg_color, status);
+        }
+    }
+
+    fn plot_ui(&mut self, ui: &mut egui::Ui) {
+        let Some((title, _)) = &self.plot else { return };
+        let title = title.clone();
+        ui.separator();
+        ui.horizontal(|ui| {
+            ui.label(egui::RichText::new(title).strong());
+            if ui.button("Close graph").clicked() {
+                self.plot_cancel.cancel();
+                self.plot = None;
+                self.plot_waiting = false;
+            }
+        });
+        let Some((_, graph)) = &self.plot else { return };
+        match graph {
+            Err(message) => {
+                ui.label(message.as_str());
+            }
+            Ok(g) => {
+                let (x0, x1) = g.x_range;
+                let (y0, y1) = g.y_range;
+                egui_plot::Plot::new("calculon-graph")
+                    .height(260.0)
+                    .include_x(x0)
+                    .include_x(x1)
+                    .include_y(y0)
+                    .include_y(y1)
+                    .show(ui, |p| {
+                        for segment in &g.segments {
+                            p.line(egui_plot::Line::new("", segment.clone()));
+                        }
+                    });
+            }
+        }
+    }
+
+    fn history_ui(&mut self, ui: &mut egui::Ui) {
+        if self.history.is_empty() {
+            return;
+        }
+        ui.separator();
+        ui.label("History");
+        let mut pick = None;
+        egui::ScrollArea::vertical()
+            .max_height(200.0)
+            .show(ui, |ui| {
+                for (i, h) in self.history.iter().enumerate().rev() {
+                    if ui
+                        .button(format!("{}   {}", h.expression, h.result))
+                        .on_hover_text("edit this line again")
+                        .clicked()
+                    {
+                        pick = Some(i);
+                    }
+                }
+            });
+        if let Some(i) = pick
+            && let Some(h) = self.history.get(i)
+        {
+            self.expression = h.expression.clone();
+            self.preview_now();
+        }
+    }
+}
+
+/// Inserts `text` at the field's cursor (or at the end when it has none).
+fn insert_at_cursor(ctx: &egui::Context, id: egui::Id, field: &mut String, text: &str) {
+    let state = egui::TextEdit::load_state(ctx, id);
+    let at = state
+        .as_ref()
+        .and_then(|s| s.cursor.char_range())
+        .map(|r| r.primary.index.0)
+        .unwrap_or_else(|| field.chars().count());
+    let byte = field.char_indices().nth(at).map_or(field.len(), |(b, _)| b);
+    field.insert_str(byte, text);
+    if let Some(mut state) = state {
+        let cursor = egui::text::CCursor::new(at + text.chars().count());
+        state
+            .cursor
+            .set_char_range(Some(egui::text::CCursorRange::one(cursor)));
+        state.store(ctx, id);
+    }
+}
+
+/// The window as an eframe app.
+pub struct Window(pub CalculonApp);
+
+impl eframe::App for Window {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        egui::CentralPanel::default().show(ui, |ui| self.0.ui(ui));
+    }
+}

@@ -1,0 +1,93 @@
+//! The window, driven headless by egui_kittest: type into the expression
+//! field, read the result field.
+
+use std::time::{Duration, Instant};
+
+use calculon::Calculator;
+use calculon::app::CalculonApp;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn harness() -> Harness<'static, CalculonApp> {
+    let ctx = eframe::egui::Context::default();
+    let app = CalculonApp::new(&ctx, Calculator::default(), None);
+    Harness::builder()
+        .with_size(eframe::egui::vec2(700.0, 700.0))
+        .build_ui_state(|ui, app: &mut CalculonApp| app.ui(ui), app)
+}
+
+/// Steps the UI until the worker has answered (or 10 s pass).
+fn settle(h: &mut Harness<'static, CalculonApp>) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if !h.state().is_busy() {
+            h.run_steps(2);
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the worker did not answer"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn result(h: &Harness<'static, CalculonApp>) -> String {
+    h.get_by_label("Result").value().unwrap_or_default()
+}
+
+#[test]
+fn the_result_follows_the_expression() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("6/2(1+2)");
+    settle(&mut h);
+    assert_eq!(result(&h), "= 1");
+    // The reading is shown with it.
+    assert!(h.query_by_label_contains("6 / (2 × (1 + 2))").is_some());
+    // More typing replaces the answer.
+    h.get_by_label("Expression").type_text(" + 1");
+    settle(&mut h);
+    assert_eq!(result(&h), "= 2");
+}
+
+#[test]
+fn a_pasted_column_gets_a_result_per_line_and_a_total() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression")
+        .type_text("1,000.50\n$2\n\n3/4");
+    settle(&mut h);
+    assert_eq!(result(&h), "= 1000.5\n= 2\n\n= 0.75");
+    assert!(h.query_by_label_contains("total = 1003.25").is_some());
+}
+
+#[test]
+fn the_root_button_and_keeping_a_definition() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("x = 16");
+    settle(&mut h);
+    h.get_by_label("Keep").click();
+    settle(&mut h);
+    assert_eq!(h.state().history().len(), 1);
+    // The field is empty again; √ then x uses the kept definition.
+    h.get_by_label("√").click();
+    h.run_steps(2);
+    h.get_by_label("Expression").type_text("x");
+    settle(&mut h);
+    assert_eq!(result(&h), "= 4");
+}
+
+#[test]
+fn the_plot_button_draws_the_expression() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("tan(x)");
+    settle(&mut h);
+    h.get_by_label("Plot").click();
+    settle(&mut h);
+    // tan on -10..10 has six poles: seven pieces.
+    assert_eq!(h.state().graph_segments(), Some(7));
+}
