@@ -74,6 +74,12 @@ impl CalculonApp {
         }
     }
 
+    /// Puts `text` in the expression field (and evaluates it).
+    pub fn set_expression(&mut self, text: &str) {
+        self.expression = text.to_string();
+        self.preview_now();
+    }
+
     /// The kept lines, oldest first.
     pub fn history(&self) -> &[HistoryEntry] {
         &self.history
@@ -389,15 +395,23 @@ impl CalculonApp {
             Ok(g) => {
                 let (x0, x1) = g.x_range;
                 let (y0, y1) = g.y_range;
+                // The graph's own range (not the extremes near a pole);
+                // points far outside it are pinned, so a pole is a line
+                // off the edge rather than a squashed curve.
+                let far = (y1 - y0).max(f64::MIN_POSITIVE) * 10.0;
                 egui_plot::Plot::new("calculon-graph")
                     .height(260.0)
-                    .include_x(x0)
-                    .include_x(x1)
-                    .include_y(y0)
-                    .include_y(y1)
+                    .default_x_bounds(x0, x1.max(x0 + f64::EPSILON))
+                    .default_y_bounds(y0, y1.max(y0 + f64::EPSILON))
                     .show(ui, |p| {
+                        // One colour for every piece of the one curve.
+                        let colour = egui::Color32::from_rgb(90, 150, 240);
                         for segment in &g.segments {
-                            p.line(egui_plot::Line::new("", segment.clone()));
+                            let points: Vec<[f64; 2]> = segment
+                                .iter()
+                                .map(|&[x, y]| [x, y.clamp(y0 - far, y1 + far)])
+                                .collect();
+                            p.line(egui_plot::Line::new("f", points).color(colour));
                         }
                     });
             }

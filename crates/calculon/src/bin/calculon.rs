@@ -108,7 +108,11 @@ fn run(args: Args) -> Result<bool> {
         reading: args.reading,
     };
     if args.gui {
-        return window(session.calc, session.definitions);
+        return window(
+            session.calc,
+            session.definitions,
+            &args.expression.join(" "),
+        );
     }
     if !args.expression.is_empty() {
         let line = args.expression.join(" ");
@@ -129,7 +133,7 @@ fn run(args: Args) -> Result<bool> {
 
 /// Runs the window until it is closed.
 #[cfg(feature = "gui")]
-fn window(calc: Calculator, definitions: Option<PathBuf>) -> Result<bool> {
+fn window(calc: Calculator, definitions: Option<PathBuf>, expression: &str) -> Result<bool> {
     let display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
@@ -139,6 +143,7 @@ fn window(calc: Calculator, definitions: Option<PathBuf>) -> Result<bool> {
              `calculon EXPR` for one answer or `calculon` alone for a REPL"
         );
     }
+    let expression = expression.to_string();
     let options = eframe::NativeOptions {
         viewport: eframe::egui::ViewportBuilder::default()
             .with_title("calculon")
@@ -149,9 +154,11 @@ fn window(calc: Calculator, definitions: Option<PathBuf>) -> Result<bool> {
         "calculon",
         options,
         Box::new(move |cc| {
-            Ok(Box::new(calculon::app::Window(
-                calculon::app::CalculonApp::new(&cc.egui_ctx, calc, definitions),
-            )))
+            let mut app = calculon::app::CalculonApp::new(&cc.egui_ctx, calc, definitions);
+            if !expression.is_empty() {
+                app.set_expression(&expression);
+            }
+            Ok(Box::new(calculon::app::Window(app)))
         }),
     )
     .map_err(|e| {
@@ -161,7 +168,7 @@ fn window(calc: Calculator, definitions: Option<PathBuf>) -> Result<bool> {
 }
 
 #[cfg(not(feature = "gui"))]
-fn window(_: Calculator, _: Option<PathBuf>) -> Result<bool> {
+fn window(_: Calculator, _: Option<PathBuf>, _: &str) -> Result<bool> {
     anyhow::bail!("this calculon was built without the window (the `gui` feature)")
 }
 
