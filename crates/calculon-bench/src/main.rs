@@ -36,6 +36,9 @@ struct Args {
     /// Seconds after which a bc run is stopped (its long series).
     #[arg(long, default_value_t = 30)]
     bc_timeout: u64,
+    /// Which tables: any of digits, column, start.
+    #[arg(long, value_delimiter = ',', default_value = "digits,column,start")]
+    parts: Vec<String>,
 }
 
 /// A constant in each program's syntax.
@@ -87,9 +90,16 @@ fn main() -> Result<()> {
         "# calculon vs qalc and bc ({} runs each, median wall time)\n",
         args.runs
     );
-    constants(&args, &ours, qalc.as_deref(), bc.as_deref())?;
-    column(&args, &ours, qalc.as_deref(), bc.as_deref())?;
-    cold_start(&args, &ours, qalc.as_deref(), bc.as_deref())?;
+    let part = |name: &str| args.parts.iter().any(|p| p == name);
+    if part("digits") {
+        constants(&args, &ours, qalc.as_deref(), bc.as_deref())?;
+    }
+    if part("column") {
+        column(&args, &ours, qalc.as_deref(), bc.as_deref())?;
+    }
+    if part("start") {
+        cold_start(&args, &ours, qalc.as_deref(), bc.as_deref())?;
+    }
     Ok(())
 }
 
@@ -193,6 +203,31 @@ fn agreeing(a: &str, b: &str) -> usize {
     a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
 }
 
+/// The first `n` digits of a longer digit string, rounded half up on the
+/// digit after them (the peers print more digits than asked: qalc rounds
+/// further out, bc truncates further out).
+fn rounded_to(digits: &str, n: usize) -> String {
+    let mut d: Vec<u8> = digits.bytes().take(n).collect();
+    if digits.as_bytes().get(n).is_some_and(|&c| c >= b'5') {
+        let mut i = d.len();
+        loop {
+            if i == 0 {
+                d.insert(0, b'1');
+                d.pop();
+                break;
+            }
+            i -= 1;
+            if d[i] == b'9' {
+                d[i] = b'0';
+            } else {
+                d[i] += 1;
+                break;
+            }
+        }
+    }
+    String::from_utf8(d).unwrap_or_default()
+}
+
 fn ms(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1000.0;
     if ms < 10.0 {
@@ -213,7 +248,7 @@ fn constants(args: &Args, ours: &Path, qalc: Option<&Path>, bc: Option<&Path>) -
     let n = args.digits;
     println!("## {n} digits\n");
     println!(
-        "| constant | calculon (library) | calculon (command) | qalc | bc -l | qalc ÷ calculon | bc ÷ calculon | digits agreeing (qalc, bc) |"
+        "| constant | calculon (library) | calculon (command) | qalc | bc -l | qalc ÷ calculon | bc ÷ calculon | digits agreeing with qalc, bc |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
     for c in &CONSTANTS {
@@ -266,8 +301,18 @@ fn constants(args: &Args, ours: &Path, qalc: Option<&Path>, bc: Option<&Path>) -
             }
             None => None,
         };
+        // Every digit: ours against the peer's longer output rounded to
+        // as many digits as we printed.
         let agree = |out: &Option<(String, Duration)>| match out {
-            Some((text, _)) => format!("{}", agreeing(&ours_digits, &digits_of(text)).min(n)),
+            Some((text, _)) => {
+                let theirs = rounded_to(&digits_of(text), ours_digits.len());
+                let same = agreeing(&ours_digits, &theirs);
+                if same == ours_digits.len() {
+                    format!("all {same}")
+                } else {
+                    format!("{same} of {}", ours_digits.len())
+                }
+            }
             None => "—".into(),
         };
         let bc_time = match (&b, bc) {
@@ -289,7 +334,7 @@ fn constants(args: &Args, ours: &Path, qalc: Option<&Path>, bc: Option<&Path>) -
         );
     }
     println!(
-        "\nDigits agreeing: leading significant digits shared with calculon's output; the last one or two may differ because bc truncates and qalc rounds.\n"
+        "\nDigits agreeing: calculon's significant digits against the peer's output (asked for 10 more digits) rounded to as many digits.\n"
     );
     Ok(())
 }

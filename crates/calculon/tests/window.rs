@@ -91,3 +91,15 @@ fn the_plot_button_draws_the_expression() {
     // tan on -10..10 has six poles: seven pieces.
     assert_eq!(h.state().graph_segments(), Some(7));
 }
+
+#[test]
+fn the_decimal_comma_switch_changes_how_numbers_read() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("1.234,5 * 2");
+    settle(&mut h);
+    assert!(result(&h).starts_with("error"), "{}", result(&h));
+    h.get_by_label("Decimal comma").click();
+    settle(&mut h);
+    assert_eq!(result(&h), "= 2469");
+}

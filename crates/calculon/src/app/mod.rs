@@ -31,6 +31,7 @@ pub struct CalculonApp {
     definitions: Option<PathBuf>,
     expression: String,
     digits: usize,
+    decimal_comma: bool,
     /// The preview in flight or shown.
     generation: u64,
     cancel: CancelFlag,
@@ -54,11 +55,13 @@ impl CalculonApp {
     pub fn new(ctx: &egui::Context, calc: Calculator, definitions: Option<PathBuf>) -> Self {
         let (jobs, done) = worker::spawn(ctx.clone());
         let digits = calc.settings().digits;
+        let decimal_comma = calc.settings().decimal_comma;
         CalculonApp {
             calc,
             definitions,
             expression: String::new(),
             digits,
+            decimal_comma,
             generation: 0,
             cancel: CancelFlag::new(),
             preview: None,
@@ -152,6 +155,10 @@ impl CalculonApp {
                 .add(egui::DragValue::new(&mut self.digits).range(1..=100_000))
                 .labelled_by(digits_label.id)
                 .changed();
+            digits_changed |= ui
+                .checkbox(&mut self.decimal_comma, "Decimal comma")
+                .on_hover_text("read and write 1.234,5 (arguments separated by ;)")
+                .changed();
         });
         if root {
             insert_at_cursor(ui.ctx(), expression_id, &mut self.expression, "√");
@@ -176,6 +183,7 @@ impl CalculonApp {
     fn settings(&self) -> Settings {
         Settings {
             digits: self.digits.clamp(1, crate::MAX_DIGITS),
+            decimal_comma: self.decimal_comma,
             ..self.calc.settings().clone()
         }
     }
