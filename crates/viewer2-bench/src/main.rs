@@ -1,0 +1,358 @@
+//! viewer2's thumbnails side by side with `vipsthumbnail` (libvips, Debian
+//! `libvips-tools`), in one run:
+//!
+//! - thumbnails per second on one core, 12 MP and 24 MP JPEGs to 256 px,
+//!   output written as JPEG by both;
+//! - peak heap during one thumbnail (a counting allocator), and libvips'
+//!   peak resident memory;
+//! - embedded EXIF previews per second, reading 64 KB per file.
+//!
+//! The photos are made from real ones (`--photos DIR`, default the
+//! scikit-image pictures that retarget's report installs into
+//! `target/retarget-venv`): scaled up to camera size with a little sensor
+//! noise, encoded at quality 90, with a 160×120 EXIF preview.
+//!
+//!     apt-get install libvips-tools
+//!     cargo run --release -p viewer2-bench
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use viewer2::thumbnail::{Limits, PREVIEW_HEAD, embedded_preview, thumbnail};
+
+/// Counts live heap bytes and their peak, for the peak-decode figure.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the
+// counters are plain atomics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the pointer came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+#[derive(Parser, Debug)]
+struct Args {
+    /// A folder of real photos (PNG or JPEG) to make the test set from.
+    #[arg(long)]
+    photos: Option<PathBuf>,
+    /// Photos per size.
+    #[arg(long, default_value_t = 6)]
+    count: usize,
+    /// Thumbnail size (the long side).
+    #[arg(long, default_value_t = 256)]
+    size: u32,
+}
+
+/// Pins this process (and the children it starts) to one CPU: "per core"
+/// then means per core for every program, whatever threads it starts
+/// (jpeg-decoder starts one per colour component; libvips its own pool).
+fn pin_to_one_core() -> Result<()> {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET writes inside it; the
+    // call only reads it.
+    let ok = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(0, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    };
+    if !ok {
+        bail!("cannot pin the benchmark to one CPU");
+    }
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    pin_to_one_core()?;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/viewer2-bench");
+    let photos = args.photos.clone().unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target/retarget-venv/lib/python3.11/site-packages/skimage/data")
+    });
+    let sources = sources(&photos)?;
+    println!(
+        "# viewer2 thumbnails vs vipsthumbnail ({} px, one core)\n",
+        args.size
+    );
+    println!(
+        "Test photos made from {} real pictures in {}.\n",
+        sources.len(),
+        photos.display()
+    );
+    println!(
+        "| photos | viewer2 | vipsthumbnail | viewer2 ÷ vips | viewer2 peak heap per thumbnail (largest) | vips peak RSS |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    for (label, w, h) in [
+        ("12 MP (4000×3000)", 4000u32, 3000u32),
+        ("24 MP (6000×4000)", 6000, 4000),
+    ] {
+        let dir = root.join(format!("{w}x{h}"));
+        let files = make_set(&sources, &dir, w, h, args.count)?;
+        let ours = run_ours(&files, args.size, &dir.join("ours"))?;
+        let vips = run_vips(&files, args.size, &dir.join("vips"))?;
+        println!(
+            "| {label}, {} | {:.1}/s | {} | {} | {:.1} MB | {} |",
+            files.len(),
+            ours.per_second,
+            vips.map_or("—".into(), |v| format!("{:.1}/s", v.per_second)),
+            vips.map_or("—".into(), |v| format!(
+                "{:.2}×",
+                ours.per_second / v.per_second
+            )),
+            ours.peak_bytes as f64 / 1e6,
+            vips.map_or("—".into(), |v| format!(
+                "{:.0} MB",
+                v.peak_bytes as f64 / 1e6
+            )),
+        );
+        let previews = run_previews(&files)?;
+        eprintln!("{label}: {previews:.0} embedded previews/s");
+        println!("| {label}, embedded EXIF previews | {previews:.0}/s | | | | |");
+    }
+    println!(
+        "\nviewer2: jpeg-decoder's scaled IDCT (the largest of 1/8, 1/4, 1/2 not below the target), Lanczos3 (fast_image_resize), JPEG out at quality 80; vipsthumbnail: shrink-on-load, `VIPS_CONCURRENCY=1`, one process for the whole set, JPEG out at its default quality. Both pinned to one CPU."
+    );
+    Ok(())
+}
+
+fn sources(dir: &Path) -> Result<Vec<image::RgbImage>> {
+    let mut out = Vec::new();
+    let names = [
+        "astronaut.png",
+        "chelsea.png",
+        "coffee.png",
+        "motorcycle_left.png",
+        "rocket.jpg",
+        "retina.jpg",
+        "hubble_deep_field.jpg",
+    ];
+    for entry in std::fs::read_dir(dir)
+        .with_context(|| format!("reading {} (pass --photos DIR)", dir.display()))?
+    {
+        let path = entry?.path();
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| names.contains(&n));
+        let photo = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("png" | "jpg" | "jpeg")
+        );
+        if photo && let Ok(img) = image::open(&path) {
+            let img = img.into_rgb8();
+            if img.width() >= 256 && img.height() >= 256 && img.pixels().any(|p| p[0] != p[1]) {
+                out.push((named, img));
+            }
+        }
+    }
+    // In scikit-image's folder, only its photographs (not its drawings).
+    let any_named = out.iter().any(|(named, _)| *named);
+    let out: Vec<image::RgbImage> = out
+        .into_iter()
+        .filter(|(named, _)| *named || !any_named)
+        .map(|(_, img)| img)
+        .collect();
+    if out.is_empty() {
+        bail!("no colour photos of 256 px or more in {}", dir.display());
+    }
+    Ok(out)
+}
+
+/// Camera-sized JPEGs made from the sources: scaled up, with noise, and a
+/// 160×120 EXIF preview.
+fn make_set(
+    sources: &[image::RgbImage],
+    dir: &Path,
+    w: u32,
+    h: u32,
+    count: usize,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut files = Vec::new();
+    for i in 0..count {
+        let path = dir.join(format!("photo{i}.jpg"));
+        if !path.exists() {
+            let src = &sources[i % sources.len()];
+            let big = image::imageops::resize(src, w, h, image::imageops::FilterType::CatmullRom);
+            let mut state = 0x9E37_79B9u32.wrapping_add(i as u32);
+            let noisy = image::RgbImage::from_fn(w, h, |x, y| {
+                let p = big.get_pixel(x, y);
+                let mut q = [0u8; 3];
+                for (c, v) in q.iter_mut().enumerate() {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    let n = (state % 9) as i16 - 4;
+                    *v = (i16::from(p[c]) + n).clamp(0, 255) as u8;
+                }
+                image::Rgb(q)
+            });
+            let mut main = Vec::new();
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut main, 90)
+                .encode_image(&noisy)?;
+            let preview =
+                image::imageops::resize(&noisy, 160, 120, image::imageops::FilterType::Triangle);
+            let mut small = Vec::new();
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut small, 80)
+                .encode_image(&preview)?;
+            let mut file = main[..2].to_vec();
+            file.extend_from_slice(&exif_with_preview(&small));
+            file.extend_from_slice(&main[2..]);
+            std::fs::write(&path, file)?;
+        }
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// An EXIF APP1 segment with orientation 1 and an IFD1 JPEG preview.
+fn exif_with_preview(preview: &[u8]) -> Vec<u8> {
+    let mut tiff = b"MM\0\x2a\0\0\0\x08".to_vec();
+    tiff.extend_from_slice(&1u16.to_be_bytes());
+    tiff.extend_from_slice(&[0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 1, 0, 0]);
+    let ifd1 = 8 + 2 + 12 + 4;
+    tiff.extend_from_slice(&(ifd1 as u32).to_be_bytes());
+    let data = ifd1 + 2 + 2 * 12 + 4;
+    tiff.extend_from_slice(&2u16.to_be_bytes());
+    for (tag, value) in [(0x0201u16, data as u32), (0x0202, preview.len() as u32)] {
+        tiff.extend_from_slice(&tag.to_be_bytes());
+        tiff.extend_from_slice(&4u16.to_be_bytes());
+        tiff.extend_from_slice(&1u32.to_be_bytes());
+        tiff.extend_from_slice(&value.to_be_bytes());
+    }
+    tiff.extend_from_slice(&0u32.to_be_bytes());
+    tiff.extend_from_slice(preview);
+    let mut seg = vec![0xFF, 0xE1];
+    seg.extend_from_slice(&((tiff.len() + 8) as u16).to_be_bytes());
+    seg.extend_from_slice(b"Exif\0\0");
+    seg.extend_from_slice(&tiff);
+    seg
+}
+
+#[derive(Clone, Copy)]
+struct Rate {
+    per_second: f64,
+    peak_bytes: usize,
+}
+
+fn run_ours(files: &[PathBuf], size: u32, out: &Path) -> Result<Rate> {
+    std::fs::create_dir_all(out)?;
+    let mut peak = 0usize;
+    let start = Instant::now();
+    for f in files {
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let file = std::fs::File::open(f)?;
+        let t = thumbnail(file, size, Limits::default())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        peak = peak.max(PEAK.load(Ordering::Relaxed) - before);
+        if std::env::var_os("VIEWER2_BENCH_DEBUG").is_some() {
+            eprintln!(
+                "{}: {:?} {}x{} peak {}",
+                f.display(),
+                t.source,
+                t.width,
+                t.height,
+                PEAK.load(Ordering::Relaxed) - before
+            );
+        }
+        let rgb: Vec<u8> = t
+            .rgba
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect();
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 80).encode(
+            &rgb,
+            t.width,
+            t.height,
+            image::ExtendedColorType::Rgb8,
+        )?;
+        let name = f.file_name().context("a file name")?;
+        std::fs::write(out.join(name), jpeg)?;
+    }
+    Ok(Rate {
+        per_second: files.len() as f64 / start.elapsed().as_secs_f64(),
+        peak_bytes: peak,
+    })
+}
+
+/// One vipsthumbnail process for the whole set, on one thread; its peak
+/// RSS from getrusage.
+fn run_vips(files: &[PathBuf], size: u32, out: &Path) -> Result<Option<Rate>> {
+    std::fs::create_dir_all(out)?;
+    let start = Instant::now();
+    let status = Command::new("vipsthumbnail")
+        .env("VIPS_CONCURRENCY", "1")
+        .arg("--size")
+        .arg(size.to_string())
+        .arg("-o")
+        .arg(format!("{}/%s.jpg", out.display()))
+        .args(files)
+        .status();
+    let elapsed = start.elapsed();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => bail!("vipsthumbnail failed: {s}"),
+        Err(_) => {
+            eprintln!("vipsthumbnail not found (apt-get install libvips-tools): left out");
+            return Ok(None);
+        }
+    }
+    // SAFETY: getrusage fills a plain struct we own.
+    let peak = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage.ru_maxrss as usize * 1024
+    };
+    Ok(Some(Rate {
+        per_second: files.len() as f64 / elapsed.as_secs_f64(),
+        peak_bytes: peak,
+    }))
+}
+
+/// Embedded previews per second: the first 64 KB of each file, read and
+/// decoded, many times over.
+fn run_previews(files: &[PathBuf]) -> Result<f64> {
+    let rounds = 200;
+    let start = Instant::now();
+    let mut n = 0usize;
+    for _ in 0..rounds {
+        for f in files {
+            let mut head = vec![0u8; PREVIEW_HEAD];
+            let mut file = std::fs::File::open(f)?;
+            let got = std::io::Read::read(&mut file, &mut head)?;
+            head.truncate(got);
+            if embedded_preview(&head).is_some() {
+                n += 1;
+            }
+        }
+    }
+    if n == 0 {
+        bail!("no embedded previews found");
+    }
+    Ok(n as f64 / start.elapsed().as_secs_f64())
+}
