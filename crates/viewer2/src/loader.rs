@@ -1,0 +1,230 @@
+//! The thumbnail loader: a pool of worker threads taking the wanted photos
+//! in priority order.
+//!
+//! The window says which photos it wants with [`Loader::want`], each with
+//! a priority (visible first, then the next screens in the scrolling
+//! direction). A new call replaces the whole wanted set: photos scrolled
+//! away leave the queue at once, and the answer of one already being read
+//! is dropped when it arrives. The window collects answers with
+//! [`Loader::try_recv`], which never blocks, so a share that answers in
+//! seconds, or hangs, holds up a worker, never the window.
+//!
+//! Files are opened through a [`Source`], so tests can put a slow or
+//! stalling reader behind it.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::io::{Read, Seek};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use crate::thumbnail::{Limits, ThumbError, Thumbnail, thumbnail};
+
+/// Something that reads and seeks (a file, or a test's slow reader).
+pub trait ReadSeek: Read + Seek + Send {}
+impl<T: Read + Seek + Send> ReadSeek for T {}
+
+/// Opens photos for the workers.
+pub trait Source: Send + Sync + 'static {
+    /// Opens the photo at `path`.
+    fn open(&self, path: &std::path::Path) -> std::io::Result<Box<dyn ReadSeek>>;
+}
+
+/// The file system.
+pub struct Files;
+
+impl Source for Files {
+    fn open(&self, path: &std::path::Path) -> std::io::Result<Box<dyn ReadSeek>> {
+        Ok(Box::new(std::fs::File::open(path)?))
+    }
+}
+
+/// A photo the window wants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Want {
+    /// The window's id for it (the catalogue's file id).
+    pub id: u64,
+    /// Where it is.
+    pub path: PathBuf,
+    /// Lower first.
+    pub priority: i64,
+}
+
+/// A finished thumbnail, or why there is none.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The id from the [`Want`].
+    pub id: u64,
+    /// The thumbnail or the error.
+    pub result: Result<Thumbnail, ThumbError>,
+}
+
+struct Queue {
+    /// Wanted and not started, by id.
+    waiting: HashMap<u64, Want>,
+    /// `waiting` by (priority, id); entries whose photo left `waiting` are
+    /// skipped when popped.
+    order: BinaryHeap<Reverse<(i64, u64)>>,
+    /// Being made by a worker.
+    in_flight: HashSet<u64>,
+    /// The ids of the current wanted set (waiting or in flight).
+    wanted: HashSet<u64>,
+    stop: bool,
+}
+
+impl Queue {
+    /// The most urgent waiting photo.
+    fn pop(&mut self) -> Option<Want> {
+        while let Some(Reverse((priority, id))) = self.order.pop() {
+            if self
+                .waiting
+                .get(&id)
+                .is_some_and(|w| w.priority == priority)
+            {
+                return self.waiting.remove(&id);
+            }
+        }
+        None
+    }
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+impl Shared {
+    /// The queue, even if a worker panicked while holding it (the queue
+    /// itself is always consistent between statements).
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The worker pool.
+pub struct Loader {
+    shared: Arc<Shared>,
+    answers: Receiver<Loaded>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Loader {
+    /// Starts `threads` workers making `size`-pixel thumbnails of what
+    /// `source` opens.
+    pub fn new(
+        threads: usize,
+        size: u32,
+        limits: Limits,
+        source: Arc<dyn Source>,
+    ) -> std::io::Result<Loader> {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                waiting: HashMap::new(),
+                order: BinaryHeap::new(),
+                in_flight: HashSet::new(),
+                wanted: HashSet::new(),
+                stop: false,
+            }),
+            ready: Condvar::new(),
+        });
+        let (tx, answers) = channel();
+        let mut workers = Vec::new();
+        for i in 0..threads.max(1) {
+            let shared = Arc::clone(&shared);
+            let tx: Sender<Loaded> = tx.clone();
+            let source = Arc::clone(&source);
+            workers.push(
+                std::thread::Builder::new()
+                    .name(format!("thumbnails-{i}"))
+                    .spawn(move || work(&shared, &tx, source.as_ref(), size, limits))?,
+            );
+        }
+        Ok(Loader {
+            shared,
+            answers,
+            workers,
+        })
+    }
+
+    /// Replaces the wanted set. Photos no longer wanted are dropped from
+    /// the queue, and their answers, if already being made, are dropped.
+    pub fn want(&self, wants: Vec<Want>) {
+        let mut q = self.shared.lock();
+        q.wanted = wants.iter().map(|w| w.id).collect();
+        q.waiting.clear();
+        q.order.clear();
+        for w in wants {
+            // One being made already will be answered.
+            if !q.in_flight.contains(&w.id) {
+                q.order.push(Reverse((w.priority, w.id)));
+                q.waiting.insert(w.id, w);
+            }
+        }
+        drop(q);
+        self.shared.ready.notify_all();
+    }
+
+    /// How many wanted photos have not been started.
+    pub fn waiting(&self) -> usize {
+        self.shared.lock().waiting.len()
+    }
+
+    /// An answer, if one is ready; never blocks.
+    pub fn try_recv(&self) -> Option<Loaded> {
+        loop {
+            let answer = self.answers.try_recv().ok()?;
+            // Dropped if it was scrolled away while being made.
+            if self.shared.lock().wanted.contains(&answer.id) {
+                return Some(answer);
+            }
+        }
+    }
+}
+
+impl Drop for Loader {
+    fn drop(&mut self) {
+        self.shared.lock().stop = true;
+        self.shared.ready.notify_all();
+        // Workers blocked in a stalled read are left to finish on their
+        // own; the others end now.
+        for w in self.workers.drain(..) {
+            if w.is_finished() {
+                let _ = w.join();
+            }
+        }
+    }
+}
+
+fn work(shared: &Shared, tx: &Sender<Loaded>, source: &dyn Source, size: u32, limits: Limits) {
+    loop {
+        let want = {
+            let mut q = shared.lock();
+            loop {
+                if q.stop {
+                    return;
+                }
+                if let Some(w) = q.pop() {
+                    q.in_flight.insert(w.id);
+                    break w;
+                }
+                q = shared.ready.wait(q).unwrap_or_else(|p| p.into_inner());
+            }
+        };
+        let result = source
+            .open(&want.path)
+            .map_err(ThumbError::from)
+            .and_then(|reader| thumbnail(reader, size, limits));
+        shared.lock().in_flight.remove(&want.id);
+        if tx
+            .send(Loaded {
+                id: want.id,
+                result,
+            })
+            .is_err()
+        {
+            return;
+        }
+    }
+}
