@@ -128,6 +128,13 @@ fn main() -> Result<()> {
                 v.peak_bytes as f64 / 1e6
             )),
         );
+        let hit = run_cache(&files, args.size, &dir.join("cache"))?;
+        println!(
+            "| {label}, cache hits (read and decode one {} px thumbnail) | {:.0}/s ({:.2} ms each) | | | | |",
+            args.size,
+            1000.0 / hit,
+            hit
+        );
         let previews = run_previews(&files)?;
         eprintln!("{label}: {previews:.0} embedded previews/s");
         println!("| {label}, embedded EXIF previews | {previews:.0}/s | | | | |");
@@ -279,18 +286,7 @@ fn run_ours(files: &[PathBuf], size: u32, out: &Path) -> Result<Rate> {
                 PEAK.load(Ordering::Relaxed) - before
             );
         }
-        let rgb: Vec<u8> = t
-            .rgba
-            .chunks_exact(4)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect();
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 80).encode(
-            &rgb,
-            t.width,
-            t.height,
-            image::ExtendedColorType::Rgb8,
-        )?;
+        let jpeg = t.to_jpeg(80).map_err(|e| anyhow::anyhow!("{e}"))?;
         let name = f.file_name().context("a file name")?;
         std::fs::write(out.join(name), jpeg)?;
     }
@@ -332,6 +328,37 @@ fn run_vips(files: &[PathBuf], size: u32, out: &Path) -> Result<Option<Rate>> {
         per_second: files.len() as f64 / elapsed.as_secs_f64(),
         peak_bytes: peak,
     }))
+}
+
+/// Milliseconds per cache hit: the set's thumbnails stored, then read back
+/// many times.
+fn run_cache(files: &[PathBuf], size: u32, dir: &Path) -> Result<f64> {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut cache = viewer2::cache::ThumbCache::open(dir)?;
+    let mut keys = Vec::new();
+    for f in files {
+        let meta = std::fs::metadata(f)?;
+        let key = viewer2::cache::Key {
+            path: f.to_string_lossy().into_owned().into_bytes(),
+            size: meta.len(),
+            mtime_ns: 0,
+            thumb: size,
+        };
+        let t = thumbnail(std::fs::File::open(f)?, size, Limits::default())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        cache.put(&key, &t)?;
+        keys.push(key);
+    }
+    let rounds = 100;
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for k in &keys {
+            if cache.get(k).is_none() {
+                bail!("a cache miss");
+            }
+        }
+    }
+    Ok(start.elapsed().as_secs_f64() * 1000.0 / (rounds * keys.len()) as f64)
 }
 
 /// Embedded previews per second: the first 64 KB of each file, read and

@@ -1,6 +1,7 @@
 //! viewer2's engine parts, shared by its binary, tests and benchmark.
-//! So far: thumbnails (`thumbnail`) and the loader that makes them on a
-//! pool of workers (`loader`).
+//! So far: thumbnails (`thumbnail`), the loader that makes them on a pool
+//! of workers (`loader`), and their cache on disk (`cache`).
 
+pub mod cache;
 pub mod loader;
 pub mod thumbnail;

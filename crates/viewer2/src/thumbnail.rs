@@ -49,6 +49,8 @@ pub enum Source {
         /// 1, 2, 4 or 8 for JPEG; 1 for other formats.
         scale: u32,
     },
+    /// Read back from the thumbnail cache.
+    Cached,
 }
 
 /// An RGBA thumbnail.
@@ -64,6 +66,27 @@ pub struct Thumbnail {
     pub source: Source,
     /// The source image's size, after orientation.
     pub full_size: (u32, u32),
+}
+
+impl Thumbnail {
+    /// The thumbnail as a JPEG (alpha dropped) at `quality` (1–100).
+    pub fn to_jpeg(&self, quality: u8) -> Result<Vec<u8>, ThumbError> {
+        let rgb: Vec<u8> = self
+            .rgba
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect();
+        let mut out = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
+            .encode(
+                &rgb,
+                self.width,
+                self.height,
+                image::ExtendedColorType::Rgb8,
+            )
+            .map_err(|e| ThumbError::Decode(format!("encoding a JPEG: {e}")))?;
+        Ok(out)
+    }
 }
 
 /// Why a thumbnail could not be made.
