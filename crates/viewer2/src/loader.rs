@@ -20,6 +20,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
+use crate::cache::{Key, ThumbCache};
 use crate::thumbnail::{Limits, ThumbError, Thumbnail, thumbnail};
 
 /// Something that reads and seeks (a file, or a test's slow reader).
@@ -30,6 +31,10 @@ impl<T: Read + Seek + Send> ReadSeek for T {}
 pub trait Source: Send + Sync + 'static {
     /// Opens the photo at `path`.
     fn open(&self, path: &std::path::Path) -> std::io::Result<Box<dyn ReadSeek>>;
+
+    /// The photo's size in bytes and modification time (nanoseconds since
+    /// the epoch): the cache's key, so an edited photo is made again.
+    fn stamp(&self, path: &std::path::Path) -> std::io::Result<(u64, i64)>;
 }
 
 /// The file system.
@@ -38,6 +43,15 @@ pub struct Files;
 impl Source for Files {
     fn open(&self, path: &std::path::Path) -> std::io::Result<Box<dyn ReadSeek>> {
         Ok(Box::new(std::fs::File::open(path)?))
+    }
+
+    fn stamp(&self, path: &std::path::Path) -> std::io::Result<(u64, i64)> {
+        let meta = std::fs::metadata(path)?;
+        let mtime = meta
+            .modified()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+        Ok((meta.len(), mtime))
     }
 }
 
@@ -112,13 +126,16 @@ pub struct Loader {
 
 impl Loader {
     /// Starts `threads` workers making `size`-pixel thumbnails of what
-    /// `source` opens.
+    /// `source` opens, reading and filling `cache` when given (a cache
+    /// that fails to store is only logged: the thumbnail still arrives).
     pub fn new(
         threads: usize,
         size: u32,
         limits: Limits,
         source: Arc<dyn Source>,
+        cache: Option<ThumbCache>,
     ) -> std::io::Result<Loader> {
+        let cache = cache.map(|c| Arc::new(Mutex::new(c)));
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 waiting: HashMap::new(),
@@ -135,10 +152,20 @@ impl Loader {
             let shared = Arc::clone(&shared);
             let tx: Sender<Loaded> = tx.clone();
             let source = Arc::clone(&source);
+            let cache = cache.clone();
             workers.push(
                 std::thread::Builder::new()
                     .name(format!("thumbnails-{i}"))
-                    .spawn(move || work(&shared, &tx, source.as_ref(), size, limits))?,
+                    .spawn(move || {
+                        work(
+                            &shared,
+                            &tx,
+                            source.as_ref(),
+                            cache.as_deref(),
+                            size,
+                            limits,
+                        )
+                    })?,
             );
         }
         Ok(Loader {
@@ -197,7 +224,46 @@ impl Drop for Loader {
     }
 }
 
-fn work(shared: &Shared, tx: &Sender<Loaded>, source: &dyn Source, size: u32, limits: Limits) {
+fn lock(c: &Mutex<ThumbCache>) -> MutexGuard<'_, ThumbCache> {
+    c.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One photo: from the cache when its size and time still match, made and
+/// stored otherwise.
+fn make(
+    source: &dyn Source,
+    cache: Option<&Mutex<ThumbCache>>,
+    want: &Want,
+    size: u32,
+    limits: Limits,
+) -> Result<Thumbnail, ThumbError> {
+    let (bytes, mtime_ns) = source.stamp(&want.path)?;
+    let key = Key {
+        path: want.path.as_os_str().as_encoded_bytes().to_vec(),
+        size: bytes,
+        mtime_ns,
+        thumb: size,
+    };
+    if let Some(hit) = cache.and_then(|c| lock(c).get(&key)) {
+        return Ok(hit);
+    }
+    let t = thumbnail(source.open(&want.path)?, size, limits)?;
+    if let Some(c) = cache {
+        if let Err(e) = lock(c).put(&key, &t) {
+            tracing::warn!("{e}");
+        }
+    }
+    Ok(t)
+}
+
+fn work(
+    shared: &Shared,
+    tx: &Sender<Loaded>,
+    source: &dyn Source,
+    cache: Option<&Mutex<ThumbCache>>,
+    size: u32,
+    limits: Limits,
+) {
     loop {
         let want = {
             let mut q = shared.lock();
@@ -212,10 +278,7 @@ fn work(shared: &Shared, tx: &Sender<Loaded>, source: &dyn Source, size: u32, li
                 q = shared.ready.wait(q).unwrap_or_else(|p| p.into_inner());
             }
         };
-        let result = source
-            .open(&want.path)
-            .map_err(ThumbError::from)
-            .and_then(|reader| thumbnail(reader, size, limits));
+        let result = make(source, cache, &want, size, limits);
         shared.lock().in_flight.remove(&want.id);
         if tx
             .send(Loaded {

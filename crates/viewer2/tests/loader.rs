@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use viewer2::cache::ThumbCache;
 use viewer2::loader::{Loaded, Loader, ReadSeek, Source, Want};
-use viewer2::thumbnail::{Limits, ThumbError};
+use viewer2::thumbnail::{self, Limits, ThumbError};
 
 /// Photos in memory; some paths hang until released, some read slowly,
 /// and every open is recorded in order.
@@ -20,6 +21,8 @@ struct TestSource {
     released: Mutex<bool>,
     release: Condvar,
     opened: Mutex<Vec<PathBuf>>,
+    /// Modification times by path (0 when absent).
+    times: Mutex<HashMap<PathBuf, i64>>,
 }
 
 impl TestSource {
@@ -30,6 +33,22 @@ impl TestSource {
 }
 
 impl Source for TestSource {
+    fn stamp(&self, path: &Path) -> std::io::Result<(u64, i64)> {
+        let size = self
+            .files
+            .get(path)
+            .map(|f| f.len() as u64)
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such photo"))?;
+        let time = self
+            .times
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(path)
+            .copied()
+            .unwrap_or(0);
+        Ok((size, time))
+    }
+
     fn open(&self, path: &Path) -> std::io::Result<Box<dyn ReadSeek>> {
         self.opened
             .lock()
@@ -119,8 +138,8 @@ fn collect(loader: &Loader, n: usize) -> Vec<Loaded> {
 #[test]
 fn the_most_urgent_photos_come_first() {
     let source = Arc::new(source(20));
-    let loader =
-        Loader::new(1, 64, Limits::default(), source.clone()).unwrap_or_else(|e| panic!("{e}"));
+    let loader = Loader::new(1, 64, Limits::default(), source.clone(), None)
+        .unwrap_or_else(|e| panic!("{e}"));
     // Priorities in a scrambled order: (i * 7) mod 20.
     loader.want((0..20).map(|i| want(i, ((i * 7) % 20) as i64)).collect());
     let answers = collect(&loader, 20);
@@ -141,8 +160,8 @@ fn photos_scrolled_away_are_dropped() {
     let mut s = source(30);
     s.hang.insert(path(0));
     let source = Arc::new(s);
-    let loader =
-        Loader::new(1, 64, Limits::default(), source.clone()).unwrap_or_else(|e| panic!("{e}"));
+    let loader = Loader::new(1, 64, Limits::default(), source.clone(), None)
+        .unwrap_or_else(|e| panic!("{e}"));
     loader.want((0..30).map(|i| want(i, i as i64)).collect());
     // Wait until the one worker is inside photo 0 (hanging).
     let start = Instant::now();
@@ -179,8 +198,8 @@ fn a_hanging_share_holds_one_worker_not_the_rest() {
     s.hang.insert(path(0));
     s.slow = true;
     let source = Arc::new(s);
-    let loader =
-        Loader::new(2, 64, Limits::default(), source.clone()).unwrap_or_else(|e| panic!("{e}"));
+    let loader = Loader::new(2, 64, Limits::default(), source.clone(), None)
+        .unwrap_or_else(|e| panic!("{e}"));
     loader.want((0..12).map(|i| want(i, i as i64)).collect());
     // Photo 0 hangs on one worker; the other makes the eleven others.
     let answers = collect(&loader, 11);
@@ -199,7 +218,7 @@ fn broken_and_missing_files_are_answers_with_reasons() {
     s.files.insert(path(1), b"not a photo at all".to_vec());
     s.files.insert(path(2), Vec::new());
     let loader =
-        Loader::new(2, 64, Limits::default(), Arc::new(s)).unwrap_or_else(|e| panic!("{e}"));
+        Loader::new(2, 64, Limits::default(), Arc::new(s), None).unwrap_or_else(|e| panic!("{e}"));
     loader.want((0..4).map(|i| want(i, i as i64)).collect());
     let mut answers = collect(&loader, 4);
     answers.sort_by_key(|a| a.id);
@@ -207,4 +226,38 @@ fn broken_and_missing_files_are_answers_with_reasons() {
     assert!(matches!(answers[1].result, Err(ThumbError::NotAnImage(_))));
     assert!(matches!(answers[2].result, Err(ThumbError::Empty)));
     assert!(matches!(answers[3].result, Err(ThumbError::Io(_))));
+}
+
+#[test]
+fn the_cache_answers_until_the_photo_changes() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let source = Arc::new(source(3));
+    let open = || ThumbCache::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let run = |loader: &Loader| {
+        loader.want((0..3).map(|i| want(i, i as i64)).collect());
+        let mut answers = collect(loader, 3);
+        answers.sort_by_key(|a| a.id);
+        answers
+            .into_iter()
+            .map(|a| a.result.map(|t| t.source).map_err(|e| e.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let made = thumbnail::Source::Decoded { scale: 4 };
+    let cached = thumbnail::Source::Cached;
+    let loader = |cache| {
+        Loader::new(2, 64, Limits::default(), source.clone(), Some(cache))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    assert_eq!(run(&loader(open())), vec![Ok(made), Ok(made), Ok(made)]);
+    assert_eq!(
+        run(&loader(open())),
+        vec![Ok(cached), Ok(cached), Ok(cached)]
+    );
+    // Photo 1 is edited (a new time): only it is made again.
+    source
+        .times
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(path(1), 99);
+    assert_eq!(run(&loader(open())), vec![Ok(cached), Ok(made), Ok(cached)]);
 }
