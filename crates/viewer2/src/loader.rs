@@ -248,10 +248,10 @@ fn make(
         return Ok(hit);
     }
     let t = thumbnail(source.open(&want.path)?, size, limits)?;
-    if let Some(c) = cache {
-        if let Err(e) = lock(c).put(&key, &t) {
-            tracing::warn!("{e}");
-        }
+    if let Some(c) = cache
+        && let Err(e) = lock(c).put(&key, &t)
+    {
+        tracing::warn!("{e}");
     }
     Ok(t)
 }
