@@ -983,7 +983,7 @@ impl Calculator {
                 return Err(Fail::Retry);
             }
         }
-        let printed = print_number(&value, style);
+        let printed = print_number(work, &value, style).map_err(|n| self.num_error(n, &(0..0)))?;
         let fraction = match value.as_rational() {
             Some(r)
                 if printed.approximate
@@ -1148,12 +1148,46 @@ fn precise_enough(x: &Real, digits: usize) -> bool {
     }
 }
 
-fn print_number(x: &Number, style: Style) -> Printed {
-    let re = print_real(&x.re, style);
+/// Decimal exponents beyond this print through a scaled ball (`m·10^E`
+/// with `m` computed at the working precision) instead of exact powers of
+/// ten, which would take memory and time in proportion to the exponent.
+const EXACT_PRINT_EXPONENT: i64 = 20_000;
+
+/// Prints one part, scaling huge or tiny magnitudes first.
+fn print_part(work: &Work<'_>, x: &Real, style: Style) -> Result<Printed, NumError> {
+    let e10 = crate::real::decimal_exponent(x);
+    let integer = matches!(x, Real::Exact(r) if r.denominator().is_one());
+    let Some(e10) = e10.filter(|e| e.abs() > EXACT_PRINT_EXPONENT && !integer) else {
+        return Ok(print_real(x, style));
+    };
+    let ball = work.to_ball(x)?;
+    let scale = work.pow10_ball(e10)?;
+    let m = work.div(&Real::Approx(ball), &Real::Approx(scale))?;
+    let printed = print_real(
+        &m,
+        Style {
+            scientific: true,
+            ..style
+        },
+    );
+    // The mantissa prints as `d.ddde0` (or e-1, e1 when the estimate was
+    // off by one): add the exponents.
+    let Some((mantissa, k)) = printed.text.rsplit_once('e') else {
+        return Ok(printed);
+    };
+    let k: i64 = k.parse().unwrap_or(0);
+    Ok(Printed {
+        text: format!("{mantissa}e{}", e10 + k),
+        approximate: true,
+    })
+}
+
+fn print_number(work: &Work<'_>, x: &Number, style: Style) -> Result<Printed, NumError> {
+    let re = print_part(work, &x.re, style)?;
     if x.is_real() {
-        return re;
+        return Ok(re);
     }
-    let im = print_real(&crate::real::abs(&x.im), style);
+    let im = print_part(work, &crate::real::abs(&x.im), style)?;
     let negative_im = match &x.im {
         Real::Exact(r) | Real::Pi(r, _) => r.sign() == Sign::Negative,
         Real::Approx(b) => b.mid.significand().sign() == Sign::Negative,
@@ -1173,10 +1207,10 @@ fn print_number(x: &Number, style: Style) -> Printed {
             if negative_im { "-" } else { "+" }
         )
     };
-    Printed {
+    Ok(Printed {
         text,
         approximate: re.approximate || im.approximate,
-    }
+    })
 }
 
 fn with_unit(text: String, q: &Quantity) -> String {

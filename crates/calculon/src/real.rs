@@ -223,6 +223,11 @@ impl<'a> Work<'a> {
             return Ok(pi_multiple(x * y, k));
         }
         let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
+        Ok(self.settle(self.ball_mul(&x, &y)?))
+    }
+
+    /// The product of two balls (kept a ball, never made exact).
+    pub(crate) fn ball_mul(&self, x: &Ball, y: &Ball) -> NumResult<Ball> {
         let mut r = self.ball(self.ctx().mul(&x.mid, &y.mid))?;
         // |xy − mx·my| ≤ |mx|ry + |my|rx + rx·ry
         let (mx, my) = (Mag::of_repr_up(&x.mid), Mag::of_repr_up(&y.mid));
@@ -231,7 +236,39 @@ impl<'a> Work<'a> {
             .add_up(mx.mul_up(y.rad))
             .add_up(my.mul_up(x.rad))
             .add_up(x.rad.mul_up(y.rad));
-        Ok(self.settle(r))
+        Ok(r)
+    }
+
+    /// `10^e` as a ball, by squaring: a few dozen multiplications at the
+    /// working precision, however large `e` is.
+    pub(crate) fn pow10_ball(&self, e: i64) -> NumResult<Ball> {
+        let mut base = Ball {
+            mid: Repr::new(IBig::from(10), 0),
+            rad: Mag::ZERO,
+        };
+        let mut acc = Ball {
+            mid: Repr::new(IBig::ONE, 0),
+            rad: Mag::ZERO,
+        };
+        let mut k = e.unsigned_abs();
+        while k > 0 {
+            self.budget.check()?;
+            if k & 1 == 1 {
+                acc = self.ball_mul(&acc, &base)?;
+            }
+            k >>= 1;
+            if k > 0 {
+                base = self.ball_mul(&base, &base)?;
+            }
+        }
+        if e < 0 {
+            let one = Real::Exact(RBig::ONE);
+            return match self.div(&one, &Real::Approx(acc))? {
+                Real::Approx(b) => Ok(b),
+                other => self.to_ball(&other),
+            };
+        }
+        Ok(acc)
     }
 
     pub(crate) fn div(&self, a: &Real, b: &Real) -> NumResult<Real> {
@@ -528,6 +565,31 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn exp(&self, x: &Real) -> NumResult<Real> {
+        // Large arguments: e^x = 2^k·e^(x − k·ln 2), so dashu's kernel only
+        // sees |r| < 1 (its own reduction of a huge argument is slow).
+        let b = self.to_ball(x)?;
+        if Mag::of_repr_up(&b.mid).le(Mag::from_u64(64)) {
+            return self.exp_small(x);
+        }
+        let ln2 = self.ln_2_5(1, 0)?;
+        // Any integer near x/ln 2 will do (the identity holds for every k):
+        // round the midpoint, so a quotient at a half never stalls.
+        let q = self.to_ball(&self.div(x, &ln2)?)?;
+        let k = repr_to_rational(&q.mid).round();
+        let k = i64::try_from(&k).map_err(|_| NumError::Overflow)?;
+        // Float exponents are isize: keep well inside.
+        if k.unsigned_abs() > (1u64 << 60) {
+            return Err(NumError::Overflow);
+        }
+        let r = self.sub(x, &self.mul(&Real::Exact(RBig::from(k)), &ln2)?)?;
+        let e = self.to_ball(&self.exp_small(&r)?)?;
+        // Multiplying by 2^k is exact: shift the midpoint and the radius.
+        let mid = Repr::new(e.mid.significand().clone(), e.mid.exponent() + k as isize);
+        let rad = e.rad.mul_up(Mag::pow2(k));
+        Ok(self.settle(Ball { mid, rad }))
+    }
+
+    fn exp_small(&self, x: &Real) -> NumResult<Real> {
         // |f'| ≤ e^(m+rad) ≤ 2·e^m for rad ≤ 2^-10.
         self.apply(
             x,
@@ -1058,6 +1120,25 @@ fn log2_size(n: &IBig) -> f64 {
     } else {
         bits as f64
     }
+}
+
+/// `⌊log10 |x|⌋`, roughly (within one); `None` for zero.
+pub(crate) fn decimal_exponent(x: &Real) -> Option<i64> {
+    let log2 = match x {
+        Real::Exact(r) | Real::Pi(r, _) => {
+            if r.is_zero() {
+                return None;
+            }
+            r.numerator().unsigned_abs().bit_len() as f64 - r.denominator().bit_len() as f64
+        }
+        Real::Approx(b) => {
+            if b.mid.significand().is_zero() {
+                return None;
+            }
+            b.mid.significand().unsigned_abs().bit_len() as f64 + b.mid.exponent() as f64
+        }
+    };
+    Some((log2 * std::f64::consts::LOG10_2).floor() as i64)
 }
 
 /// Bits needed to store a rational (numerator plus denominator).

@@ -238,3 +238,21 @@ fn plots_break_at_poles_and_follow_units() {
     let bad = calculon::PlotRequest::new("x", "x", "1 m", "2");
     assert!(calc.plot(&bad, 10, &flag).is_err());
 }
+
+/// Found by cargo-fuzz: a power with a huge exponent ran out of memory
+/// printing (it computed 10^1900603049 exactly), and `exp(10^9)` took
+/// minutes. Huge magnitudes now print through a scaled ball, and exp
+/// reduces its argument by multiples of ln 2.
+#[test]
+fn huge_magnitudes_print_at_once() {
+    check(&[
+        (
+            "8**2104555555.5",
+            "≈ 1.73907217672524974912132893835e1900603049",
+        ),
+        ("8**2104555.5", "≈ 9.97973072729856365418520680801e1900602"),
+        ("exp(10^9)", "≈ 8.00298177066097253304190937437e434294481"),
+        ("exp(-1000)", "≈ 5.07595889754945676529180947957e-435"),
+        ("1/3^5000000", "≈ 5.32600644709173127593367258406e-2385607"),
+    ]);
+}
