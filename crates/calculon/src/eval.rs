@@ -9,8 +9,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use dashu_base::{Sign, UnsignedAbs};
-use dashu_int::{IBig, UBig};
+use dashu_base::{BitTest, Sign, UnsignedAbs};
 use dashu_ratio::RBig;
 
 use crate::budget::{Budget, CancelFlag, Stop};
@@ -633,7 +632,6 @@ impl Calculator {
         work.budget
             .check()
             .map_err(|n| self.num_error(n, &e.span))?;
-        let num = |r: Result<Number, NumError>| r.map_err(|n| self.num_error(n, &e.span));
         let qty = |r: Result<Quantity, QtyError>, op| r.map_err(|q| self.qty_error(q, op, &e.span));
         match &e.kind {
             ExprKind::Number(r) => Ok(Quantity::plain(Number::exact(r.clone()))),
@@ -678,10 +676,7 @@ impl Calculator {
                     }
                 }
             }
-            ExprKind::Call { name, args } => {
-                let _ = num;
-                self.call(work, name, args, &e.span, scope)
-            }
+            ExprKind::Call { name, args } => self.call(work, name, args, &e.span, scope),
         }
     }
 
@@ -1287,13 +1282,3 @@ impl Names for BuiltinNames {
         Calculator::default().kind(name)
     }
 }
-
-#[allow(unused)]
-fn int(n: i64) -> IBig {
-    IBig::from(n)
-}
-
-#[allow(unused)]
-fn unused(_: UBig) {}
-
-use dashu_base::BitTest;

@@ -6,7 +6,7 @@
 //! digits, on which both of its ends round to the same digits: the true
 //! value rounds to what is printed, whatever it is inside the ball.
 
-use dashu_base::{Sign, UnsignedAbs};
+use dashu_base::{BitTest, Sign, UnsignedAbs};
 use dashu_int::{IBig, UBig};
 use dashu_ratio::RBig;
 
@@ -332,8 +332,6 @@ fn round_half_even(x: &RBig) -> IBig {
         }
     }
 }
-
-use dashu_base::BitTest;
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use dashu_base::{BitTest, Gcd, Sign, UnsignedAbs};
+use dashu_base::{Gcd, Sign, UnsignedAbs};
 use dashu_int::{IBig, UBig};
 use dashu_ratio::RBig;
 
@@ -525,9 +525,4 @@ pub(crate) fn modulo(work: &Work<'_>, a: &Quantity, b: &Quantity) -> FnResult {
         num: Number::real(r),
         ..a.clone()
     })
-}
-
-#[allow(unused)]
-fn bits(n: &UBig) -> usize {
-    n.bit_len()
 }

@@ -6,7 +6,7 @@
 //! groups of exactly three digits and never directly inside a function's
 //! argument list, where it separates arguments.
 
-use dashu_int::{IBig, UBig};
+use dashu_int::UBig;
 use dashu_ratio::RBig;
 
 use crate::error::{CalcError, ErrorKind, Span};
@@ -343,14 +343,14 @@ fn three_digits_then_end(bytes: &[u8], at: usize) -> bool {
         && bytes.get(at + 3).is_none_or(|b| !b.is_ascii_digit())
 }
 
-#[allow(unused)]
-fn int(n: i64) -> RBig {
-    RBig::from(IBig::from(n))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dashu_int::IBig;
+
+    fn int(n: i64) -> RBig {
+        RBig::from(IBig::from(n))
+    }
 
     fn numbers(input: &str, options: LexOptions) -> Vec<RBig> {
         lex(input, options)
