@@ -230,15 +230,17 @@ impl CalculonApp {
         if text.is_empty() {
             return;
         }
-        // A `plot …` line brings its own range; anything else is drawn as
-        // a function of x over -10..10.
-        let request = match self.calculator().evaluate(&text) {
-            Ok(a) => match a.kind {
-                AnswerKind::Plot(r) => r,
-                _ => PlotRequest::new(&text, "x", "-10", "10"),
+        // A `plot …` line brings its own range (read from the worker's
+        // preview: nothing is evaluated on this thread); anything else is
+        // drawn as a function of x over -10..10.
+        let previewed = match self.preview.as_ref().map(|c| c.lines.as_slice()) {
+            Some([Some(Ok(a))]) => match &a.kind {
+                AnswerKind::Plot(r) => Some(r.clone()),
+                _ => None,
             },
-            Err(_) => PlotRequest::new(&text, "x", "-10", "10"),
+            _ => None,
         };
+        let request = previewed.unwrap_or_else(|| PlotRequest::new(&text, "x", "-10", "10"));
         self.start_plot(request);
     }
 
