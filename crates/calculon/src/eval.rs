@@ -503,6 +503,23 @@ impl Calculator {
         s
     }
 
+    /// Writes [`definitions_text`](Self::definitions_text) to `path`, whole:
+    /// through a temporary file beside it and a rename, so a crash never
+    /// leaves half a file. The folder is created when missing.
+    pub fn save_definitions(&self, path: &std::path::Path) -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or(std::path::Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(".calculon-definitions.{}.tmp", std::process::id()));
+        let text = format!(
+            "# calculon definitions: one per line, evaluated in order at start-up.\n{}",
+            self.definitions_text()
+        );
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+
     /// Evaluates a definitions file line by line (blank lines and `#`
     /// comments skipped); returns the lines that failed, with their errors.
     pub fn load_definitions(&mut self, text: &str) -> Vec<(usize, CalcError)> {

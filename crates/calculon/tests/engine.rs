@@ -256,3 +256,34 @@ fn huge_magnitudes_print_at_once() {
         ("1/3^5000000", "≈ 5.32600644709173127593367258406e-2385607"),
     ]);
 }
+
+#[test]
+fn definitions_persist_through_their_file() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("sub/definitions.txt");
+    let mut calc = Calculator::default();
+    for line in ["x = 5", "f(t) = t^2 + x", "x = 6"] {
+        assert!(calc.evaluate(line).is_ok(), "{line}");
+    }
+    calc.save_definitions(&path)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    // The latest definition of each name, in order, as typed.
+    assert!(text.ends_with("f(t) = t^2 + x\nx = 6\n"), "{text}");
+    let mut again = Calculator::default();
+    assert!(again.load_definitions(&text).is_empty());
+    assert_eq!(
+        again.evaluate("f(2)").map(|a| a.display()),
+        Ok("= 10".to_string())
+    );
+    // A line that no longer reads is reported with its number, the rest kept.
+    let failures = again.load_definitions("y = 1\nz = nosuchname\n");
+    assert_eq!(
+        failures.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        vec![2]
+    );
+    assert_eq!(
+        again.evaluate("y").map(|a| a.display()),
+        Ok("= 1".to_string())
+    );
+}

@@ -87,7 +87,9 @@ fn run(job: Job) -> Done {
         } => {
             let column = calc.evaluate_column(&text, false, &CancelFlag::new());
             let saved = match &save_to {
-                Some(path) => save(&calc, path),
+                Some(path) => calc
+                    .save_definitions(path)
+                    .map_err(|e| format!("saving {}: {e}", path.display())),
                 None => Ok(()),
             };
             Done::Commit {
@@ -109,18 +111,4 @@ fn run(job: Job) -> Done {
                 .map_err(|e| e.to_string()),
         },
     }
-}
-
-/// Writes the definitions through a temporary file and a rename, so a
-/// crash never leaves half a file.
-fn save(calc: &Calculator, path: &std::path::Path) -> Result<(), String> {
-    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    let tmp = dir.join(format!(".definitions.{}.tmp", std::process::id()));
-    let text = format!(
-        "# calculon definitions: one per line, evaluated in order at start-up.\n{}",
-        calc.definitions_text()
-    );
-    std::fs::write(&tmp, text).map_err(|e| format!("writing {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("saving {}: {e}", path.display()))
 }

@@ -409,19 +409,7 @@ fn load_definitions(calc: &mut Calculator, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes the file whole, through a temporary file and a rename, so a
-/// crash never leaves half a file.
 fn save_definitions(calc: &Calculator, path: &Path) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("writing in {}", dir.display()))?;
-    writeln!(
-        tmp,
-        "# calculon definitions: one per line, evaluated in order at start-up."
-    )?;
-    tmp.write_all(calc.definitions_text().as_bytes())?;
-    tmp.persist(path)
-        .with_context(|| format!("saving {}", path.display()))?;
-    Ok(())
+    calc.save_definitions(path)
+        .with_context(|| format!("saving {}", path.display()))
 }
