@@ -76,7 +76,6 @@ pub struct ThumbCache {
     dir: PathBuf,
     pack: File,
     index: File,
-    pack_len: u64,
     entries: HashMap<u64, (u64, u32)>,
 }
 
@@ -126,7 +125,6 @@ impl ThumbCache {
             dir: dir.to_path_buf(),
             pack,
             index,
-            pack_len,
             entries,
         })
     }
@@ -180,29 +178,18 @@ impl ThumbCache {
         entry.extend_from_slice(&encoded);
         let len = u32::try_from(entry.len())
             .map_err(|_| CacheError::Encode("an entry over 4 GB".into()))?;
+        // The pack's real length, not a count kept here: after a failed
+        // (partial) write the next entry still records where it lands.
         let pack_path = self.dir.join("thumbs.pack");
-        let index_path = self.dir.join("thumbs.idx");
-        let offset = self.pack_len;
-        self.pack
-            .write_all(&entry)
-            .and_then(|()| self.pack.flush())
-            .map_err(|source| CacheError::Io {
-                path: pack_path,
-                source,
-            })?;
-        self.pack_len += u64::from(len);
+        let io = |path: PathBuf| move |source| CacheError::Io { path, source };
+        let offset = self.pack.metadata().map_err(io(pack_path.clone()))?.len();
+        append(&mut self.pack, &entry).map_err(io(pack_path))?;
         let hash = key.hash();
         let mut record = [0u8; RECORD];
         record[0..8].copy_from_slice(&hash.to_le_bytes());
         record[8..16].copy_from_slice(&offset.to_le_bytes());
         record[16..20].copy_from_slice(&len.to_le_bytes());
-        self.index
-            .write_all(&record)
-            .and_then(|()| self.index.flush())
-            .map_err(|source| CacheError::Io {
-                path: index_path,
-                source,
-            })?;
+        append(&mut self.index, &record).map_err(io(self.dir.join("thumbs.idx")))?;
         self.entries.insert(hash, (offset, len));
         Ok(())
     }
@@ -215,8 +202,13 @@ impl ThumbCache {
                 source,
             })?;
         }
-        self.pack_len = 0;
         self.entries.clear();
         Ok(())
     }
+}
+
+/// Appends `bytes` to a file opened for appending, and flushes.
+fn append(file: &mut File, bytes: &[u8]) -> std::io::Result<()> {
+    file.write_all(bytes)?;
+    file.flush()
 }
