@@ -841,9 +841,7 @@ impl<'a> Work<'a> {
     /// `asin(x)·u/(2π)`: exact at the special points (asin 1/2 = 30°).
     pub(crate) fn asin_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
         self.unit_interval(x)?;
-        let scale = Mag::from_u64(u as u64)
-            .div_up(Mag::from_u64(6))
-            .unwrap_or(Mag::ZERO);
+        let scale = per_radian(u);
         self.apply(
             x,
             |c, m, cache| c.asin_unit(m, u, Some(cache)),
@@ -854,9 +852,7 @@ impl<'a> Work<'a> {
     /// `acos(x)·u/(2π)`.
     pub(crate) fn acos_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
         self.unit_interval(x)?;
-        let scale = Mag::from_u64(u as u64)
-            .div_up(Mag::from_u64(6))
-            .unwrap_or(Mag::ZERO);
+        let scale = per_radian(u);
         self.apply(
             x,
             |c, m, cache| c.acos_unit(m, u, Some(cache)),
@@ -866,9 +862,7 @@ impl<'a> Work<'a> {
 
     /// `atan(x)·u/(2π)`.
     pub(crate) fn atan_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
-        let scale = Mag::from_u64(u as u64)
-            .div_up(Mag::from_u64(6))
-            .unwrap_or(Mag::ZERO);
+        let scale = per_radian(u);
         self.apply(
             x,
             |c, m, cache| c.atan_unit(m, u, Some(cache)),
@@ -1059,6 +1053,14 @@ pub(crate) fn is_exact_zero(x: &Real) -> bool {
 
 pub(crate) fn exact(n: i64) -> Real {
     Real::Exact(RBig::from(n))
+}
+
+/// A bound on `u/(2π)`, the derivative factor of an angle measured in
+/// `1/u` turns: `u/6`, rounded up.
+fn per_radian(u: usize) -> Mag {
+    Mag::from_u64(u as u64)
+        .div_up(Mag::from_u64(6))
+        .unwrap_or(Mag::ZERO)
 }
 
 /// `(a, b)` with `r = 2^a·5^b`, if r is of that form (r ≠ 1).
