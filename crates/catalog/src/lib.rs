@@ -46,5 +46,5 @@ pub use index::{IndexBuilder, IndexError, IndexSize, SearchIndex, Source};
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };
-pub use store::{Catalog, CatalogError, Field, FileId, NewFile, Stamp};
+pub use store::{Catalog, CatalogError, Field, FileId, FileRecord, NewFile, Stamp};
 pub use token::{Token, tokenize};

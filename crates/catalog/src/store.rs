@@ -114,6 +114,28 @@ pub struct Stamp {
     pub mtime: i64,
 }
 
+/// One file with everything the catalogue records of it (what a browser
+/// shows and sorts by).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRecord {
+    /// The file's id.
+    pub id: FileId,
+    /// The path as text (lossy where the name is not UTF-8).
+    pub path: String,
+    /// The path's exact bytes, where they differ from `path`.
+    pub raw_path: Option<Vec<u8>>,
+    /// The caption (the photo's own words, or the user's).
+    pub caption: String,
+    /// The camera model, or empty.
+    pub camera: String,
+    /// When the photo was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
+    pub date: String,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time, seconds since the epoch.
+    pub mtime: i64,
+}
+
 /// Which string of a file a token came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(i64)]
@@ -696,6 +718,28 @@ impl Catalog {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?)
+    }
+}
+
+impl Catalog {
+    /// Every file, in id order.
+    pub fn files(&self) -> Result<Vec<FileRecord>, CatalogError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT file_id, path, raw_path, caption, camera, date, size, mtime FROM files ORDER BY file_id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(FileRecord {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                raw_path: r.get(2)?,
+                caption: r.get(3)?,
+                camera: r.get(4)?,
+                date: r.get(5)?,
+                size: r.get(6)?,
+                mtime: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 }
 

@@ -2,7 +2,7 @@
 //! The SQLite search against the reference meaning (`Query::matches`), on
 //! random corpora and random queries: zero mismatches.
 
-use catalog::{Catalog, Document, Mode, NewFile, SearchIndex, Source, parse};
+use catalog::{Catalog, Document, FileRecord, Mode, NewFile, SearchIndex, Source, parse};
 use proptest::prelude::*;
 
 const WORDS: &[&str] = &[
@@ -541,4 +541,58 @@ fn bad_dates_are_refused_whole() {
         assert!(err.to_string().contains("a/bad.jpg"), "{err}");
         assert_eq!(cat.len().unwrap(), 0);
     }
+}
+
+/// `files` lists every record as stored, after edits, renames and
+/// removals.
+#[test]
+fn files_lists_what_is_stored() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let new = |path, caption, size, mtime, camera, date| NewFile {
+        path,
+        caption,
+        size,
+        mtime,
+        raw_path: None,
+        camera,
+        date,
+    };
+    let ids = cat
+        .add(&[
+            new("/p/a.jpg", "sea", 10, 100, "X100", "2019-06-01 10:00:00"),
+            new("/p/b.jpg", "", 20, 200, "", ""),
+            new("/p/c.jpg", "", 30, 300, "", ""),
+        ])
+        .unwrap();
+    assert!(cat.set_caption(ids[1], "my words").unwrap());
+    let raw: &[u8] = b"/p/\xffd.jpg";
+    cat.rename(&[(ids[2], "/p/\u{fffd}d.jpg", Some(raw))])
+        .unwrap();
+    cat.remove(&[ids[0]]).unwrap();
+    let files = cat.files().unwrap();
+    assert_eq!(
+        files,
+        [
+            FileRecord {
+                id: ids[1],
+                path: "/p/b.jpg".into(),
+                raw_path: None,
+                caption: "my words".into(),
+                camera: String::new(),
+                date: String::new(),
+                size: 20,
+                mtime: 200,
+            },
+            FileRecord {
+                id: ids[2],
+                path: "/p/\u{fffd}d.jpg".into(),
+                raw_path: Some(raw.to_vec()),
+                caption: String::new(),
+                camera: String::new(),
+                date: String::new(),
+                size: 30,
+                mtime: 300,
+            },
+        ]
+    );
 }

@@ -3,5 +3,7 @@
 //! of workers (`loader`), and their cache on disk (`cache`).
 
 pub mod cache;
+pub mod indexer;
 pub mod loader;
+pub mod metadata;
 pub mod thumbnail;
