@@ -4,6 +4,8 @@
 
 pub mod cache;
 pub mod indexer;
+pub mod library;
 pub mod loader;
 pub mod metadata;
+pub mod tags;
 pub mod thumbnail;

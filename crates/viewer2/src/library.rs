@@ -1,0 +1,243 @@
+//! The photos the window browses: the catalogue's records under the
+//! folders it was opened on (or all of them), read once into memory, with
+//! each sort order's rank precomputed so a result of 100,000 photos sorts
+//! by one integer key.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use catalog::{FileId, FileRecord};
+
+use crate::tags::TagIndex;
+
+/// One photo.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Photo {
+    /// Its id in the catalogue.
+    pub id: FileId,
+    /// The path to open (the exact bytes where the name is not UTF-8).
+    pub path: PathBuf,
+    /// The path as text, for display and search.
+    pub text_path: String,
+    /// The file name (the part of `text_path` after the last separator).
+    pub name: String,
+    /// The caption.
+    pub caption: String,
+    /// The camera model, or empty.
+    pub camera: String,
+    /// When it was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
+    pub date: String,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time, seconds since the epoch.
+    pub mtime: i64,
+}
+
+impl Photo {
+    /// A photo from its catalogue record.
+    pub fn from_record(r: FileRecord) -> Photo {
+        let path = match &r.raw_path {
+            Some(raw) => path_from_bytes(raw),
+            None => PathBuf::from(&r.path),
+        };
+        let (_, name) = catalog::split_path(&r.path);
+        Photo {
+            id: r.id,
+            name: name.to_owned(),
+            path,
+            text_path: r.path,
+            caption: r.caption,
+            camera: r.camera,
+            date: r.date,
+            size: r.size,
+            mtime: r.mtime,
+        }
+    }
+}
+
+#[cfg(unix)]
+fn path_from_bytes(raw: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(raw))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(raw: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(raw).into_owned())
+}
+
+/// The orders the grid offers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Sort {
+    /// The search's ranking (best first); by name without a query.
+    #[default]
+    Relevance,
+    /// File name, case- and accent-insensitive, then the folder.
+    Name,
+    /// When taken, oldest first; photos without a date last.
+    DateTaken,
+    /// Modification time, oldest first.
+    Modified,
+    /// Size in bytes, smallest first.
+    Size,
+}
+
+impl Sort {
+    /// Every order, as the window lists them.
+    pub const ALL: [Sort; 5] = [
+        Sort::Relevance,
+        Sort::Name,
+        Sort::DateTaken,
+        Sort::Modified,
+        Sort::Size,
+    ];
+
+    /// The order's name in the window.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sort::Relevance => "Relevance",
+            Sort::Name => "Name",
+            Sort::DateTaken => "Date taken",
+            Sort::Modified => "Date modified",
+            Sort::Size => "Size",
+        }
+    }
+}
+
+/// The photos, their sort ranks and their tags.
+#[derive(Debug, Default)]
+pub struct Library {
+    /// The photos, in id order.
+    pub photos: Vec<Photo>,
+    by_id: HashMap<FileId, u32>,
+    /// `ranks[s][i]`: photo `i`'s place in sort order `s` (Name, DateTaken,
+    /// Modified, Size); ties broken by name, then id, so every order is
+    /// total.
+    ranks: [Vec<u32>; 4],
+    /// The tags of every photo.
+    pub tags: TagIndex,
+}
+
+impl Library {
+    /// The library of `records`, keeping those whose path starts with one
+    /// of `scope`'s prefixes (all of them when `scope` is empty).
+    pub fn new(records: Vec<FileRecord>, scope: &[String]) -> Library {
+        let mut photos: Vec<Photo> = records
+            .into_iter()
+            .filter(|r| scope.is_empty() || scope.iter().any(|p| r.path.starts_with(p.as_str())))
+            .map(Photo::from_record)
+            .collect();
+        photos.sort_by_key(|p| p.id);
+        let by_id = photos
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id, i as u32))
+            .collect();
+        let names: Vec<String> = photos
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}\0{}",
+                    catalog::fold(&p.name),
+                    catalog::fold(&p.text_path)
+                )
+            })
+            .collect();
+        let by_name = |i: usize, j: usize| {
+            names[i]
+                .cmp(&names[j])
+                .then(photos[i].id.cmp(&photos[j].id))
+        };
+        let ranks = [
+            ranks_of(photos.len(), &by_name),
+            ranks_of(photos.len(), |i, j| {
+                let (a, b) = (&photos[i].date, &photos[j].date);
+                // Undated photos go last.
+                (a.is_empty().cmp(&b.is_empty()))
+                    .then(a.cmp(b))
+                    .then(by_name(i, j))
+            }),
+            ranks_of(photos.len(), |i, j| {
+                photos[i].mtime.cmp(&photos[j].mtime).then(by_name(i, j))
+            }),
+            ranks_of(photos.len(), |i, j| {
+                photos[i].size.cmp(&photos[j].size).then(by_name(i, j))
+            }),
+        ];
+        let tags = TagIndex::new(&photos);
+        Library {
+            photos,
+            by_id,
+            ranks,
+            tags,
+        }
+    }
+
+    /// How many photos.
+    pub fn len(&self) -> usize {
+        self.photos.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.photos.is_empty()
+    }
+
+    /// The index of the photo with this id, if it is in the library.
+    pub fn index_of(&self, id: FileId) -> Option<u32> {
+        self.by_id.get(&id).copied()
+    }
+
+    /// Every photo's index, in `sort` order (`Relevance` means by name
+    /// here: there is no query to rank by).
+    pub fn all(&self, sort: Sort) -> Vec<u32> {
+        let mut rows: Vec<u32> = (0..self.photos.len() as u32).collect();
+        let sort = if sort == Sort::Relevance {
+            Sort::Name
+        } else {
+            sort
+        };
+        self.sort(&mut rows, sort);
+        rows
+    }
+
+    /// The photos of a search result (ids best first; those outside the
+    /// library dropped), as indexes in `sort` order.
+    pub fn rows_of(&self, ids: &[FileId], sort: Sort) -> Vec<u32> {
+        let mut rows: Vec<u32> = ids.iter().filter_map(|&id| self.index_of(id)).collect();
+        self.sort(&mut rows, sort);
+        rows
+    }
+
+    /// Sorts indexes in place; `Relevance` keeps the order they have.
+    pub fn sort(&self, rows: &mut [u32], sort: Sort) {
+        let ranks = match sort {
+            Sort::Relevance => return,
+            Sort::Name => &self.ranks[0],
+            Sort::DateTaken => &self.ranks[1],
+            Sort::Modified => &self.ranks[2],
+            Sort::Size => &self.ranks[3],
+        };
+        rows.sort_unstable_by_key(|&i| ranks[i as usize]);
+    }
+
+    /// Replaces one photo's caption (after the catalogue took it), and
+    /// its tags with it.
+    pub fn set_caption(&mut self, id: FileId, caption: &str) {
+        if let Some(i) = self.index_of(id) {
+            self.photos[i as usize].caption = caption.to_owned();
+            self.tags.retag(i as usize, &self.photos[i as usize]);
+        }
+    }
+}
+
+/// `out[i]` = the place of `i` among `0..n` sorted by `cmp`.
+fn ranks_of(n: usize, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by(|&a, &b| cmp(a as usize, b as usize));
+    let mut ranks = vec![0u32; n];
+    for (place, &i) in order.iter().enumerate() {
+        ranks[i as usize] = place as u32;
+    }
+    ranks
+}

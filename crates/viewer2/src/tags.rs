@@ -1,0 +1,300 @@
+//! The tag cloud: tags drawn from each photo's caption (its EXIF/XMP
+//! keywords and descriptions), camera model, file name and folder, counted
+//! over the current result.
+//!
+//! A caption is the metadata's parts joined by `" | "`; a short part (at
+//! most three words: a keyword such as "Golden Gate") is one tag, a longer
+//! one (a description) gives its words. File names and folders give their
+//! words, less the ones cameras write on every file (`IMG`, `DSC`, …) and
+//! numbers. Which tags a result shows is decided by how telling they are:
+//! the count in the result times the inverse of how common the tag is in
+//! the whole library, so `jpg` loses to `kitten`.
+//!
+//! Each tag carries the query term that finds it (`caption:golden_gate`,
+//! `camera:x100v`, `name:kitten`, `dir:holiday`): clicking a tag adds the
+//! term to the query, which narrows the result.
+
+use std::collections::HashMap;
+
+use crate::library::Photo;
+
+/// Where a tag comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TagKind {
+    /// A keyword, or a word of a description.
+    Caption,
+    /// The camera model.
+    Camera,
+    /// A word of the file's name.
+    Name,
+    /// A word of the folder's name.
+    Folder,
+}
+
+/// One tag of the dictionary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagDef {
+    /// As first seen (case kept).
+    pub text: String,
+    /// The query term that finds it.
+    pub term: String,
+    /// Where it comes from.
+    pub kind: TagKind,
+}
+
+/// A tag of a result's cloud.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CloudTag {
+    /// The tag.
+    pub text: String,
+    /// The query term that finds it.
+    pub term: String,
+    /// Photos of the result carrying it.
+    pub count: u32,
+    /// 0 for the rarest shown, 1 for the most frequent (log scale): the
+    /// font size.
+    pub weight: f32,
+}
+
+/// Words cameras and phones put in every file name: no tag.
+const GENERIC_NAME_WORDS: &[&str] = &[
+    "img", "dsc", "dscn", "dscf", "pxl", "mvimg", "dji", "gopr", "sam", "wp", "pict", "photo",
+    "image", "imag", "jpg", "jpeg", "png", "heic", "raw", "edit", "edited", "copy", "burst",
+    "cover", "portrait", "mg", "p", "pano",
+];
+
+/// Common words of descriptions: no tag.
+const STOP_WORDS: &[&str] = &[
+    "the", "and", "for", "with", "from", "this", "that", "are", "was", "were", "has", "have",
+    "not", "but", "its", "into", "onto", "over", "our", "your", "his", "her", "their", "there",
+    "here", "who", "what", "when", "where", "which", "you", "all", "any", "one", "two", "picture",
+    "photo", "image", "des", "der", "die", "das", "und", "les", "une", "est",
+];
+
+/// Every photo's tags, and how many photos carry each.
+#[derive(Debug, Default)]
+pub struct TagIndex {
+    defs: Vec<TagDef>,
+    /// (kind, folded key) → tag.
+    lookup: HashMap<(TagKind, String), u32>,
+    /// Each photo's tags, each once.
+    per_photo: Vec<Box<[u32]>>,
+    /// How many photos carry each tag.
+    photos_with: Vec<u32>,
+}
+
+impl TagIndex {
+    /// The tags of `photos` (indexed as the slice is).
+    pub fn new(photos: &[Photo]) -> TagIndex {
+        let mut ix = TagIndex::default();
+        for p in photos {
+            let tags = ix.tags_of(p);
+            for &t in tags.iter() {
+                ix.photos_with[t as usize] += 1;
+            }
+            ix.per_photo.push(tags);
+        }
+        ix
+    }
+
+    /// Replaces photo `i`'s tags (its caption changed).
+    pub fn retag(&mut self, i: usize, photo: &Photo) {
+        if i >= self.per_photo.len() {
+            return;
+        }
+        for &t in self.per_photo[i].iter() {
+            self.photos_with[t as usize] -= 1;
+        }
+        let tags = self.tags_of(photo);
+        for &t in tags.iter() {
+            self.photos_with[t as usize] += 1;
+        }
+        self.per_photo[i] = tags;
+    }
+
+    /// Photo `i`'s tags.
+    pub fn of(&self, i: usize) -> impl Iterator<Item = &TagDef> {
+        self.per_photo
+            .get(i)
+            .into_iter()
+            .flat_map(|t| t.iter().map(|&t| &self.defs[t as usize]))
+    }
+
+    /// The `max` most telling tags of the photos `rows`, alphabetically.
+    pub fn cloud(&self, rows: &[u32], max: usize) -> Vec<CloudTag> {
+        let mut counts: HashMap<u32, u32> = HashMap::new();
+        for &r in rows {
+            if let Some(tags) = self.per_photo.get(r as usize) {
+                for &t in tags.iter() {
+                    *counts.entry(t).or_insert(0) += 1;
+                }
+            }
+        }
+        let total = self.per_photo.len().max(1) as f64;
+        let mut scored: Vec<(f64, u32, u32)> = counts
+            .into_iter()
+            .map(|(t, n)| {
+                let common = self.photos_with[t as usize].max(1) as f64;
+                (n as f64 * (1.0 + total / common).ln(), t, n)
+            })
+            .collect();
+        // Most telling first; ties by text, so the cloud is stable.
+        scored.sort_by(|a, b| {
+            b.0.total_cmp(&a.0).then_with(|| {
+                self.defs[a.1 as usize]
+                    .text
+                    .cmp(&self.defs[b.1 as usize].text)
+            })
+        });
+        scored.truncate(max);
+        let (lo, hi) = scored
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), s| (lo.min(s.2), hi.max(s.2)));
+        let span = ((hi as f32).ln() - (lo as f32).ln()).max(f32::EPSILON);
+        let mut cloud: Vec<CloudTag> = scored
+            .into_iter()
+            .map(|(_, t, n)| {
+                let def = &self.defs[t as usize];
+                CloudTag {
+                    text: def.text.clone(),
+                    term: def.term.clone(),
+                    count: n,
+                    weight: if hi == lo {
+                        0.5
+                    } else {
+                        ((n as f32).ln() - (lo as f32).ln()) / span
+                    },
+                }
+            })
+            .collect();
+        cloud.sort_by(|a, b| {
+            catalog::fold(&a.text)
+                .cmp(&catalog::fold(&b.text))
+                .then_with(|| a.term.cmp(&b.term))
+        });
+        cloud
+    }
+
+    /// The tag ids of one photo, each once, adding new tags to the
+    /// dictionary.
+    fn tags_of(&mut self, p: &Photo) -> Box<[u32]> {
+        let mut out: Vec<u32> = Vec::new();
+        for part in p.caption.split('|').map(str::trim) {
+            if part.is_empty() || part == p.camera.trim() {
+                continue;
+            }
+            let words = catalog::tokenize(part);
+            if words.len() <= 3 && part.chars().count() <= 30 {
+                if words.iter().any(|w| telling(&w.word)) {
+                    out.push(self.intern(TagKind::Caption, part, &words));
+                }
+            } else {
+                for w in words.iter().filter(|w| telling(&w.word)) {
+                    if !STOP_WORDS.contains(&w.word.as_str()) {
+                        out.push(self.intern(TagKind::Caption, &w.word, std::slice::from_ref(w)));
+                    }
+                }
+            }
+        }
+        let camera = p.camera.trim();
+        if !camera.is_empty() {
+            let words = catalog::tokenize(camera);
+            if !words.is_empty() {
+                out.push(self.intern(TagKind::Camera, camera, &words));
+            }
+        }
+        let stem = p.name.rsplit_once('.').map_or(p.name.as_str(), |(s, _)| s);
+        for w in catalog::tokenize(stem) {
+            if telling(&w.word) && !GENERIC_NAME_WORDS.contains(&w.word.as_str()) {
+                out.push(self.intern(TagKind::Name, &w.word, std::slice::from_ref(&w)));
+            }
+        }
+        let (dir, _) = catalog::split_path(&p.text_path);
+        let (_, folder) = catalog::split_path(dir);
+        for w in catalog::tokenize(folder) {
+            if telling(&w.word) && !GENERIC_NAME_WORDS.contains(&w.word.as_str()) {
+                out.push(self.intern(TagKind::Folder, &w.word, std::slice::from_ref(&w)));
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out.into_boxed_slice()
+    }
+
+    fn intern(&mut self, kind: TagKind, text: &str, words: &[catalog::Token]) -> u32 {
+        let key: Vec<&str> = words.iter().map(|w| w.word.as_str()).collect();
+        let key = key.join("_");
+        if let Some(&t) = self.lookup.get(&(kind, key.clone())) {
+            return t;
+        }
+        let scope = match kind {
+            TagKind::Caption => "caption",
+            TagKind::Camera => "camera",
+            TagKind::Name => "name",
+            TagKind::Folder => "dir",
+        };
+        let t = self.defs.len() as u32;
+        self.defs.push(TagDef {
+            text: text.to_owned(),
+            // A single word reads better as it was written (`X100V`
+            // rather than `x_100_v`); both find the same.
+            term: if text.chars().all(char::is_alphanumeric) {
+                format!("{scope}:{}", catalog::fold(text))
+            } else {
+                format!("{scope}:{key}")
+            },
+            kind,
+        });
+        self.photos_with.push(0);
+        self.lookup.insert((kind, key), t);
+        t
+    }
+}
+
+/// A word worth a tag: three characters or more, not only digits.
+fn telling(word: &str) -> bool {
+    word.chars().count() >= 3 && !word.chars().all(|c| c.is_numeric())
+}
+
+/// The query with `term` added (ANDed with all of it), or taken out if it
+/// is there: what clicking a tag does to the search box's text.
+pub fn toggle_term(query: &str, term: &str) -> String {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    if words.contains(&term) {
+        let kept: Vec<&str> = words.into_iter().filter(|w| *w != term).collect();
+        let mut text = kept.join(" ");
+        // Undo the parentheses adding put around an OR.
+        if let Some(inner) = text.strip_prefix('(').and_then(|t| t.strip_suffix(')'))
+            && balanced(inner)
+        {
+            text = inner.to_owned();
+        }
+        return text;
+    }
+    let query = query.trim();
+    if query.is_empty() {
+        term.to_owned()
+    } else if words.contains(&"OR") {
+        // AND binds tighter than OR: the term must apply to every
+        // alternative.
+        format!("({query}) {term}")
+    } else {
+        format!("{query} {term}")
+    }
+}
+
+/// Whether every parenthesis of `text` closes, never below zero.
+fn balanced(text: &str) -> bool {
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
+}
