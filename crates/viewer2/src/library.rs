@@ -149,7 +149,7 @@ impl Library {
                 .then(photos[i].id.cmp(&photos[j].id))
         };
         let ranks = [
-            ranks_of(photos.len(), &by_name),
+            ranks_of(photos.len(), by_name),
             ranks_of(photos.len(), |i, j| {
                 let (a, b) = (&photos[i].date, &photos[j].date);
                 // Undated photos go last.
