@@ -7,5 +7,6 @@ pub mod indexer;
 pub mod library;
 pub mod loader;
 pub mod metadata;
+pub mod searcher;
 pub mod tags;
 pub mod thumbnail;

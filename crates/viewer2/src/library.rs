@@ -105,7 +105,7 @@ impl Sort {
 }
 
 /// The photos, their sort ranks and their tags.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Library {
     /// The photos, in id order.
     pub photos: Vec<Photo>,

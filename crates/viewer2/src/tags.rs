@@ -72,7 +72,7 @@ const STOP_WORDS: &[&str] = &[
 ];
 
 /// Every photo's tags, and how many photos carry each.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct TagIndex {
     defs: Vec<TagDef>,
     /// (kind, folded key) → tag.

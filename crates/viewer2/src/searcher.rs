@@ -1,0 +1,390 @@
+//! The window's background thread for everything that touches the
+//! catalogue: loading the library, searching as the user types, saving
+//! caption edits, and indexing the folders the window was opened on (on a
+//! thread of its own). The window only sends requests and picks up
+//! answers, never blocking, so a slow disk or a big query never stalls a
+//! frame.
+//!
+//! Searches are debounced here: a request waits [`DEBOUNCE`] for a newer
+//! one, and only the newest of those waiting runs. A search overtaken by a
+//! newer one while it runs stops before sorting and counting tags, and its
+//! answer is not sent. Every answer carries its request's sequence number,
+//! so the window can also drop any that arrives late.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
+
+use catalog::{Catalog, FileId, Mode, parse};
+
+use crate::indexer::{self, Progress, Report};
+use crate::library::{Library, Sort};
+use crate::tags::CloudTag;
+
+/// How long a search waits for a newer keystroke before it runs.
+pub const DEBOUNCE: Duration = Duration::from_millis(60);
+
+/// How many tags a result's cloud shows.
+pub const CLOUD_TAGS: usize = 80;
+
+/// What the window asks.
+#[derive(Clone, Debug)]
+enum Request {
+    Search(SearchRequest),
+    SetCaption {
+        id: FileId,
+        caption: String,
+    },
+    /// The catalogue changed (an index run ended): read it again.
+    Reload,
+}
+
+#[derive(Clone, Debug)]
+struct SearchRequest {
+    seq: u64,
+    text: String,
+    sort: Sort,
+    fuzzy: bool,
+}
+
+/// A search's answer.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The request's sequence number.
+    pub seq: u64,
+    /// The query as typed.
+    pub text: String,
+    /// The library the rows index.
+    pub library: Arc<Library>,
+    /// The matching photos, in the order asked.
+    pub rows: Arc<Vec<u32>>,
+    /// The result's tag cloud.
+    pub cloud: Vec<CloudTag>,
+    /// Why the query did not parse (the rows are then the whole library).
+    pub error: Option<String>,
+    /// How long the search took, debounce excluded.
+    pub took: Duration,
+}
+
+/// What the thread answers.
+#[derive(Debug)]
+pub enum Answer {
+    /// A new library (at start, after an index run, after an edit).
+    Loaded(Arc<Library>),
+    /// A search's result.
+    Found(Found),
+    /// An index run's progress.
+    Indexing(Progress),
+    /// An index run ended.
+    Indexed(Result<Report, String>),
+    /// A caption edit was saved (or not: the error).
+    CaptionSaved {
+        /// The photo.
+        id: FileId,
+        /// Why it was not saved.
+        error: Option<String>,
+    },
+    /// The catalogue could not be opened or read: nothing to browse.
+    Failed(String),
+}
+
+/// The thread's handle.
+pub struct Searcher {
+    requests: Sender<Request>,
+    answers: Receiver<Answer>,
+    seq: u64,
+}
+
+impl Searcher {
+    /// Starts the thread on the catalogue at `catalog_path` (made if
+    /// missing). With `dirs`, the library is the photos under them, and
+    /// they are indexed in the background; without, it is the whole
+    /// catalogue. `wake` is called after each answer (the window asks for
+    /// a repaint there).
+    pub fn start(
+        catalog_path: PathBuf,
+        dirs: Vec<PathBuf>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> std::io::Result<Searcher> {
+        let (requests, inbox) = channel();
+        let (outbox, answers) = channel();
+        let again = requests.clone();
+        let out = Outbox { tx: outbox, wake };
+        std::thread::Builder::new()
+            .name("catalogue".into())
+            .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out))?;
+        Ok(Searcher {
+            requests,
+            answers,
+            seq: 0,
+        })
+    }
+
+    /// Asks for the photos matching `text` (the catalogue's query
+    /// language; empty for all), in `sort` order; `fuzzy` tolerates typos
+    /// in every word. Returns the request's sequence number.
+    pub fn search(&mut self, text: &str, sort: Sort, fuzzy: bool) -> u64 {
+        self.seq += 1;
+        let _ = self.requests.send(Request::Search(SearchRequest {
+            seq: self.seq,
+            text: text.to_owned(),
+            sort,
+            fuzzy,
+        }));
+        self.seq
+    }
+
+    /// The sequence number of the newest search asked.
+    pub fn latest(&self) -> u64 {
+        self.seq
+    }
+
+    /// Saves a caption the user wrote; a [`Answer::CaptionSaved`] and a
+    /// new library follow, and the newest search runs again.
+    pub fn set_caption(&self, id: FileId, caption: &str) {
+        let _ = self.requests.send(Request::SetCaption {
+            id,
+            caption: caption.to_owned(),
+        });
+    }
+
+    /// An answer, if one is ready; never blocks.
+    pub fn try_recv(&self) -> Option<Answer> {
+        self.answers.try_recv().ok()
+    }
+
+    /// Waits up to `timeout` for an answer (tests, the benchmark).
+    pub fn recv_timeout(&self, timeout: Duration) -> Option<Answer> {
+        self.answers.recv_timeout(timeout).ok()
+    }
+}
+
+/// Where answers go: the channel, and a call that wakes the window.
+#[derive(Clone)]
+struct Outbox {
+    tx: Sender<Answer>,
+    wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl Outbox {
+    /// Sends an answer; false once the window is gone.
+    fn send(&self, a: Answer) -> bool {
+        let ok = self.tx.send(a).is_ok();
+        (self.wake)();
+        ok
+    }
+}
+
+/// The folders as path prefixes ending in a separator, resolved like the
+/// index run resolves them (so they match the recorded paths).
+fn scope_of(dirs: &[PathBuf]) -> Vec<String> {
+    dirs.iter()
+        .map(|d| {
+            let root = std::fs::canonicalize(d).unwrap_or_else(|_| d.clone());
+            let mut s = root.to_string_lossy().into_owned();
+            if !s.ends_with(std::path::MAIN_SEPARATOR) {
+                s.push(std::path::MAIN_SEPARATOR);
+            }
+            s
+        })
+        .collect()
+}
+
+fn run(
+    catalog_path: &Path,
+    dirs: &[PathBuf],
+    inbox: &Receiver<Request>,
+    again: Sender<Request>,
+    out: &Outbox,
+) {
+    let send = |a| out.send(a);
+    if let Some(parent) = catalog_path.parent()
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        send(Answer::Failed(format!("{}: {e}", parent.display())));
+        return;
+    }
+    let mut cat = match Catalog::open(catalog_path) {
+        Ok(c) => c,
+        Err(e) => {
+            send(Answer::Failed(format!("{}: {e}", catalog_path.display())));
+            return;
+        }
+    };
+    let scope = scope_of(dirs);
+    let load = |cat: &Catalog| -> Result<Arc<Library>, String> {
+        let files = cat.files().map_err(|e| e.to_string())?;
+        Ok(Arc::new(Library::new(files, &scope)))
+    };
+    let mut library = match load(&cat) {
+        Ok(l) => l,
+        Err(e) => {
+            send(Answer::Failed(format!("{}: {e}", catalog_path.display())));
+            return;
+        }
+    };
+    if !send(Answer::Loaded(Arc::clone(&library))) {
+        return;
+    }
+    if !dirs.is_empty() {
+        let (path, dirs, out) = (catalog_path.to_owned(), dirs.to_vec(), out.clone());
+        let spawned = std::thread::Builder::new()
+            .name("index".into())
+            .spawn(move || index_in_background(&path, &dirs, &again, &out));
+        if let Err(e) = spawned {
+            send(Answer::Indexed(Err(format!("cannot start indexing: {e}"))));
+        }
+    }
+    let mut last: Option<SearchRequest> = None;
+    let mut pending: std::collections::VecDeque<Request> = std::collections::VecDeque::new();
+    loop {
+        let request = match pending.pop_front() {
+            Some(r) => r,
+            None => match inbox.recv() {
+                Ok(r) => r,
+                Err(_) => return,
+            },
+        };
+        match request {
+            Request::Search(mut s) => {
+                // The debounce: newer searches replace this one; other
+                // requests keep their turn.
+                let deadline = Instant::now() + DEBOUNCE;
+                loop {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    match inbox.recv_timeout(left) {
+                        Ok(Request::Search(newer)) => s = newer,
+                        Ok(other) => pending.push_back(other),
+                        Err(RecvTimeoutError::Timeout) => break,
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+                last = Some(s.clone());
+                let overtaken = || {
+                    // A newer search waiting in the channel.
+                    while let Ok(r) = inbox.try_recv() {
+                        pending.push_back(r);
+                    }
+                    pending.iter().any(|r| matches!(r, Request::Search(_)))
+                };
+                if let Some(found) = search(&cat, &library, &s, overtaken)
+                    && !send(Answer::Found(found))
+                {
+                    return;
+                }
+            }
+            Request::SetCaption { id, caption } => {
+                let error = match cat.set_caption(id, &caption) {
+                    Ok(true) => {
+                        Arc::make_mut(&mut library).set_caption(id, &caption);
+                        None
+                    }
+                    Ok(false) => Some("this photo is no longer in the catalogue".to_owned()),
+                    Err(e) => Some(e.to_string()),
+                };
+                let saved = error.is_none();
+                if !send(Answer::CaptionSaved { id, error }) {
+                    return;
+                }
+                if saved {
+                    if !send(Answer::Loaded(Arc::clone(&library))) {
+                        return;
+                    }
+                    if let Some(s) = &last {
+                        pending.push_back(Request::Search(s.clone()));
+                    }
+                }
+            }
+            Request::Reload => {
+                match load(&cat) {
+                    Ok(l) => library = l,
+                    Err(e) => {
+                        send(Answer::Failed(e));
+                        return;
+                    }
+                }
+                if !send(Answer::Loaded(Arc::clone(&library))) {
+                    return;
+                }
+                if let Some(s) = &last {
+                    pending.push_back(Request::Search(s.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// Indexes the folders (on a thread of its own), passing its progress on
+/// at most every 100 ms, then asks the catalogue thread to reload.
+fn index_in_background(
+    catalog_path: &Path,
+    dirs: &[PathBuf],
+    again: &Sender<Request>,
+    out: &Outbox,
+) {
+    let mut last = Instant::now() - Duration::from_secs(1);
+    let report = indexer::index(catalog_path, dirs, &mut |p| {
+        if matches!(p, Progress::BuildingIndex) || last.elapsed() >= Duration::from_millis(100) {
+            last = Instant::now();
+            out.send(Answer::Indexing(p));
+        }
+    });
+    let report = report.map_err(|e| e.to_string());
+    let ok = report.is_ok();
+    out.send(Answer::Indexed(report));
+    if ok {
+        let _ = again.send(Request::Reload);
+    }
+}
+
+/// Runs one search; `None` when a newer one overtook it.
+fn search(
+    cat: &Catalog,
+    library: &Arc<Library>,
+    s: &SearchRequest,
+    mut overtaken: impl FnMut() -> bool,
+) -> Option<Found> {
+    let started = Instant::now();
+    let text = s.text.trim();
+    let (ids, error): (Option<Vec<FileId>>, Option<String>) = if text.is_empty() {
+        (None, None)
+    } else {
+        match parse(text) {
+            Ok(q) => {
+                let q = if s.fuzzy { q.fuzzy() } else { q };
+                let ranked = s.sort == Sort::Relevance;
+                let found = if ranked {
+                    cat.search_ranked(&q, Mode::Default, usize::MAX)
+                } else {
+                    cat.search(&q, Mode::Default)
+                };
+                match found {
+                    Ok(ids) => (Some(ids), None),
+                    Err(e) => (None, Some(e.to_string())),
+                }
+            }
+            Err(e) => (None, Some(format!("{e}"))),
+        }
+    };
+    if overtaken() {
+        return None;
+    }
+    let rows = match &ids {
+        Some(ids) => library.rows_of(ids, s.sort),
+        None => library.all(s.sort),
+    };
+    if overtaken() {
+        return None;
+    }
+    let cloud = library.tags.cloud(&rows, CLOUD_TAGS);
+    Some(Found {
+        seq: s.seq,
+        text: s.text.clone(),
+        library: Arc::clone(library),
+        rows: Arc::new(rows),
+        cloud,
+        error,
+        took: started.elapsed(),
+    })
+}
