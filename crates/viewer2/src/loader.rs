@@ -9,6 +9,10 @@
 //! [`Loader::try_recv`], which never blocks, so a share that answers in
 //! seconds, or hangs, holds up a worker, never the window.
 //!
+//! A photo whose file carries an EXIF thumbnail is answered with it first
+//! (it is in the first 64 KB, so it comes before the decode), then with the
+//! real thumbnail.
+//!
 //! Files are opened through a [`Source`], so tests can put a slow or
 //! stalling reader behind it.
 
@@ -21,7 +25,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crate::cache::{Key, ThumbCache};
-use crate::thumbnail::{Limits, ThumbError, Thumbnail, thumbnail};
+use crate::thumbnail::{Limits, PREVIEW_HEAD, ThumbError, Thumbnail, embedded_preview, thumbnail};
 
 /// Something that reads and seeks (a file, or a test's slow reader).
 pub trait ReadSeek: Read + Seek + Send {}
@@ -66,7 +70,9 @@ pub struct Want {
     pub priority: i64,
 }
 
-/// A finished thumbnail, or why there is none.
+/// A thumbnail, or why there is none. A photo with an embedded EXIF
+/// thumbnail is answered twice: first with that (its `source` is
+/// [`crate::thumbnail::Source::Embedded`]), then with the real one.
 #[derive(Debug)]
 pub struct Loaded {
     /// The id from the [`Want`].
@@ -229,13 +235,15 @@ fn lock(c: &Mutex<ThumbCache>) -> MutexGuard<'_, ThumbCache> {
 }
 
 /// One photo: from the cache when its size and time still match, made and
-/// stored otherwise.
+/// stored otherwise (after giving `early` the embedded preview, if the photo
+/// has one).
 fn make(
     source: &dyn Source,
     cache: Option<&Mutex<ThumbCache>>,
     want: &Want,
     size: u32,
     limits: Limits,
+    early: &mut dyn FnMut(Thumbnail),
 ) -> Result<Thumbnail, ThumbError> {
     let (bytes, mtime_ns) = source.stamp(&want.path)?;
     let key = Key {
@@ -247,7 +255,18 @@ fn make(
     if let Some(hit) = cache.and_then(|c| lock(c).get(&key)) {
         return Ok(hit);
     }
-    let t = thumbnail(source.open(&want.path)?, size, limits)?;
+    let mut file = source.open(&want.path)?;
+    // The first paint: the photo's embedded EXIF thumbnail, from its first
+    // bytes, while the real one is made.
+    let mut head = Vec::new();
+    (&mut file)
+        .take(PREVIEW_HEAD as u64)
+        .read_to_end(&mut head)?;
+    if let Some(preview) = embedded_preview(&head) {
+        early(preview);
+    }
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let t = thumbnail(file, size, limits)?;
     if let Some(c) = cache
         && let Err(e) = lock(c).put(&key, &t)
     {
@@ -278,7 +297,13 @@ fn work(
                 q = shared.ready.wait(q).unwrap_or_else(|p| p.into_inner());
             }
         };
-        let result = make(source, cache, &want, size, limits);
+        let mut early = |preview| {
+            let _ = tx.send(Loaded {
+                id: want.id,
+                result: Ok(preview),
+            });
+        };
+        let result = make(source, cache, &want, size, limits, &mut early);
         shared.lock().in_flight.remove(&want.id);
         if tx
             .send(Loaded {

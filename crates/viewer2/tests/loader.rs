@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use viewer2::cache::ThumbCache;
 use viewer2::loader::{Loaded, Loader, ReadSeek, Source, Want};
+
+mod photos;
 use viewer2::thumbnail::{self, Limits, ThumbError};
 
 /// Photos in memory; some paths hang until released, some read slowly,
@@ -260,4 +262,32 @@ fn the_cache_answers_until_the_photo_changes() {
         .unwrap_or_else(|p| p.into_inner())
         .insert(path(1), 99);
     assert_eq!(run(&loader(open())), vec![Ok(cached), Ok(made), Ok(cached)]);
+}
+
+/// A photo with an EXIF thumbnail is painted first with it, then with the
+/// real one.
+#[test]
+fn the_embedded_preview_comes_first() {
+    let small = photos::jpeg(&photos::picture(160, 120), 80);
+    let big = photos::with_app1(
+        &photos::jpeg(&photos::picture(1200, 900), 90),
+        &photos::exif_app1(1, Some(&small)),
+    );
+    let mut s = TestSource::default();
+    s.files.insert(path(0), big);
+    let loader =
+        Loader::new(1, 256, Limits::default(), Arc::new(s), None).unwrap_or_else(|e| panic!("{e}"));
+    loader.want(vec![want(0, 0)]);
+    let answers = collect(&loader, 2);
+    let sources: Vec<_> = answers
+        .iter()
+        .map(|a| a.result.as_ref().map(|t| (t.source, t.width)).ok())
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            Some((viewer2::thumbnail::Source::Embedded, 160)),
+            Some((viewer2::thumbnail::Source::Decoded { scale: 4 }, 256))
+        ]
+    );
 }
