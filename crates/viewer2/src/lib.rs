@@ -2,6 +2,7 @@
 //! So far: thumbnails (`thumbnail`), the loader that makes them on a pool
 //! of workers (`loader`), and their cache on disk (`cache`).
 
+pub mod app;
 pub mod atlas;
 pub mod cache;
 pub mod indexer;

@@ -1,5 +1,7 @@
-//! `viewer2`: the photo browser. So far its command line (issue 6):
+//! `viewer2`: the photo browser.
 //!
+//! - `viewer2 [DIR…]` opens the window on the folders (indexing them in the
+//!   background) or on the whole catalogue.
 //! - `viewer2 index DIR…` records every image file under the folders in the
 //!   catalogue: path, size and modification time. A second run reads again
 //!   only what changed and drops what vanished.
@@ -20,15 +22,26 @@ use viewer2::indexer::{self, Progress};
 #[derive(Parser)]
 #[command(
     version,
-    about = "The photo browser's catalogue: index folders, search them"
+    about = "The photo browser: `viewer2 [DIR…]` opens the window; `index` and `search` work without one",
+    args_conflicts_with_subcommands = true
 )]
 struct Args {
     /// The catalogue file (default: viewer2/catalog.sqlite in the platform's
     /// data folder).
     #[arg(long, global = true)]
     catalog: Option<PathBuf>,
+    /// Folders to browse in the window (indexed in the background); none
+    /// for the whole catalogue.
+    dirs: Vec<PathBuf>,
+    /// GPU memory for thumbnails, in MB.
+    #[arg(long, default_value_t = 64)]
+    gpu_budget_mb: u64,
+    /// Saves a PNG of the window once everything visible is painted, then
+    /// quits (the end-to-end test).
+    #[arg(long, hide = true)]
+    screenshot: Option<PathBuf>,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
@@ -135,6 +148,119 @@ fn search(
     Ok(())
 }
 
+/// Opens the window until it is closed.
+fn window(
+    catalog: PathBuf,
+    dirs: Vec<PathBuf>,
+    gpu_budget_mb: u64,
+    screenshot: Option<PathBuf>,
+) -> Result<()> {
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    if cfg!(target_os = "linux") && !display {
+        bail!(
+            "no display (neither DISPLAY nor WAYLAND_DISPLAY is set): the window cannot open; \
+             `viewer2 index DIR…` and `viewer2 search QUERY` work without one"
+        );
+    }
+    for d in &dirs {
+        if !d.is_dir() {
+            bail!("{}: not a folder", d.display());
+        }
+    }
+    let mut options = viewer2::app::Options::new(catalog, dirs);
+    options.gpu_budget = gpu_budget_mb.max(1) << 20;
+    options.thumb_cache =
+        directories::ProjectDirs::from("", "", "viewer2").map(|d| d.cache_dir().join("thumbnails"));
+    let native = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_title("viewer2")
+            .with_inner_size([1280.0, 800.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "viewer2",
+        native,
+        Box::new(move |cc| {
+            let app = viewer2::app::ViewerApp::new(&cc.egui_ctx, options)?;
+            Ok(match screenshot {
+                Some(path) => Box::new(Screenshot::new(app, path)),
+                None => Box::new(viewer2::app::Window(app)),
+            })
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("the window could not open: {e}"))?;
+    Ok(())
+}
+
+/// The window in screenshot mode: once everything visible is painted (or
+/// after a minute), saves a PNG of it and quits.
+struct Screenshot {
+    app: viewer2::app::ViewerApp,
+    path: PathBuf,
+    started: std::time::Instant,
+    asked: bool,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    settled_frames: u32,
+}
+
+impl Screenshot {
+    fn new(app: viewer2::app::ViewerApp, path: PathBuf) -> Screenshot {
+        Screenshot {
+            app,
+            path,
+            started: std::time::Instant::now(),
+            asked: false,
+            done: Default::default(),
+            settled_frames: 0,
+        }
+    }
+}
+
+impl eframe::App for Screenshot {
+    fn ui(&mut self, ui: &mut eframe::egui::Ui, _frame: &mut eframe::Frame) {
+        use std::sync::atomic::Ordering;
+        self.app.ui(ui);
+        let ctx = ui.ctx().clone();
+        if self.done.load(Ordering::SeqCst) {
+            ctx.send_viewport_cmd(eframe::egui::ViewportCommand::Close);
+            return;
+        }
+        // A few settled frames in a row: the last uploads are drawn.
+        if self.app.is_settled() {
+            self.settled_frames += 1;
+        } else {
+            self.settled_frames = 0;
+        }
+        let late = self.started.elapsed() > std::time::Duration::from_secs(60);
+        if !self.asked && (self.settled_frames >= 3 || late) {
+            if late {
+                tracing::warn!(
+                    "the window did not settle in a minute; taking the screenshot anyway"
+                );
+            }
+            self.asked = true;
+            let (path, done, waker) = (self.path.clone(), self.done.clone(), ctx.clone());
+            ctx.request_screenshot(move |image| {
+                let [w, h] = image.size;
+                let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+                match image::RgbaImage::from_raw(w as u32, h as u32, rgba) {
+                    Some(img) => {
+                        if let Err(e) = img.save(&path) {
+                            tracing::error!("saving {}: {e}", path.display());
+                        }
+                    }
+                    None => tracing::error!("the screenshot's size does not match its pixels"),
+                }
+                done.store(true, Ordering::SeqCst);
+                waker.request_repaint();
+            });
+        }
+        ctx.request_repaint_after(std::time::Duration::from_millis(50));
+    }
+}
+
 fn main() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -146,13 +272,14 @@ fn main() -> Result<()> {
         None => default_catalog()?,
     };
     match args.command {
-        Command::Index { dirs } => index(&catalog_path, &dirs),
-        Command::Search {
+        Some(Command::Index { dirs }) => index(&catalog_path, &dirs),
+        Some(Command::Search {
             query,
             limit,
             json,
             seed,
             fuzzy,
-        } => search(&catalog_path, &query, limit, json, seed, fuzzy),
+        }) => search(&catalog_path, &query, limit, json, seed, fuzzy),
+        None => window(catalog_path, args.dirs, args.gpu_budget_mb, args.screenshot),
     }
 }

@@ -1,0 +1,425 @@
+//! The thumbnail grid: only the visible rows are laid out (100,000 photos
+//! cost what one screen costs), selection with mouse and keys, what the
+//! loader makes next (visible first, then the next screens in the
+//! scrolling direction), and the atlas pages the thumbnails are uploaded
+//! into.
+
+use std::time::{Duration, Instant};
+
+use catalog::FileId;
+use eframe::egui;
+
+use super::{Thumb, ViewerApp};
+use crate::library::Library;
+use crate::loader::Want;
+use crate::thumbnail::Source as ThumbSource;
+
+/// The height of the name under a thumbnail.
+const LABEL_HEIGHT: f32 = 18.0;
+
+/// The longest a frame spends uploading thumbnails (the rest wait for the
+/// next frame, so scrolling stays smooth while thousands arrive).
+const UPLOAD_BUDGET: Duration = Duration::from_millis(4);
+
+impl ViewerApp {
+    /// Columns for a width.
+    fn columns(&self, width: f32, spacing: f32) -> usize {
+        (((width + spacing) / (self.cell + spacing)).floor() as usize).max(1)
+    }
+
+    pub(super) fn grid(&mut self, ui: &mut egui::Ui) {
+        let n = self.rows.len();
+        if n == 0 {
+            ui.centered_and_justified(|ui| {
+                ui.label(if !self.loaded {
+                    "Loading the catalogue…"
+                } else if self.query.trim().is_empty() {
+                    "No photos here yet: open folders with `viewer2 DIR…`"
+                } else {
+                    "No photo matches the query"
+                });
+            });
+            return;
+        }
+        let spacing = ui.spacing().item_spacing;
+        let cols = self.columns(ui.available_width(), spacing.x);
+        let row_height = self.cell + LABEL_HEIGHT;
+        let row_step = row_height + spacing.y;
+        let total_rows = n.div_ceil(cols);
+        let view_height = ui.available_height();
+        let rows_per_page = ((view_height / row_step).floor() as usize).max(1);
+        self.keyboard(ui, cols, rows_per_page);
+
+        let mut area = egui::ScrollArea::vertical()
+            .id_salt("grid")
+            .auto_shrink([false, false]);
+        let id = ui.make_persistent_id("grid-offset");
+        let offset: f32 = ui.data(|d| d.get_temp(id)).unwrap_or(0.0);
+        if self.reveal_cursor
+            && let Some(c) = self.cursor
+        {
+            self.reveal_cursor = false;
+            let top = (c / cols) as f32 * row_step;
+            if top < offset {
+                area = area.vertical_scroll_offset(top);
+            } else if top + row_height > offset + view_height {
+                area = area.vertical_scroll_offset(top + row_height - view_height);
+            }
+        }
+        let mut seen = (usize::MAX, 0usize);
+        let out = area.show_rows(ui, row_height, total_rows, |ui, range| {
+            let first = range.start * cols;
+            let last = (range.end * cols).min(n);
+            seen = (first, last);
+            for row in range {
+                let (row_rect, _) = ui.allocate_exact_size(
+                    egui::vec2(ui.available_width(), row_height),
+                    egui::Sense::hover(),
+                );
+                for col in 0..cols {
+                    let place = row * cols + col;
+                    if place >= n {
+                        break;
+                    }
+                    let min = row_rect.min + egui::vec2(col as f32 * (self.cell + spacing.x), 0.0);
+                    let rect = egui::Rect::from_min_size(min, egui::vec2(self.cell, row_height));
+                    self.cell_ui(ui, place, rect);
+                }
+            }
+        });
+        let new_offset = out.state.clamped_offset().y;
+        if new_offset != offset {
+            self.scrolling_down = new_offset > offset;
+        }
+        ui.data_mut(|d| d.insert_temp(id, new_offset));
+        if seen.0 != usize::MAX {
+            // The first visible place: show_rows lays out one row more
+            // than shows.
+            let first_shown = ((new_offset / row_step).floor() as usize * cols).min(n);
+            self.visible = (first_shown.max(seen.0), seen.1);
+            self.want_thumbnails(cols * rows_per_page);
+        }
+    }
+
+    /// One photo's cell: thumbnail (or placeholder, or the reason it is
+    /// broken), name, selection.
+    fn cell_ui(&mut self, ui: &mut egui::Ui, place: usize, rect: egui::Rect) {
+        let i = self.rows[place] as usize;
+        let photo = &self.library.photos[i];
+        let id = photo.id;
+        let is_selected = self.selected.contains(&id);
+        let response = ui.interact(rect, ui.scope_id().with(("cell", id)), egui::Sense::click());
+        let name = photo.name.clone();
+        response.widget_info(|| {
+            egui::WidgetInfo::selected(egui::Role::Button, true, is_selected, &name)
+        });
+        let painter = ui.painter_at(rect);
+        let visuals = ui.visuals();
+        if is_selected {
+            painter.rect_filled(rect, 4.0, visuals.selection.bg_fill);
+        } else if response.hovered() {
+            painter.rect_filled(rect, 4.0, visuals.widgets.hovered.weak_bg_fill);
+        }
+        let image_area =
+            egui::Rect::from_min_size(rect.min, egui::vec2(self.cell, self.cell)).shrink(4.0);
+        let mut response = response;
+        if let Some(reason) = self.broken.get(&id) {
+            painter.rect_filled(image_area, 2.0, visuals.extreme_bg_color);
+            painter.text(
+                image_area.center(),
+                egui::Align2::CENTER_CENTER,
+                "⚠",
+                egui::FontId::proportional(24.0),
+                visuals.warn_fg_color,
+            );
+            response = response.on_hover_text(format!("{name}: {reason}"));
+        } else if !self.paint_thumbnail(&painter, id, image_area) {
+            painter.rect_filled(image_area, 2.0, visuals.faint_bg_color);
+        }
+        let label_pos = egui::pos2(rect.center().x, rect.min.y + self.cell);
+        let max_chars = ((self.cell / 7.0) as usize).max(4);
+        let label = if name.chars().count() > max_chars {
+            let kept: String = name.chars().take(max_chars - 1).collect();
+            format!("{kept}…")
+        } else {
+            name.clone()
+        };
+        painter.text(
+            label_pos,
+            egui::Align2::CENTER_TOP,
+            label,
+            egui::FontId::proportional(12.0),
+            visuals.text_color(),
+        );
+        if Some(place) == self.cursor {
+            painter.rect_stroke(
+                rect.shrink(1.0),
+                4.0,
+                visuals.selection.stroke,
+                egui::StrokeKind::Inside,
+            );
+        }
+        if response.clicked() {
+            let modifiers = ui.input(|i| i.modifiers);
+            self.click(place, modifiers);
+        }
+        if response.double_clicked() {
+            self.click(place, egui::Modifiers::NONE);
+            self.open_loupe(place);
+        }
+    }
+
+    /// Paints photo `id`'s thumbnail fitted into `area`; false when it
+    /// has none in the atlas.
+    pub(super) fn paint_thumbnail(
+        &self,
+        painter: &egui::Painter,
+        id: FileId,
+        area: egui::Rect,
+    ) -> bool {
+        let (Some(t), Some(slot)) = (self.thumbs.get(&id), self.atlas.get(id as u64)) else {
+            return false;
+        };
+        let Some(Some(page)) = self.pages.get(slot.page as usize) else {
+            return false;
+        };
+        let side = self.atlas.page_side() as f32;
+        let (w, h) = (t.size[0] as f32, t.size[1] as f32);
+        let scale = (area.width() / w).min(area.height() / h);
+        let shown = egui::Rect::from_center_size(area.center(), egui::vec2(w, h) * scale);
+        // The slot's first pixel is a gutter, so sampling never bleeds
+        // into the neighbour.
+        let uv = egui::Rect::from_min_size(
+            egui::pos2((slot.x + 1) as f32 / side, (slot.y + 1) as f32 / side),
+            egui::vec2(w / side, h / side),
+        );
+        painter.image(page.id(), shown, uv, egui::Color32::WHITE);
+        true
+    }
+
+    fn click(&mut self, place: usize, m: egui::Modifiers) {
+        let id = self.id_at(place);
+        if m.shift {
+            let anchor = self.anchor.unwrap_or(place);
+            if !m.command {
+                self.selected.clear();
+            }
+            self.select_range(anchor, place);
+        } else if m.command {
+            if !self.selected.remove(&id) {
+                self.selected.insert(id);
+            }
+            self.anchor = Some(place);
+        } else {
+            self.selected.clear();
+            self.selected.insert(id);
+            self.anchor = Some(place);
+        }
+        self.cursor = Some(place);
+    }
+
+    fn id_at(&self, place: usize) -> FileId {
+        self.library.photos[self.rows[place] as usize].id
+    }
+
+    fn select_range(&mut self, a: usize, b: usize) {
+        let (lo, hi) = (a.min(b), a.max(b));
+        for p in lo..=hi.min(self.rows.len().saturating_sub(1)) {
+            let id = self.id_at(p);
+            self.selected.insert(id);
+        }
+    }
+
+    /// Arrows, Page Up/Down, Home/End (with Shift to extend the
+    /// selection), Enter for the loupe, Ctrl+A for all.
+    fn keyboard(&mut self, ui: &mut egui::Ui, cols: usize, rows_per_page: usize) {
+        if ui.ctx().egui_wants_keyboard_input() || self.rows.is_empty() {
+            return;
+        }
+        let n = self.rows.len();
+        let (moved, modifiers, enter, all) = ui.input(|i| {
+            let page = (cols * rows_per_page) as isize;
+            let step = [
+                (egui::Key::ArrowLeft, -1),
+                (egui::Key::ArrowRight, 1),
+                (egui::Key::ArrowUp, -(cols as isize)),
+                (egui::Key::ArrowDown, cols as isize),
+                (egui::Key::PageUp, -page),
+                (egui::Key::PageDown, page),
+                (egui::Key::Home, isize::MIN / 2),
+                (egui::Key::End, isize::MAX / 2),
+            ]
+            .into_iter()
+            .filter(|(k, _)| i.key_pressed(*k))
+            .map(|(_, d)| d)
+            .next();
+            (
+                step,
+                i.modifiers,
+                i.key_pressed(egui::Key::Enter),
+                i.modifiers.command && i.key_pressed(egui::Key::A),
+            )
+        });
+        if all {
+            for p in 0..n {
+                let id = self.id_at(p);
+                self.selected.insert(id);
+            }
+        }
+        if let Some(d) = moved {
+            let from = self.cursor.unwrap_or(0) as isize;
+            let to = if self.cursor.is_none() {
+                0
+            } else {
+                from.saturating_add(d).clamp(0, n as isize - 1) as usize
+            };
+            if modifiers.shift {
+                let anchor = *self.anchor.get_or_insert(from as usize);
+                self.selected.clear();
+                self.select_range(anchor, to);
+                self.cursor = Some(to);
+            } else {
+                self.click(to, egui::Modifiers::NONE);
+            }
+            self.reveal_cursor = true;
+        }
+        if enter && let Some(c) = self.cursor {
+            self.open_loupe(c);
+        }
+    }
+
+    /// Asks the loader for the visible photos, then the next screens in
+    /// the scrolling direction and a little behind, as many as the atlas
+    /// holds. Only asks again when the view or the result changed.
+    fn want_thumbnails(&mut self, screen: usize) {
+        let n = self.rows.len();
+        let (first, last) = self.visible;
+        let capacity = self.atlas.capacity();
+        let mut places: Vec<usize> = (first..last).collect();
+        let ahead = capacity.saturating_sub(places.len()).min(3 * screen);
+        let behind = ahead / 4;
+        let (fwd, back): (Vec<usize>, Vec<usize>) = if self.scrolling_down {
+            (
+                (last..n).take(ahead - behind).collect(),
+                (0..first).rev().take(behind).collect(),
+            )
+        } else {
+            (
+                (0..first).rev().take(ahead - behind).collect(),
+                (last..n).take(behind).collect(),
+            )
+        };
+        places.extend(fwd);
+        places.extend(back);
+        let ids: Vec<FileId> = places.iter().map(|&p| self.id_at(p)).collect();
+        if ids == self.wanted {
+            return;
+        }
+        self.wanted = ids;
+        let mut wants = Vec::new();
+        self.waiting.clear();
+        for (priority, &p) in places.iter().enumerate() {
+            let photo = &self.library.photos[self.rows[p] as usize];
+            let done = self.thumbs.get(&photo.id).is_some_and(|t| !t.preview);
+            if done || self.broken.contains_key(&photo.id) {
+                continue;
+            }
+            self.waiting.insert(photo.id);
+            wants.push(Want {
+                id: photo.id as u64,
+                path: photo.path.clone(),
+                priority: priority as i64,
+            });
+        }
+        self.loader.want(wants);
+    }
+
+    /// Uploads the thumbnails the loader finished into the atlas, for at
+    /// most [`UPLOAD_BUDGET`] a frame.
+    pub(super) fn receive_thumbnails(&mut self, ctx: &egui::Context) {
+        let started = Instant::now();
+        while started.elapsed() < UPLOAD_BUDGET {
+            let Some(answer) = self.loader.try_recv() else {
+                break;
+            };
+            let id = answer.id as FileId;
+            let thumb = match answer.result {
+                Ok(t) => t,
+                Err(e) => {
+                    self.broken.insert(id, e.to_string());
+                    self.waiting.remove(&id);
+                    continue;
+                }
+            };
+            if thumb.width > super::THUMB_SIZE || thumb.height > super::THUMB_SIZE {
+                // An embedded preview bigger than a slot: wait for the
+                // real one.
+                continue;
+            }
+            let preview = thumb.source == ThumbSource::Embedded;
+            if !preview {
+                self.waiting.remove(&id);
+            }
+            let (library, place, visible) = (&self.library, &self.place, self.visible);
+            let distance = |h: u64| distance(library, place, visible, h);
+            let Some((slot, evicted)) = self.atlas.insert(answer.id, distance) else {
+                continue;
+            };
+            if let Some(old) = evicted {
+                self.thumbs.remove(&(old as FileId));
+            }
+            let side = self.atlas.page_side() as usize;
+            let page = slot.page as usize;
+            if self.pages.len() <= page {
+                self.pages.resize(page + 1, None);
+            }
+            let texture = self.pages[page].get_or_insert_with(|| {
+                ctx.load_texture(
+                    format!("thumbnails-{page}"),
+                    egui::ColorImage::filled([side, side], egui::Color32::TRANSPARENT),
+                    egui::TextureOptions::LINEAR,
+                )
+            });
+            let (w, h) = (thumb.width, thumb.height);
+            if thumb.rgba.len() != (w * h * 4) as usize {
+                continue;
+            }
+            let image =
+                egui::ColorImage::from_rgba_unmultiplied([w as usize, h as usize], &thumb.rgba);
+            texture.set_partial(
+                [slot.x as usize + 1, slot.y as usize + 1],
+                image,
+                egui::TextureOptions::LINEAR,
+            );
+            self.thumbs.insert(
+                id,
+                Thumb {
+                    size: [w, h],
+                    full: thumb.full_size,
+                    preview,
+                },
+            );
+        }
+    }
+}
+
+/// How far a photo is from the view, in places (`u64::MAX` when it is not
+/// in the result): the atlas evicts the farthest.
+fn distance(library: &Library, place: &[u32], visible: (usize, usize), id: u64) -> u64 {
+    let Some(i) = library.index_of(id as FileId) else {
+        return u64::MAX;
+    };
+    let p = place.get(i as usize).copied().unwrap_or(u32::MAX);
+    if p == u32::MAX {
+        return u64::MAX;
+    }
+    let p = p as usize;
+    let (first, last) = visible;
+    if p < first {
+        (first - p) as u64
+    } else if p >= last {
+        (p + 1 - last) as u64
+    } else {
+        0
+    }
+}

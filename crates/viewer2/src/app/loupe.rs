@@ -1,0 +1,355 @@
+//! The loupe: one photo fitted to the window; wheel (about the cursor),
+//! `+`/`-`, `1` for 1:1 and `0` to fit; drag to pan; ←/→ for the
+//! neighbours, which decode ahead; Esc or Enter back to the grid.
+//!
+//! The photo is decoded at most [`LOUPE_SIZE`] pixels on its long side,
+//! within a pixel limit drawn from the memory available when the loupe's
+//! loader started. A photo over that limit shows what it needs and what is
+//! free, and offers Retry (after the user frees memory: the limit is
+//! measured again) or a reduced view (1024 px, which JPEG decodes at 1/2
+//! to 1/8 scale); the window never goes away.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use catalog::FileId;
+use eframe::egui;
+
+use super::ViewerApp;
+use crate::loader::{Loader, Want};
+use crate::thumbnail::{Limits, ThumbError};
+
+/// The longest side the loupe decodes to.
+pub const LOUPE_SIZE: u32 = 4096;
+
+/// The longest side of the reduced view.
+const REDUCED_SIZE: u32 = 1024;
+
+/// A photo in the loupe.
+enum Shown {
+    Ready {
+        texture: egui::TextureHandle,
+        full: (u32, u32),
+    },
+    Failed {
+        reason: String,
+        /// Bytes a full decode needs, where memory was the problem.
+        needs: Option<u64>,
+    },
+}
+
+/// The loupe's state.
+pub(super) struct Loupe {
+    /// The photo's place in the result.
+    pub place: usize,
+    /// Screen pixels per photo pixel; `None` fits the window.
+    zoom: Option<f32>,
+    /// The photo's centre, from the view's centre, in points.
+    pan: egui::Vec2,
+    images: HashMap<FileId, Shown>,
+    waiting: HashSet<FileId>,
+    wanted: Vec<FileId>,
+}
+
+impl Loupe {
+    pub(super) fn is_waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+}
+
+/// The memory a decode may take now: half of what the system has
+/// available (the rest is the system's and the other photos').
+fn available_bytes() -> u64 {
+    let from_meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    });
+    from_meminfo.unwrap_or(4 << 30)
+}
+
+/// The loupe's limits: a full decode (4 bytes a pixel, three photos at
+/// once) within half the available memory.
+pub(super) fn limits() -> Limits {
+    Limits {
+        max_pixels: (available_bytes() / 2 / 4 / 3).max(1 << 20),
+        ..Limits::default()
+    }
+}
+
+impl ViewerApp {
+    pub(super) fn open_loupe(&mut self, place: usize) {
+        if place >= self.rows.len() {
+            return;
+        }
+        self.cursor = Some(place);
+        self.loupe = Some(Loupe {
+            place,
+            zoom: None,
+            pan: egui::Vec2::ZERO,
+            images: HashMap::new(),
+            waiting: HashSet::new(),
+            wanted: Vec::new(),
+        });
+    }
+
+    /// Restarts the loupe's loader: `reduced` for the 1024 px view, else
+    /// full size with the limit measured again.
+    fn restart_loupe_loader(&mut self, reduced: bool) {
+        let (size, limits) = if reduced {
+            (REDUCED_SIZE, Limits::default())
+        } else {
+            (LOUPE_SIZE, limits())
+        };
+        match Loader::new(2, size, limits, Arc::clone(&self.source), None) {
+            Ok(l) => self.loupe_loader = l,
+            Err(e) => tracing::warn!("cannot restart the loupe's loader: {e}"),
+        }
+        if let Some(l) = &mut self.loupe {
+            l.images.clear();
+            l.wanted.clear();
+        }
+    }
+
+    /// Asks for the photo and its neighbours; picks up what arrived.
+    fn loupe_load(&mut self, ctx: &egui::Context) {
+        let Some(mut l) = self.loupe.take() else {
+            return;
+        };
+        let n = self.rows.len();
+        let places: Vec<usize> = [
+            Some(l.place),
+            l.place.checked_add(1),
+            l.place.checked_sub(1),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|&p| p < n)
+        .collect();
+        let ids: Vec<FileId> = places
+            .iter()
+            .map(|&p| self.library.photos[self.rows[p] as usize].id)
+            .collect();
+        if ids != l.wanted {
+            l.wanted = ids.clone();
+            l.images.retain(|id, _| ids.contains(id));
+            l.waiting.clear();
+            let mut wants = Vec::new();
+            for (priority, &p) in places.iter().enumerate() {
+                let photo = &self.library.photos[self.rows[p] as usize];
+                if l.images.contains_key(&photo.id) {
+                    continue;
+                }
+                l.waiting.insert(photo.id);
+                wants.push(Want {
+                    id: photo.id as u64,
+                    path: photo.path.clone(),
+                    priority: priority as i64,
+                });
+            }
+            self.loupe_loader.want(wants);
+        }
+        while let Some(answer) = self.loupe_loader.try_recv() {
+            let id = answer.id as FileId;
+            if !l.wanted.contains(&id) {
+                continue;
+            }
+            let shown = match answer.result {
+                Ok(t) if t.source == crate::thumbnail::Source::Embedded => continue,
+                Ok(t) => {
+                    let image = egui::ColorImage::from_rgba_unmultiplied(
+                        [t.width as usize, t.height as usize],
+                        &t.rgba,
+                    );
+                    Shown::Ready {
+                        texture: ctx.load_texture(
+                            format!("loupe-{id}"),
+                            image,
+                            egui::TextureOptions::LINEAR,
+                        ),
+                        full: t.full_size,
+                    }
+                }
+                Err(ThumbError::TooLarge { width, height, .. }) => Shown::Failed {
+                    reason: format!("{width}×{height} is too large for the memory free now"),
+                    needs: Some(width as u64 * height as u64 * 4),
+                },
+                Err(e) => Shown::Failed {
+                    reason: e.to_string(),
+                    needs: None,
+                },
+            };
+            l.waiting.remove(&id);
+            l.images.insert(id, shown);
+        }
+        self.loupe = Some(l);
+    }
+
+    pub(super) fn loupe_ui(&mut self, ui: &mut egui::Ui) {
+        self.loupe_load(ui.ctx());
+        let n = self.rows.len();
+        let (mut step, mut close, mut zoom_by, mut one_to_one, mut fit) =
+            (0isize, false, 1.0f32, false, false);
+        if !ui.ctx().egui_wants_keyboard_input() {
+            ui.input(|i| {
+                step = i.key_pressed(egui::Key::ArrowRight) as isize
+                    - i.key_pressed(egui::Key::ArrowLeft) as isize;
+                close = i.key_pressed(egui::Key::Escape) || i.key_pressed(egui::Key::Enter);
+                if i.key_pressed(egui::Key::Plus) || i.key_pressed(egui::Key::Equals) {
+                    zoom_by *= 1.25;
+                }
+                if i.key_pressed(egui::Key::Minus) {
+                    zoom_by /= 1.25;
+                }
+                one_to_one = i.key_pressed(egui::Key::Num1);
+                fit = i.key_pressed(egui::Key::Num0) || i.key_pressed(egui::Key::F);
+            });
+        }
+        // Taken out while drawn; put back unless closed.
+        let Some(mut l) = self.loupe.take() else {
+            return;
+        };
+        let mut retry = None;
+        ui.horizontal(|ui| {
+            if ui
+                .button("◀ Grid")
+                .on_hover_text("back to the grid (Esc)")
+                .clicked()
+            {
+                close = true;
+            }
+            if ui.button("←").on_hover_text("previous photo (←)").clicked() {
+                step = -1;
+            }
+            if ui.button("→").on_hover_text("next photo (→)").clicked() {
+                step = 1;
+            }
+            if ui
+                .button("Fit")
+                .on_hover_text("fit the window (0)")
+                .clicked()
+            {
+                fit = true;
+            }
+            if ui
+                .button("1:1")
+                .on_hover_text("one photo pixel per screen pixel (1)")
+                .clicked()
+            {
+                one_to_one = true;
+            }
+            let photo = &self.library.photos[self.rows[l.place] as usize];
+            ui.label(format!("{} ({} of {n})", photo.name, l.place + 1));
+        });
+        if close {
+            self.reveal_cursor = true;
+            return;
+        }
+        if step != 0 {
+            let to = (l.place as isize + step).clamp(0, n as isize - 1) as usize;
+            if to != l.place {
+                l.place = to;
+                l.zoom = None;
+                l.pan = egui::Vec2::ZERO;
+                self.cursor = Some(to);
+                let id = self.library.photos[self.rows[to] as usize].id;
+                self.selected.clear();
+                self.selected.insert(id);
+                self.anchor = Some(to);
+            }
+        }
+        let id = self.library.photos[self.rows[l.place] as usize].id;
+        let (rect, response) =
+            ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, egui::Color32::from_gray(24));
+        let ppp = ui.ctx().pixels_per_point();
+        match l.images.get(&id) {
+            Some(Shown::Ready { texture, full }) => {
+                let full_px = egui::vec2(full.0.max(1) as f32, full.1.max(1) as f32);
+                let fit_zoom =
+                    (rect.width() * ppp / full_px.x).min(rect.height() * ppp / full_px.y);
+                if fit {
+                    l.zoom = None;
+                    l.pan = egui::Vec2::ZERO;
+                }
+                if one_to_one {
+                    l.zoom = Some(1.0);
+                }
+                let mut zoom = l.zoom.unwrap_or(fit_zoom);
+                let mut factor = zoom_by;
+                if response.hovered() {
+                    let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+                    factor *= (scroll * 0.002).exp();
+                }
+                if factor != 1.0 {
+                    let new_zoom = (zoom * factor).clamp(fit_zoom.min(1.0) / 4.0, 32.0);
+                    let f = new_zoom / zoom;
+                    // Zoom about the cursor (the view's centre for keys).
+                    let c = response
+                        .hover_pos()
+                        .map_or(egui::Vec2::ZERO, |p| p - rect.center());
+                    l.pan = c - (c - l.pan) * f;
+                    zoom = new_zoom;
+                    l.zoom = Some(zoom);
+                }
+                if response.dragged() {
+                    l.pan += response.drag_delta();
+                    l.zoom = Some(zoom);
+                }
+                let shown_size = full_px * zoom / ppp;
+                let shown = egui::Rect::from_center_size(rect.center() + l.pan, shown_size);
+                painter.image(
+                    texture.id(),
+                    shown,
+                    egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                    egui::Color32::WHITE,
+                );
+            }
+            Some(Shown::Failed { reason, needs }) => {
+                let reason = reason.clone();
+                let needs = *needs;
+                ui.put(rect.shrink(40.0), |ui: &mut egui::Ui| {
+                    ui.vertical_centered(|ui| {
+                        ui.colored_label(ui.visuals().warn_fg_color, &reason);
+                        if let Some(needs) = needs {
+                            ui.label(format!(
+                                "Opening it at full size needs {:.0} MB; {:.0} MB are free now.",
+                                needs as f64 / 1e6,
+                                available_bytes() as f64 / 1e6
+                            ));
+                            if ui
+                                .button("Retry")
+                                .on_hover_text("after freeing memory")
+                                .clicked()
+                            {
+                                retry = Some(false);
+                            }
+                            if ui.button("Reduced size").clicked() {
+                                retry = Some(true);
+                            }
+                        }
+                    })
+                    .response
+                });
+            }
+            None => {
+                // Until the decode arrives: the grid's thumbnail, scaled.
+                self.paint_thumbnail(&painter, id, rect);
+                ui.put(
+                    egui::Rect::from_center_size(rect.center(), egui::vec2(32.0, 32.0)),
+                    egui::Spinner::new(),
+                );
+            }
+        }
+        if response.double_clicked() {
+            self.reveal_cursor = true;
+            return;
+        }
+        self.loupe = Some(l);
+        if let Some(reduced) = retry {
+            self.restart_loupe_loader(reduced);
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! The window: a search box over a thumbnail grid, a tag cloud beside it,
+//! the photo's metadata on the other side, and the loupe.
+//!
+//! Nothing here reads a file or the catalogue: the catalogue thread
+//! ([`crate::searcher`]) and the thumbnail loaders ([`crate::loader`])
+//! do, and each frame only picks up what they finished. So the window
+//! keeps drawing at full rate whatever the disk does.
+//!
+//! - `grid`: the thumbnail grid (only visible rows exist), selection and
+//!   keyboard, what to load next, and the atlas pages thumbnails live in.
+//! - `loupe`: one photo fitted to the window, zoom and pan, neighbours
+//!   decoding ahead.
+//! - `side`: the tag cloud and the metadata panel with the caption editor.
+
+mod grid;
+mod loupe;
+mod side;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use catalog::FileId;
+use eframe::egui;
+
+use crate::atlas::Atlas;
+use crate::cache::ThumbCache;
+use crate::indexer::Progress;
+use crate::library::{Library, Sort};
+use crate::loader::{Files, Loader, Source};
+use crate::searcher::{Answer, Searcher};
+use crate::tags::CloudTag;
+use crate::thumbnail::Limits;
+
+/// The search box's id, so `/` can focus it.
+const SEARCH_ID: &str = "viewer2-search";
+
+/// The side of the thumbnails the loader makes (the grid shows them at
+/// any size up to this).
+pub const THUMB_SIZE: u32 = 256;
+
+/// How the window starts.
+pub struct Options {
+    /// The catalogue file.
+    pub catalog: PathBuf,
+    /// Folders to browse (and index in the background); empty for the
+    /// whole catalogue.
+    pub dirs: Vec<PathBuf>,
+    /// Where thumbnails are cached on disk; `None` for no cache.
+    pub thumb_cache: Option<PathBuf>,
+    /// GPU memory for thumbnails, in bytes.
+    pub gpu_budget: u64,
+    /// Worker threads making thumbnails.
+    pub threads: usize,
+    /// Opens the photos (the file system; tests put slow readers here).
+    pub source: Arc<dyn Source>,
+}
+
+impl Options {
+    /// The defaults for a catalogue and folders: a 64 MB thumbnail budget
+    /// (256 thumbnails of 256 px), one loader thread per core.
+    pub fn new(catalog: PathBuf, dirs: Vec<PathBuf>) -> Options {
+        Options {
+            catalog,
+            dirs,
+            thumb_cache: None,
+            gpu_budget: 64 << 20,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            source: Arc::new(Files),
+        }
+    }
+}
+
+/// A thumbnail in the atlas.
+#[derive(Clone, Copy, Debug)]
+struct Thumb {
+    /// Its size in pixels.
+    size: [u32; 2],
+    /// The photo's size, after orientation.
+    full: (u32, u32),
+    /// Whether it is the embedded preview (a real one is coming).
+    preview: bool,
+}
+
+/// The indexing status shown at the bottom.
+#[derive(Clone, Debug, Default)]
+enum Indexing {
+    /// No run.
+    #[default]
+    Idle,
+    /// Files looked at so far.
+    Running(Progress),
+    /// The last run's summary.
+    Done(String),
+    /// Why the last run failed.
+    Failed(String),
+}
+
+/// The window's state.
+pub struct ViewerApp {
+    searcher: Searcher,
+    library: Arc<Library>,
+    /// The result: indexes into the library, in the order shown.
+    rows: Arc<Vec<u32>>,
+    /// Each library photo's place in `rows` (`u32::MAX` when not in it).
+    place: Vec<u32>,
+    cloud: Vec<CloudTag>,
+    /// The search box's text.
+    query: String,
+    /// Why the shown query did not parse.
+    query_error: Option<String>,
+    /// The sequence number of the result shown.
+    shown_seq: u64,
+    /// Whether a library has arrived (the first one is loading).
+    loaded: bool,
+    sort: Sort,
+    fuzzy: bool,
+    /// The grid's cell side in points.
+    cell: f32,
+    /// The photo under the keyboard cursor (a place in `rows`).
+    cursor: Option<usize>,
+    /// Where a shift-range starts.
+    anchor: Option<usize>,
+    selected: HashSet<FileId>,
+    /// Scroll the grid so the cursor shows (after a key moved it).
+    reveal_cursor: bool,
+
+    loader: Loader,
+    atlas: Atlas,
+    pages: Vec<Option<egui::TextureHandle>>,
+    thumbs: HashMap<FileId, Thumb>,
+    /// Photos that cannot be shown, and why.
+    broken: HashMap<FileId, String>,
+    /// What the loader was last asked for.
+    wanted: Vec<FileId>,
+    /// Wanted and not answered yet.
+    waiting: HashSet<FileId>,
+    /// The first and last visible places, and the scroll direction.
+    visible: (usize, usize),
+    scrolling_down: bool,
+
+    loupe: Option<loupe::Loupe>,
+    loupe_loader: Loader,
+    /// The photo's metadata panel: the caption being edited.
+    caption_draft: Option<(FileId, String)>,
+    /// The last save's outcome.
+    caption_status: Option<String>,
+
+    /// Opens photos for the loaders.
+    source: Arc<dyn Source>,
+    indexing: Indexing,
+    /// Why there is nothing to browse.
+    failed: Option<String>,
+    focus_search: bool,
+}
+
+impl ViewerApp {
+    /// Starts the catalogue thread and the loaders.
+    pub fn new(ctx: &egui::Context, options: Options) -> std::io::Result<ViewerApp> {
+        let repaint = ctx.clone();
+        let searcher = Searcher::start(
+            options.catalog,
+            options.dirs,
+            Arc::new(move || repaint.request_repaint()),
+        )?;
+        let cache = match &options.thumb_cache {
+            Some(dir) => match ThumbCache::open(dir) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    tracing::warn!("thumbnail cache off: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let loader = Loader::new(
+            options.threads,
+            THUMB_SIZE,
+            Limits::default(),
+            Arc::clone(&options.source),
+            cache,
+        )?;
+        let loupe_loader = Loader::new(
+            2,
+            loupe::LOUPE_SIZE,
+            loupe::limits(),
+            Arc::clone(&options.source),
+            None,
+        )?;
+        Ok(ViewerApp {
+            searcher,
+            library: Arc::new(Library::default()),
+            rows: Arc::new(Vec::new()),
+            place: Vec::new(),
+            cloud: Vec::new(),
+            query: String::new(),
+            query_error: None,
+            shown_seq: 0,
+            loaded: false,
+            sort: Sort::default(),
+            fuzzy: false,
+            cell: 160.0,
+            cursor: None,
+            anchor: None,
+            selected: HashSet::new(),
+            reveal_cursor: false,
+            loader,
+            atlas: Atlas::new(options.gpu_budget, 2048, THUMB_SIZE + 2),
+            pages: Vec::new(),
+            thumbs: HashMap::new(),
+            broken: HashMap::new(),
+            wanted: Vec::new(),
+            waiting: HashSet::new(),
+            visible: (0, 0),
+            scrolling_down: true,
+            loupe: None,
+            loupe_loader,
+            caption_draft: None,
+            caption_status: None,
+            source: options.source,
+            indexing: Indexing::Idle,
+            failed: None,
+            focus_search: true,
+        })
+    }
+
+    /// How many photos the grid shows.
+    pub fn shown(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The search box's text.
+    pub fn query(&self) -> &str {
+        &self.query
+    }
+
+    /// The photo the loupe shows, by name.
+    pub fn loupe_photo(&self) -> Option<&str> {
+        let l = self.loupe.as_ref()?;
+        let i = *self.rows.get(l.place)?;
+        Some(&self.library.photos[i as usize].name)
+    }
+
+    /// Whether the catalogue thread or a loader still owes an answer
+    /// (tests wait for this to settle).
+    pub fn is_busy(&self) -> bool {
+        !self.loaded
+            || self.shown_seq < self.searcher.latest()
+            || !self.waiting.is_empty()
+            || matches!(self.indexing, Indexing::Running(_))
+            || self.loupe.as_ref().is_some_and(|l| l.is_waiting())
+            || self.caption_status.as_deref() == Some(SAVING)
+    }
+
+    /// Whether everything visible is painted: the library and the result
+    /// are in, no index run is going, and no visible thumbnail is owed
+    /// (the screenshot mode waits for this).
+    pub fn is_settled(&self) -> bool {
+        !self.is_busy()
+    }
+
+    /// Sets the search box's text and searches.
+    pub fn set_query(&mut self, text: &str) {
+        self.query = text.to_owned();
+        self.search();
+    }
+
+    fn search(&mut self) {
+        self.searcher.search(&self.query, self.sort, self.fuzzy);
+    }
+
+    /// Picks up the catalogue thread's answers.
+    fn receive(&mut self) {
+        while let Some(answer) = self.searcher.try_recv() {
+            match answer {
+                Answer::Loaded(library) => {
+                    let first = !self.loaded;
+                    self.loaded = true;
+                    self.failed = None;
+                    if first {
+                        self.library = library;
+                        self.search();
+                    }
+                    // Later libraries come with the search they cause.
+                }
+                Answer::Found(found) => {
+                    // A late answer to a query already replaced.
+                    if found.seq < self.searcher.latest() {
+                        continue;
+                    }
+                    let focus = self.focused_id();
+                    self.shown_seq = found.seq;
+                    self.library = found.library;
+                    self.rows = found.rows;
+                    self.cloud = found.cloud;
+                    self.query_error = found.error;
+                    self.place = vec![u32::MAX; self.library.len()];
+                    for (k, &r) in self.rows.iter().enumerate() {
+                        self.place[r as usize] = k as u32;
+                    }
+                    // The cursor stays on its photo if it is still shown.
+                    self.cursor = focus.and_then(|id| {
+                        let i = self.library.index_of(id)?;
+                        let k = self.place[i as usize];
+                        (k != u32::MAX).then_some(k as usize)
+                    });
+                    if let Some(l) = &mut self.loupe {
+                        match self.cursor {
+                            Some(c) => l.place = c,
+                            None => self.loupe = None,
+                        }
+                    }
+                    self.selected
+                        .retain(|id| self.library.index_of(*id).is_some());
+                    self.wanted.clear();
+                }
+                Answer::Indexing(p) => self.indexing = Indexing::Running(p),
+                Answer::Indexed(Ok(report)) => self.indexing = Indexing::Done(report.to_string()),
+                Answer::Indexed(Err(e)) => self.indexing = Indexing::Failed(e),
+                Answer::CaptionSaved { id, error } => {
+                    self.caption_status = Some(match error {
+                        None => "Saved".to_owned(),
+                        Some(e) => format!("Not saved: {e}"),
+                    });
+                    if let Some((draft_id, _)) = &self.caption_draft
+                        && *draft_id == id
+                    {
+                        self.caption_draft = None;
+                    }
+                }
+                Answer::Failed(e) => {
+                    self.loaded = true;
+                    self.failed = Some(e);
+                }
+            }
+        }
+    }
+
+    /// The photo under the cursor.
+    fn focused_id(&self) -> Option<FileId> {
+        let i = *self.rows.get(self.cursor?)?;
+        Some(self.library.photos[i as usize].id)
+    }
+
+    /// Draws the window and applies what the user did.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.receive();
+        self.receive_thumbnails(ui.ctx());
+        if ui.input(|i| i.key_pressed(egui::Key::Slash)) && !ui.ctx().egui_wants_keyboard_input() {
+            self.focus_search = true;
+        }
+        egui::Panel::top("search-bar").show(ui, |ui| self.search_bar(ui));
+        egui::Panel::bottom("status-bar").show(ui, |ui| self.status_bar(ui));
+        egui::Panel::left("tag-cloud")
+            .resizable(true)
+            .default_size(220.0)
+            .show(ui, |ui| self.tag_cloud(ui));
+        egui::Panel::right("metadata")
+            .resizable(true)
+            .default_size(260.0)
+            .show(ui, |ui| self.metadata_panel(ui));
+        egui::CentralPanel::default().show(ui, |ui| {
+            if let Some(e) = &self.failed {
+                ui.colored_label(ui.visuals().error_fg_color, e);
+            } else if self.loupe.is_some() {
+                self.loupe_ui(ui);
+            } else {
+                self.grid(ui);
+            }
+        });
+        if self.is_busy() {
+            // Loader answers do not wake the window: look again soon.
+            ui.ctx().request_repaint_after(Duration::from_millis(30));
+        }
+    }
+
+    fn search_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let label = ui.label("Search");
+            let edit = egui::TextEdit::singleline(&mut self.query)
+                .id(egui::Id::unique(SEARCH_ID))
+                .hint_text("words, OR, -not, \"phrases\", name: dir: caption: camera: date:  (/)")
+                .desired_width(ui.available_width() * 0.45);
+            let response = ui.add(edit).labelled_by(label.id);
+            if self.focus_search {
+                response.request_focus();
+                self.focus_search = false;
+            }
+            if response.changed() {
+                self.search();
+            }
+            let mut again = false;
+            egui::ComboBox::from_label("Sort")
+                .selected_text(self.sort.label())
+                .show_ui(ui, |ui| {
+                    for s in Sort::ALL {
+                        again |= ui.selectable_value(&mut self.sort, s, s.label()).changed();
+                    }
+                });
+            again |= ui
+                .checkbox(&mut self.fuzzy, "Typos")
+                .on_hover_text("tolerate typos in every word (exact matches first)")
+                .changed();
+            if again {
+                self.search();
+            }
+            let size_label = ui.label("Size");
+            ui.add(egui::Slider::new(&mut self.cell, 64.0..=THUMB_SIZE as f32).show_value(false))
+                .labelled_by(size_label.id);
+        });
+        ui.horizontal(|ui| {
+            let count = if !self.loaded {
+                "Loading the catalogue…".to_owned()
+            } else if self.query.trim().is_empty() {
+                format!("{} photos", self.rows.len())
+            } else {
+                format!("{} of {} photos", self.rows.len(), self.library.len())
+            };
+            ui.label(count);
+            if let Some(e) = &self.query_error {
+                ui.colored_label(ui.visuals().error_fg_color, format!("Query: {e}"));
+            }
+        });
+    }
+
+    fn status_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            match &self.indexing {
+                Indexing::Idle => {}
+                Indexing::Running(Progress::Files(n)) => {
+                    ui.spinner();
+                    ui.label(format!("Indexing: {n} files…"));
+                }
+                Indexing::Running(Progress::BuildingIndex) => {
+                    ui.spinner();
+                    ui.label("Indexing: building the search index…");
+                }
+                Indexing::Done(s) => {
+                    ui.label(s);
+                }
+                Indexing::Failed(e) => {
+                    ui.colored_label(ui.visuals().error_fg_color, format!("Indexing failed: {e}"));
+                }
+            }
+            if !self.waiting.is_empty() {
+                ui.separator();
+                ui.label(format!("{} thumbnails loading", self.waiting.len()));
+            }
+            if !self.selected.is_empty() {
+                ui.separator();
+                ui.label(format!("{} selected", self.selected.len()));
+            }
+        });
+    }
+}
+
+/// What the caption status says while a save is on its way.
+const SAVING: &str = "Saving…";
+
+/// The window for eframe.
+pub struct Window(pub ViewerApp);
+
+impl eframe::App for Window {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.0.ui(ui);
+    }
+}

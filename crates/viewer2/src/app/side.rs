@@ -1,0 +1,173 @@
+//! The side panels: the tag cloud of the current result (a click adds the
+//! tag's term to the query, a second click takes it out), and the focused
+//! photo's metadata with the caption editor (saved to the catalogue, so it
+//! is searchable at once; an unsaved edit is saved when the focus moves to
+//! another photo rather than lost).
+
+use eframe::egui;
+
+use super::{SAVING, ViewerApp};
+use crate::tags::toggle_term;
+
+impl ViewerApp {
+    pub(super) fn tag_cloud(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Tags");
+        let mut clicked = None;
+        egui::ScrollArea::vertical()
+            .id_salt("tags")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    for tag in &self.cloud {
+                        let active = self.query.split_whitespace().any(|w| w == tag.term);
+                        let text = egui::RichText::new(&tag.text).size(11.0 + 13.0 * tag.weight);
+                        let response = ui.selectable_label(active, text).on_hover_text(format!(
+                            "{} photo{} · {}",
+                            tag.count,
+                            if tag.count == 1 { "" } else { "s" },
+                            tag.term
+                        ));
+                        if response.clicked() {
+                            clicked = Some(tag.term.clone());
+                        }
+                    }
+                });
+            });
+        if let Some(term) = clicked {
+            self.query = toggle_term(&self.query, &term);
+            self.search();
+        }
+    }
+
+    pub(super) fn metadata_panel(&mut self, ui: &mut egui::Ui) {
+        let Some(i) = self.cursor.and_then(|c| self.rows.get(c)).copied() else {
+            ui.label("Select a photo to see its details.");
+            return;
+        };
+        let photo = self.library.photos[i as usize].clone();
+        // An edit of another photo, left unsaved: save it now.
+        if let Some((id, text)) = &self.caption_draft
+            && *id != photo.id
+        {
+            self.searcher.set_caption(*id, text);
+            self.caption_status = Some(SAVING.to_owned());
+            self.caption_draft = None;
+        }
+        ui.heading(&photo.name);
+        egui::Grid::new("metadata").num_columns(2).show(ui, |ui| {
+            let (folder, _) = catalog::split_path(&photo.text_path);
+            let mut row = |name: &str, value: String| {
+                ui.label(name);
+                ui.label(value);
+                ui.end_row();
+            };
+            row("Folder", folder.to_owned());
+            row("Size", human_bytes(photo.size));
+            if let Some(t) = self.thumbs.get(&photo.id) {
+                row("Pixels", format!("{} × {}", t.full.0, t.full.1));
+            }
+            if !photo.date.is_empty() {
+                row("Taken", photo.date.clone());
+            }
+            if !photo.camera.is_empty() {
+                row("Camera", photo.camera.clone());
+            }
+            row("Modified", civil_time(photo.mtime));
+            if let Some(reason) = self.broken.get(&photo.id) {
+                row("Problem", reason.clone());
+            }
+        });
+        ui.separator();
+        let label = ui.label("Caption");
+        let mut text = match &self.caption_draft {
+            Some((id, t)) if *id == photo.id => t.clone(),
+            _ => photo.caption.clone(),
+        };
+        let response = ui
+            .add(
+                egui::TextEdit::multiline(&mut text)
+                    .desired_rows(4)
+                    .desired_width(f32::INFINITY)
+                    .hint_text("words to find this photo by"),
+            )
+            .labelled_by(label.id);
+        if response.changed() {
+            self.caption_draft = Some((photo.id, text.clone()));
+            self.caption_status = None;
+        }
+        let edited = text != photo.caption;
+        let save_key = response.has_focus()
+            && ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter));
+        ui.horizontal(|ui| {
+            let save = ui
+                .add_enabled(edited, egui::Button::new("Save caption"))
+                .on_hover_text("into the catalogue, not the file (Ctrl+Enter)");
+            if (save.clicked() || save_key) && edited {
+                self.searcher.set_caption(photo.id, &text);
+                self.caption_status = Some(SAVING.to_owned());
+                self.caption_draft = Some((photo.id, text.clone()));
+            }
+            if let Some(s) = &self.caption_status {
+                ui.label(s);
+            }
+        });
+        let tags: Vec<String> = self
+            .library
+            .tags
+            .of(i as usize)
+            .map(|t| t.text.clone())
+            .collect();
+        if !tags.is_empty() {
+            ui.separator();
+            ui.label(format!("Tags: {}", tags.join(", ")));
+        }
+    }
+}
+
+/// `1234567` → `1.2 MB`.
+fn human_bytes(n: i64) -> String {
+    let n = n.max(0) as f64;
+    if n < 1e3 {
+        format!("{n} bytes")
+    } else if n < 1e6 {
+        format!("{:.1} kB", n / 1e3)
+    } else if n < 1e9 {
+        format!("{:.1} MB", n / 1e6)
+    } else {
+        format!("{:.2} GB", n / 1e9)
+    }
+}
+
+/// Seconds since the epoch as `YYYY-MM-DD HH:MM` (UTC).
+fn civil_time(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_time;
+
+    #[test]
+    fn civil_time_matches_known_dates() {
+        assert_eq!(civil_time(0), "1970-01-01 00:00 UTC");
+        assert_eq!(civil_time(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(civil_time(1_700_000_000), "2023-11-14 22:13 UTC");
+        assert_eq!(civil_time(-86_400), "1969-12-31 00:00 UTC");
+    }
+}
