@@ -8,7 +8,8 @@
 //! words, less the ones cameras write on every file (`IMG`, `DSC`, …) and
 //! numbers. Which tags a result shows is decided by how telling they are:
 //! the count in the result times the inverse of how common the tag is in
-//! the whole library, so `jpg` loses to `kitten`.
+//! the whole library, so `jpg` loses to `kitten`; a tag every photo of the
+//! library carries is left out (it cannot narrow anything).
 //!
 //! Each tag carries the query term that finds it (`caption:golden_gate`,
 //! `camera:x100v`, `name:kitten`, `dir:holiday`): clicking a tag adds the
@@ -131,8 +132,12 @@ impl TagIndex {
             }
         }
         let total = self.per_photo.len().max(1) as f64;
+        let everywhere = self.per_photo.len() as u32;
         let mut scored: Vec<(f64, u32, u32)> = counts
             .into_iter()
+            // A tag every photo carries narrows nothing (the folder all of
+            // them are in).
+            .filter(|&(t, _)| everywhere <= 1 || self.photos_with[t as usize] < everywhere)
             .map(|(t, n)| {
                 let common = self.photos_with[t as usize].max(1) as f64;
                 (n as f64 * (1.0 + total / common).ln(), t, n)

@@ -189,6 +189,7 @@ fn tags_come_from_keywords_descriptions_cameras_names_and_folders() {
                 1,
             ),
             record(2, 0, "DSC0001.jpg", "Golden Gate", "", "", 1),
+            record(3, 1, "other.jpg", "", "", "", 1),
         ],
         &[],
     );
@@ -233,6 +234,16 @@ fn tags_come_from_keywords_descriptions_cameras_names_and_folders() {
     // in the result, but every tag of photo 0 alone is as rare.
     assert_eq!(lib.tags.cloud(&[0, 1], 1)[0].term, "caption:golden_gate");
     assert!(lib.tags.cloud(&[], 10).is_empty());
+    // A tag of every photo is no use in the cloud.
+    let same = Library::new(
+        vec![
+            record(1, 0, "a.jpg", "", "", "", 1),
+            record(2, 0, "b.jpg", "", "", "", 1),
+        ],
+        &[],
+    );
+    assert!(same.tags.of(0).any(|t| t.term == "dir:holiday"));
+    assert!(same.tags.cloud(&[0, 1], 10).is_empty());
 }
 
 #[test]

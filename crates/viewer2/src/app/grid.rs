@@ -128,8 +128,8 @@ impl ViewerApp {
             painter.text(
                 image_area.center(),
                 egui::Align2::CENTER_CENTER,
-                "⚠",
-                egui::FontId::proportional(24.0),
+                "cannot show",
+                egui::FontId::proportional(14.0),
                 visuals.warn_fg_color,
             );
             response = response.on_hover_text(format!("{name}: {reason}"));

@@ -1,5 +1,5 @@
 //! The loupe: one photo fitted to the window; wheel (about the cursor),
-//! `+`/`-`, `1` for 1:1 and `0` to fit; drag to pan; ←/→ for the
+//! `+`/`-`, `1` for 1:1 and `0` to fit; drag to pan; Left/Right for the
 //! neighbours, which decode ahead; Esc or Enter back to the grid.
 //!
 //! The photo is decoded at most [`LOUPE_SIZE`] pixels on its long side,
@@ -213,16 +213,24 @@ impl ViewerApp {
         let mut retry = None;
         ui.horizontal(|ui| {
             if ui
-                .button("◀ Grid")
+                .button("Grid")
                 .on_hover_text("back to the grid (Esc)")
                 .clicked()
             {
                 close = true;
             }
-            if ui.button("←").on_hover_text("previous photo (←)").clicked() {
+            if ui
+                .button("Previous")
+                .on_hover_text("the previous photo (Left arrow)")
+                .clicked()
+            {
                 step = -1;
             }
-            if ui.button("→").on_hover_text("next photo (→)").clicked() {
+            if ui
+                .button("Next")
+                .on_hover_text("the next photo (Right arrow)")
+                .clicked()
+            {
                 step = 1;
             }
             if ui

@@ -230,6 +230,11 @@ impl ViewerApp {
         self.rows.len()
     }
 
+    /// How many photos have their real thumbnail in the atlas.
+    pub fn thumbnails_shown(&self) -> usize {
+        self.thumbs.values().filter(|t| !t.preview).count()
+    }
+
     /// The search box's text.
     pub fn query(&self) -> &str {
         &self.query

@@ -53,12 +53,13 @@ impl ViewerApp {
             self.caption_status = Some(SAVING.to_owned());
             self.caption_draft = None;
         }
-        ui.heading(&photo.name);
+        // Long names and folders wrap instead of widening the panel.
+        ui.add(egui::Label::new(egui::RichText::new(&photo.name).heading()).wrap());
         egui::Grid::new("metadata").num_columns(2).show(ui, |ui| {
             let (folder, _) = catalog::split_path(&photo.text_path);
             let mut row = |name: &str, value: String| {
                 ui.label(name);
-                ui.label(value);
+                ui.add(egui::Label::new(value).wrap());
                 ui.end_row();
             };
             row("Folder", folder.to_owned());
@@ -119,7 +120,7 @@ impl ViewerApp {
             .collect();
         if !tags.is_empty() {
             ui.separator();
-            ui.label(format!("Tags: {}", tags.join(", ")));
+            ui.add(egui::Label::new(format!("Tags: {}", tags.join(", "))).wrap());
         }
     }
 }

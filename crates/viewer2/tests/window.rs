@@ -1,0 +1,374 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The window, driven headless by egui_kittest over a catalogue of photos
+//! made here: type a query and see the count change, click a tag, open
+//! the loupe and step through photos, edit a caption and find it by
+//! search, select with keys, hover a broken file for its reason, keep
+//! drawing while the disk stalls; and a snapshot rendered with wgpu.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use catalog::{Catalog, NewFile};
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use viewer2::app::{Options, ViewerApp};
+use viewer2::loader::{Files, ReadSeek, Source};
+
+mod photos;
+
+/// (name, caption, hue) of the photos made.
+const PHOTOS: &[(&str, &str)] = &[
+    ("CuteKitten.jpg", "Golden Gate | sofa"),
+    ("kitten_2.jpg", "Golden Gate"),
+    ("dog_beach.jpg", "Ocean Beach"),
+    ("boat.jpg", "Golden Gate"),
+    ("tree.jpg", ""),
+    ("broken.jpg", ""),
+];
+
+/// A catalogue of the photos in a folder of their own.
+fn setup() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let photos_dir = dir.path().join("photos");
+    std::fs::create_dir_all(&photos_dir).unwrap();
+    let mut files = Vec::new();
+    for (k, (name, caption)) in PHOTOS.iter().enumerate() {
+        let path = photos_dir.join(name);
+        if *name == "broken.jpg" {
+            std::fs::write(&path, b"this is not a JPEG").unwrap();
+        } else {
+            let mut img = photos::picture(320 + 40 * k as u32, 240);
+            for p in img.pixels_mut() {
+                p.0[k % 3] = p.0[k % 3].saturating_add(80);
+            }
+            std::fs::write(&path, photos::jpeg(&img, 85)).unwrap();
+        }
+        files.push((path.to_string_lossy().into_owned(), *caption));
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let mut c = Catalog::open(&cat).unwrap();
+    let new: Vec<NewFile<'_>> = files
+        .iter()
+        .enumerate()
+        .map(|(k, (path, caption))| NewFile {
+            path,
+            caption,
+            size: 1000 + k as i64,
+            mtime: 1_700_000_000 + k as i64,
+            raw_path: None,
+            camera: "",
+            date: "",
+        })
+        .collect();
+    c.add(&new).unwrap();
+    (dir, cat)
+}
+
+fn harness_with(options: Options) -> Harness<'static, ViewerApp> {
+    let ctx = egui::Context::default();
+    let app = ViewerApp::new(&ctx, options).unwrap();
+    Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+}
+
+fn harness(cat: &Path) -> Harness<'static, ViewerApp> {
+    let mut options = Options::new(cat.to_owned(), vec![]);
+    options.threads = 2;
+    harness_with(options)
+}
+
+/// Steps until nothing is owed (20 s at most).
+fn settle(h: &mut Harness<'static, ViewerApp>) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if !h.state().is_busy() {
+            h.run_steps(3);
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the window did not settle"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn type_query(h: &mut Harness<'static, ViewerApp>, text: &str) {
+    h.get_by_label("Search").focus();
+    h.get_by_label("Search").type_text(text);
+    settle(h);
+}
+
+#[test]
+fn typing_a_query_changes_the_count() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    assert!(h.query_by_label("6 photos").is_some());
+    type_query(&mut h, "kitten");
+    assert_eq!(h.state().shown(), 2);
+    assert!(h.query_by_label("2 of 6 photos").is_some());
+    // Each keystroke searches: one more narrows to one photo.
+    type_query(&mut h, " cute");
+    assert_eq!(h.state().shown(), 1);
+    assert!(h.query_by_label("CuteKitten.jpg").is_some());
+    assert!(h.query_by_label("kitten_2.jpg").is_none());
+    // A query that does not parse says so.
+    type_query(&mut h, " (");
+    assert!(h.query_by_label_contains("Query:").is_some());
+}
+
+#[test]
+fn clicking_a_tag_narrows_and_clicking_again_widens() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.get_by_label("Golden Gate").click();
+    settle(&mut h);
+    assert_eq!(h.state().query(), "caption:golden_gate");
+    assert_eq!(h.state().shown(), 3);
+    assert!(h.query_by_label("3 of 6 photos").is_some());
+    h.get_by_label("Golden Gate").click();
+    settle(&mut h);
+    assert_eq!(h.state().query(), "");
+    assert_eq!(h.state().shown(), 6);
+}
+
+#[test]
+fn the_loupe_steps_through_the_photos() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    type_query(&mut h, "-broken");
+    // By relevance, and every photo ties: in catalogue order,
+    // CuteKitten, kitten_2, dog_beach, boat, tree.
+    h.get_by_role_and_label(egui::Role::Button, "CuteKitten.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    assert_eq!(h.state().loupe_photo(), Some("CuteKitten.jpg"));
+    assert!(
+        h.query_by_label_contains("CuteKitten.jpg (1 of 5)")
+            .is_some()
+    );
+    h.key_press(egui::Key::ArrowRight);
+    settle(&mut h);
+    assert_eq!(h.state().loupe_photo(), Some("kitten_2.jpg"));
+    h.get_by_label("Next").click();
+    settle(&mut h);
+    assert_eq!(h.state().loupe_photo(), Some("dog_beach.jpg"));
+    h.key_press(egui::Key::ArrowLeft);
+    h.key_press(egui::Key::ArrowLeft);
+    settle(&mut h);
+    assert_eq!(h.state().loupe_photo(), Some("CuteKitten.jpg"));
+    // Zoom keys and 1:1 keep the photo; Escape goes back to the grid.
+    h.key_press(egui::Key::Plus);
+    h.get_by_label("1:1").click();
+    settle(&mut h);
+    assert_eq!(h.state().loupe_photo(), Some("CuteKitten.jpg"));
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert_eq!(h.state().loupe_photo(), None);
+    assert!(
+        h.query_by_role_and_label(egui::Role::Button, "tree.jpg")
+            .is_some()
+    );
+}
+
+#[test]
+fn an_edited_caption_is_found_by_search() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "tree.jpg")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Caption").focus();
+    h.get_by_label("Caption").type_text("Lighthouse at dusk");
+    h.run_steps(1);
+    h.get_by_label("Save caption").click();
+    settle(&mut h);
+    assert!(h.query_by_label("Saved").is_some());
+    type_query(&mut h, "lighthouse");
+    assert_eq!(h.state().shown(), 1);
+    assert!(
+        h.query_by_role_and_label(egui::Role::Button, "tree.jpg")
+            .is_some()
+    );
+    // It is in the catalogue file, not only in the window.
+    let c = Catalog::open(&cat).unwrap();
+    let rows = c.files().unwrap();
+    assert!(rows.iter().any(|r| r.caption == "Lighthouse at dusk"));
+}
+
+#[test]
+fn keys_move_the_cursor_and_extend_the_selection() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "boat.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::End);
+    h.run_steps(2);
+    assert!(h.query_by_label("6 selected").is_some());
+    h.key_press(egui::Key::Home);
+    h.run_steps(2);
+    assert!(h.query_by_label("1 selected").is_some());
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::ArrowRight);
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::ArrowRight);
+    h.run_steps(2);
+    assert!(h.query_by_label("3 selected").is_some());
+    // Ctrl+click takes one out.
+    h.get_by_role_and_label(egui::Role::Button, "CuteKitten.jpg")
+        .click_modifiers(egui::Modifiers::COMMAND);
+    h.run_steps(2);
+    assert!(h.query_by_label("2 selected").is_some());
+    // `/` goes back to the search box.
+    h.key_press(egui::Key::Slash);
+    h.run_steps(2);
+    assert!(h.get_by_label("Search").is_focused());
+}
+
+#[test]
+fn a_broken_file_shows_its_reason() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "broken.jpg")
+        .hover();
+    // Tooltips wait for the pointer to rest.
+    h.run_steps(60);
+    assert!(
+        h.query_by_label_contains("not an image this viewer reads")
+            .is_some()
+    );
+}
+
+/// A disk that hangs until released.
+struct Stalling {
+    released: Mutex<bool>,
+    cv: Condvar,
+    opened: Mutex<usize>,
+}
+
+impl Source for Stalling {
+    fn open(&self, path: &Path) -> std::io::Result<Box<dyn ReadSeek>> {
+        *self.opened.lock().unwrap() += 1;
+        let mut released = self.released.lock().unwrap();
+        // Released by the test, or after a minute (so a window that
+        // wrongly waits for the disk fails the test instead of hanging).
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !*released && Instant::now() < deadline {
+            released = self
+                .cv
+                .wait_timeout(released, Duration::from_secs(1))
+                .unwrap()
+                .0;
+        }
+        drop(released);
+        Files.open(path)
+    }
+
+    fn stamp(&self, path: &Path) -> std::io::Result<(u64, i64)> {
+        Files.stamp(path)
+    }
+}
+
+#[test]
+fn the_window_keeps_drawing_while_the_disk_stalls() {
+    let (_dir, cat) = setup();
+    let source = Arc::new(Stalling {
+        released: Mutex::new(false),
+        cv: Condvar::new(),
+        opened: Mutex::new(0),
+    });
+    let mut options = Options::new(cat.clone(), vec![]);
+    options.threads = 2;
+    options.source = source.clone();
+    let mut h = harness_with(options);
+    // The catalogue arrives; the thumbnails cannot.
+    let start = Instant::now();
+    while h.state().shown() == 0 {
+        h.step();
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    while *source.opened.lock().unwrap() < 2 {
+        h.step();
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Frames go on, and searching works, while both workers hang.
+    h.get_by_label("Search").focus();
+    h.get_by_label("Search").type_text("kitten");
+    while h.state().shown() != 2 {
+        h.step();
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    h.run_steps(50);
+    assert_eq!(h.state().shown(), 2);
+    assert!(
+        !*source.released.lock().unwrap(),
+        "the frames waited for the disk"
+    );
+    assert_eq!(h.state().thumbnails_shown(), 0);
+    assert!(h.query_by_label_contains("thumbnails loading").is_some());
+    *source.released.lock().unwrap() = true;
+    source.cv.notify_all();
+    settle(&mut h);
+    assert_eq!(h.state().thumbnails_shown(), 2);
+}
+
+/// The grid rendered by wgpu (lavapipe in CI), against the stored
+/// snapshot. Without an adapter this is skipped, unless REQUIRE_GPU=1.
+#[test]
+fn snapshot_of_the_grid() {
+    let (_dir, cat) = setup();
+    let mut options = Options::new(cat, vec![]);
+    options.threads = 2;
+    let ctx = egui::Context::default();
+    let app = ViewerApp::new(&ctx, options).unwrap();
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Harness::builder()
+            .with_size(egui::vec2(1000.0, 640.0))
+            .wgpu()
+            .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+    }));
+    let mut h = match built {
+        Ok(h) => h,
+        Err(_) if std::env::var("REQUIRE_GPU").as_deref() != Ok("1") => {
+            eprintln!(
+                "SKIPPED snapshot_of_the_grid: no wgpu adapter (set REQUIRE_GPU=1 to fail instead)"
+            );
+            return;
+        }
+        Err(_) => panic!("no wgpu adapter, and REQUIRE_GPU=1"),
+    };
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "dog_beach.jpg")
+        .click();
+    settle(&mut h);
+    // The temporary folder's name differs per run: hide the metadata's
+    // folder row.
+    let folder = h.get_by_label("Folder").rect();
+    // The metadata's "Size" (the slider's label is the other one).
+    let next_row = h
+        .get_all_by_label("Size")
+        .map(|n| n.rect())
+        .find(|r| r.top() > folder.top())
+        .unwrap();
+    // The label is centred on its row, which the wrapped folder makes
+    // two lines high.
+    h.mask(egui::Rect::from_min_max(
+        egui::pos2(folder.right(), folder.top() - 12.0),
+        egui::pos2(1000.0, next_row.top()),
+    ));
+    h.snapshot("viewer2_grid");
+}
