@@ -31,6 +31,15 @@ if ((${#missing[@]})); then
     exit 1
   fi
 fi
+# Optional: without them, the tests that need them print a SKIPPED line.
+#   mesa-vulkan-drivers: lavapipe, for the GPU tests and window snapshots.
+#   xvfb (+ X client libraries): viewer2's end-to-end window test.
+optional=()
+have Xvfb || optional+=(xvfb libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 libegl1)
+[ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)
+if ((${#optional[@]})); then
+  echo "note: some tests will be skipped; for all of them: sudo apt-get install ${optional[*]}" >&2
+fi
 if ! have cargo; then
   echo "cargo not found: install Rust 1.95 or later (https://rustup.rs)" >&2
   exit 1
