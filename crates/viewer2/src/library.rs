@@ -72,7 +72,8 @@ pub enum Sort {
     /// The search's ranking (best first); by name without a query.
     #[default]
     Relevance,
-    /// File name, case- and accent-insensitive, then the folder.
+    /// File name, case- and accent-insensitive, numbers by value
+    /// (`IMG_2` before `IMG_10`), then the folder.
     Name,
     /// When taken, oldest first; photos without a date last.
     DateTaken,
@@ -138,7 +139,7 @@ impl Library {
             .map(|p| {
                 format!(
                     "{}\0{}",
-                    catalog::fold(&p.name),
+                    natural_key(&catalog::fold(&p.name)),
                     catalog::fold(&p.text_path)
                 )
             })
@@ -240,4 +241,31 @@ fn ranks_of(n: usize, cmp: impl Fn(usize, usize) -> std::cmp::Ordering) -> Vec<u
         ranks[i as usize] = place as u32;
     }
     ranks
+}
+
+/// A key that sorts numbers inside a name by value: each run of ASCII
+/// digits becomes a marker, its length in digits (without leading zeros),
+/// then the digits, so `2` comes before `10`.
+pub fn natural_key(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !c.is_ascii_digit() {
+            out.push(c);
+            continue;
+        }
+        let mut run = String::from(c);
+        while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+            run.push(d);
+            chars.next();
+        }
+        let digits = run.trim_start_matches('0');
+        let digits = if digits.is_empty() { "0" } else { digits };
+        // `\u{1}` sorts numbers before any letter; the fixed-width length
+        // sorts shorter numbers first.
+        out.push('\u{1}');
+        out.push_str(&format!("{:04}", digits.len().min(9999)));
+        out.push_str(digits);
+    }
+    out
 }

@@ -9,7 +9,7 @@ use viewer2::tags::toggle_term;
 
 const WORDS: &[&str] = &[
     "Kitten", "dog", "Golden", "Gate", "sunset", "IMG", "beach", "Café", "holiday", "x100v",
-    "2019", "DSC", "sea",
+    "2019", "DSC", "sea", "7", "10", "007", "_2",
 ];
 
 fn record(
@@ -75,6 +75,35 @@ fn records() -> impl Strategy<Value = Vec<FileRecord>> {
     })
 }
 
+/// The oracle's natural order: a name as chunks, each run of digits one
+/// number compared by value (and before any character, as a name's
+/// characters here are all above U+0001).
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Chunk {
+    Number(u128),
+    Text(char),
+}
+
+fn natural(name: &str) -> Vec<Chunk> {
+    let mut out = Vec::new();
+    let mut digits = String::new();
+    for c in name.chars().map(Some).chain([None]) {
+        match c {
+            Some(d) if d.is_ascii_digit() => digits.push(d),
+            _ => {
+                if !digits.is_empty() {
+                    out.push(Chunk::Number(digits.parse().unwrap()));
+                    digits.clear();
+                }
+                if let Some(c) = c {
+                    out.push(Chunk::Text(c));
+                }
+            }
+        }
+    }
+    out
+}
+
 fn ids(lib: &Library, rows: &[u32]) -> Vec<i64> {
     rows.iter().map(|&r| lib.photos[r as usize].id).collect()
 }
@@ -91,7 +120,7 @@ proptest! {
         let lib = Library::new(recs.clone(), &[]);
         let name_key = |r: &FileRecord| {
             let (_, name) = catalog::split_path(&r.path);
-            (catalog::fold(name), catalog::fold(&r.path), r.id)
+            (natural(&catalog::fold(name)), catalog::fold(&r.path), r.id)
         };
         let mut by_name = recs.clone();
         by_name.sort_by_key(name_key);
