@@ -224,6 +224,14 @@ impl eframe::App for Screenshot {
         self.app.ui(ui);
         let ctx = ui.ctx().clone();
         if self.done.load(Ordering::SeqCst) {
+            // The memory figure the README quotes (Linux).
+            let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+            if let Some(peak) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+                eprintln!(
+                    "peak resident memory: {}",
+                    peak.trim_start_matches("VmHWM:").trim()
+                );
+            }
             ctx.send_viewport_cmd(eframe::egui::ViewportCommand::Close);
             return;
         }

@@ -230,6 +230,12 @@ impl ViewerApp {
         self.rows.len()
     }
 
+    /// The first and one past the last place the grid showed in its last
+    /// frame.
+    pub fn visible(&self) -> (usize, usize) {
+        self.visible
+    }
+
     /// How many photos have their real thumbnail in the atlas.
     pub fn thumbnails_shown(&self) -> usize {
         self.thumbs.values().filter(|t| !t.preview).count()
