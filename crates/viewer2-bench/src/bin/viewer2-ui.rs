@@ -176,7 +176,7 @@ fn main() -> Result<()> {
         let primitives = ctx.tessellate(out.shapes, out.pixels_per_point);
         let took = t.elapsed();
         std::hint::black_box(primitives);
-        for (_, deltas) in &out.textures_delta.set {
+        for deltas in out.textures_delta.set.values() {
             for delta in deltas {
                 uploaded +=
                     delta.image.bytes_per_pixel() * delta.image.width() * delta.image.height();
