@@ -19,19 +19,40 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use viewer2::indexer::{self, Progress};
 
+/// The commands that work without a window: `viewer2 index`, `viewer2
+/// search`.
 #[derive(Parser)]
 #[command(
+    name = "viewer2",
     version,
-    about = "The photo browser: `viewer2 [DIR…]` opens the window; `index` and `search` work without one",
-    args_conflicts_with_subcommands = true
+    about = "The photo browser's catalogue: index folders, search them"
 )]
-struct Args {
+struct Cli {
     /// The catalogue file (default: viewer2/catalog.sqlite in the platform's
     /// data folder).
     #[arg(long, global = true)]
     catalog: Option<PathBuf>,
-    /// Folders to browse in the window (indexed in the background); none
-    /// for the whole catalogue.
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The window: `viewer2 [DIR…]`.
+#[derive(Parser)]
+#[command(
+    name = "viewer2",
+    version,
+    about = "The photo browser: opens a window on the folders, or on the whole catalogue",
+    after_help = "Without a window: `viewer2 index DIR…` records folders in the catalogue, \
+                  `viewer2 search QUERY` prints the matching paths (each has --help). \
+                  A folder named `index` or `search` is opened as `./index`."
+)]
+struct WindowArgs {
+    /// The catalogue file (default: viewer2/catalog.sqlite in the platform's
+    /// data folder).
+    #[arg(long)]
+    catalog: Option<PathBuf>,
+    /// Folders to browse (indexed in the background); none for the whole
+    /// catalogue.
     dirs: Vec<PathBuf>,
     /// GPU memory for thumbnails, in MB.
     #[arg(long, default_value_t = 64)]
@@ -40,8 +61,28 @@ struct Args {
     /// quits (the end-to-end test).
     #[arg(long, hide = true)]
     screenshot: Option<PathBuf>,
-    #[command(subcommand)]
-    command: Option<Command>,
+}
+
+/// Whether the command line names a subcommand: its first argument that is
+/// neither an option nor an option's value is `index`, `search` or `help`.
+/// (One clap parser cannot take both `viewer2 DIR…` and `viewer2 --catalog
+/// C index DIR`: after an option it reads `index` as a folder.)
+fn names_a_subcommand(args: &[std::ffi::OsString]) -> bool {
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
+        let arg = arg.to_string_lossy();
+        if arg == "--" {
+            return false;
+        }
+        if arg.starts_with('-') && arg.len() > 1 {
+            if ["--catalog", "--gpu-budget-mb", "--screenshot"].contains(&arg.as_ref()) {
+                rest.next();
+            }
+            continue;
+        }
+        return ["index", "search", "help"].contains(&arg.as_ref());
+    }
+    false
 }
 
 #[derive(Subcommand)]
@@ -274,20 +315,28 @@ fn main() -> Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
-    let args = Args::parse();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if !names_a_subcommand(&argv) {
+        let args = WindowArgs::parse_from(&argv);
+        let catalog_path = match args.catalog {
+            Some(p) => p,
+            None => default_catalog()?,
+        };
+        return window(catalog_path, args.dirs, args.gpu_budget_mb, args.screenshot);
+    }
+    let args = Cli::parse_from(&argv);
     let catalog_path = match args.catalog {
         Some(p) => p,
         None => default_catalog()?,
     };
     match args.command {
-        Some(Command::Index { dirs }) => index(&catalog_path, &dirs),
-        Some(Command::Search {
+        Command::Index { dirs } => index(&catalog_path, &dirs),
+        Command::Search {
             query,
             limit,
             json,
             seed,
             fuzzy,
-        }) => search(&catalog_path, &query, limit, json, seed, fuzzy),
-        None => window(catalog_path, args.dirs, args.gpu_budget_mb, args.screenshot),
+        } => search(&catalog_path, &query, limit, json, seed, fuzzy),
     }
 }

@@ -533,3 +533,30 @@ fn files_vanishing_mid_scan_are_skipped() {
     let (_, found, _) = viewer2(&cat, &["search", "--limit", "100000", "img"]);
     assert_eq!(found.lines().count(), left, "{err}");
 }
+
+/// Without a display the window says so and points to the commands that
+/// work without one; options before a subcommand still reach it.
+#[test]
+fn no_display_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .arg("--catalog")
+        .arg(&cat)
+        .arg(dir.path())
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("no display") && err.contains("viewer2 index"),
+        "{err}"
+    );
+    // `--catalog C index DIR`: `index` is the subcommand, not a folder.
+    let (ok, _, err) = viewer2(&cat, &["index", dir.path().to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = viewer2(&cat, &["--gpu-budget-mb", "8", "search", "x"]);
+    assert!(!ok && err.contains("unexpected argument"), "{err}");
+}
