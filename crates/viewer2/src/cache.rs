@@ -4,8 +4,9 @@
 //!
 //! An entry is keyed by the photo's path, size and modification time and
 //! the thumbnail size, so an edited photo simply misses and is made again.
-//! Entries are appended: first the data (`thumbs.pack`: key, then the
-//! thumbnail as JPEG, or PNG when it has transparency), then a 24-byte
+//! Entries are appended: first the data (`thumbs.pack`: key, the photo's
+//! own width and height, then the thumbnail as JPEG, or PNG when it has
+//! transparency), then a 20-byte
 //! record in `thumbs.idx` (key hash, offset, length). Opening reads the
 //! index into memory; a record that points past the pack's end, or whose
 //! entry does not carry the same key, is ignored, so a crash mid-write
@@ -34,7 +35,10 @@ pub struct Key {
 
 impl Key {
     fn bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(self.path.len() + 24);
+        let mut b = Vec::with_capacity(self.path.len() + 26);
+        // The entry format's version: entries of an older format never
+        // match (their hash and key differ).
+        b.extend_from_slice(b"v2");
         b.extend_from_slice(&(self.path.len() as u32).to_le_bytes());
         b.extend_from_slice(&self.path);
         b.extend_from_slice(&self.size.to_le_bytes());
@@ -148,14 +152,17 @@ impl ThumbCache {
         let want = key.bytes();
         // The entry must carry the very same key (hashes can collide).
         let body = data.strip_prefix(want.as_slice())?;
-        let img = image::load_from_memory(body).ok()?.into_rgba8();
+        let (full, image) = body.split_at_checked(8)?;
+        let full_w = u32::from_le_bytes(full[0..4].try_into().ok()?);
+        let full_h = u32::from_le_bytes(full[4..8].try_into().ok()?);
+        let img = image::load_from_memory(image).ok()?.into_rgba8();
         let (width, height) = img.dimensions();
         Some(Thumbnail {
             width,
             height,
             rgba: img.into_raw(),
             source: Source::Cached,
-            full_size: (width, height),
+            full_size: (full_w, full_h),
         })
     }
 
@@ -175,6 +182,8 @@ impl ThumbCache {
                 .map_err(|e| CacheError::Encode(e.to_string()))?;
             out
         };
+        entry.extend_from_slice(&thumb.full_size.0.to_le_bytes());
+        entry.extend_from_slice(&thumb.full_size.1.to_le_bytes());
         entry.extend_from_slice(&encoded);
         let len = u32::try_from(entry.len())
             .map_err(|_| CacheError::Encode("an entry over 4 GB".into()))?;

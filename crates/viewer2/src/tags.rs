@@ -64,7 +64,7 @@ const GENERIC_NAME_WORDS: &[&str] = &[
     "cover", "portrait", "mg", "p", "pano",
 ];
 
-/// Common words of descriptions: no tag.
+/// Common words of descriptions and names: no tag.
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "from", "this", "that", "are", "was", "were", "has", "have",
     "not", "but", "its", "into", "onto", "over", "our", "your", "his", "her", "their", "there",
@@ -210,14 +210,20 @@ impl TagIndex {
         }
         let stem = p.name.rsplit_once('.').map_or(p.name.as_str(), |(s, _)| s);
         for w in catalog::tokenize(stem) {
-            if telling(&w.word) && !GENERIC_NAME_WORDS.contains(&w.word.as_str()) {
+            if telling(&w.word)
+                && !GENERIC_NAME_WORDS.contains(&w.word.as_str())
+                && !STOP_WORDS.contains(&w.word.as_str())
+            {
                 out.push(self.intern(TagKind::Name, &w.word, std::slice::from_ref(&w)));
             }
         }
         let (dir, _) = catalog::split_path(&p.text_path);
         let (_, folder) = catalog::split_path(dir);
         for w in catalog::tokenize(folder) {
-            if telling(&w.word) && !GENERIC_NAME_WORDS.contains(&w.word.as_str()) {
+            if telling(&w.word)
+                && !GENERIC_NAME_WORDS.contains(&w.word.as_str())
+                && !STOP_WORDS.contains(&w.word.as_str())
+            {
                 out.push(self.intern(TagKind::Folder, &w.word, std::slice::from_ref(&w)));
             }
         }

@@ -56,6 +56,8 @@ fn entries_round_trip_and_survive_reopening() {
             .unwrap_or_else(|e| panic!("{e}"));
         let got = c.get(&key("a.jpg", 1)).unwrap_or_else(|| panic!("a miss"));
         assert_eq!((got.width, got.height), (256, 171));
+        // The photo's own size comes back too (the metadata panel shows it).
+        assert_eq!(got.full_size, (256 * 8, 171 * 8));
         assert_eq!(got.source, Source::Cached);
         assert!(mean_difference(&got.rgba, &opaque.rgba) < 3.0);
     }

@@ -211,7 +211,7 @@ fn tags_come_from_keywords_descriptions_cameras_names_and_folders() {
             record(
                 1,
                 2,
-                "IMG_1234_SleepyKitten.jpg",
+                "IMG_1234_the_SleepyKitten.jpg",
                 "Golden Gate | A long description of the bridge at sunset | X100V",
                 "X100V",
                 "",
