@@ -322,8 +322,13 @@ impl ViewerApp {
                             None => self.loupe = None,
                         }
                     }
-                    self.selected
-                        .retain(|id| self.library.index_of(*id).is_some());
+                    // The selection keeps only what is shown.
+                    let (library, place) = (&self.library, &self.place);
+                    self.selected.retain(|id| {
+                        library
+                            .index_of(*id)
+                            .is_some_and(|i| place[i as usize] != u32::MAX)
+                    });
                     self.wanted.clear();
                 }
                 Answer::Indexing(p) => self.indexing = Indexing::Running(p),
