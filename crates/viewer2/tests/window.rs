@@ -372,3 +372,40 @@ fn snapshot_of_the_grid() {
     ));
     h.snapshot("viewer2_grid");
 }
+
+/// A photo over the loupe's memory limit says what it needs, offers Retry
+/// (the same limit here: still refused) and a reduced view, which opens.
+#[test]
+fn a_photo_too_large_for_memory_offers_retry_and_a_reduced_view() {
+    let (_dir, cat) = setup();
+    let mut options = Options::new(cat, vec![]);
+    options.threads = 2;
+    options.loupe_limits = Some(viewer2::thumbnail::Limits {
+        max_pixels: 10_000,
+        ..Default::default()
+    });
+    let mut h = harness_with(options);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "tree.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("too large for the memory")
+            .is_some()
+    );
+    // tree.jpg is 480×240: 0.46 MB as RGBA.
+    assert!(h.query_by_label_contains("needs 0.46 MB").is_some());
+    assert!(!h.state().loupe_ready());
+    h.get_by_label("Retry").click();
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("too large for the memory")
+            .is_some()
+    );
+    h.get_by_label("Reduced size").click();
+    settle(&mut h);
+    assert!(h.state().loupe_ready());
+    assert_eq!(h.state().loupe_photo(), Some("tree.jpg"));
+}

@@ -52,8 +52,14 @@ pub(super) struct Loupe {
 }
 
 impl Loupe {
+    /// Whether a decode is owed, or not asked for yet (just opened or
+    /// restarted).
     pub(super) fn is_waiting(&self) -> bool {
-        !self.waiting.is_empty()
+        !self.waiting.is_empty() || self.wanted.is_empty()
+    }
+
+    pub(super) fn is_ready(&self, id: FileId) -> bool {
+        matches!(self.images.get(&id), Some(Shown::Ready { .. }))
     }
 }
 
@@ -100,7 +106,7 @@ impl ViewerApp {
         let (size, limits) = if reduced {
             (REDUCED_SIZE, Limits::default())
         } else {
-            (LOUPE_SIZE, limits())
+            (LOUPE_SIZE, self.loupe_limits.unwrap_or_else(limits))
         };
         match Loader::new(2, size, limits, Arc::clone(&self.source), None) {
             Ok(l) => self.loupe_loader = l,
@@ -323,9 +329,9 @@ impl ViewerApp {
                         ui.colored_label(ui.visuals().warn_fg_color, &reason);
                         if let Some(needs) = needs {
                             ui.label(format!(
-                                "Opening it at full size needs {:.0} MB; {:.0} MB are free now.",
-                                needs as f64 / 1e6,
-                                available_bytes() as f64 / 1e6
+                                "Opening it at full size needs {}; {} are free now.",
+                                megabytes(needs),
+                                megabytes(available_bytes())
                             ));
                             if ui
                                 .button("Retry")
@@ -359,5 +365,15 @@ impl ViewerApp {
         if let Some(reduced) = retry {
             self.restart_loupe_loader(reduced);
         }
+    }
+}
+
+/// `12345678` → `12 MB`, `123456` → `0.12 MB`.
+fn megabytes(bytes: u64) -> String {
+    let mb = bytes as f64 / 1e6;
+    if mb >= 10.0 {
+        format!("{mb:.0} MB")
+    } else {
+        format!("{mb:.2} MB")
     }
 }

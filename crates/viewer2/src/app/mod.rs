@@ -55,6 +55,9 @@ pub struct Options {
     pub threads: usize,
     /// Opens the photos (the file system; tests put slow readers here).
     pub source: Arc<dyn Source>,
+    /// The loupe's decode limits; `None` measures the available memory
+    /// (tests set a small one to see the out-of-memory view).
+    pub loupe_limits: Option<Limits>,
 }
 
 impl Options {
@@ -68,6 +71,7 @@ impl Options {
             gpu_budget: 64 << 20,
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             source: Arc::new(Files),
+            loupe_limits: None,
         }
     }
 }
@@ -149,6 +153,8 @@ pub struct ViewerApp {
 
     /// Opens photos for the loaders.
     source: Arc<dyn Source>,
+    /// The loupe's limits when set by the caller.
+    loupe_limits: Option<Limits>,
     indexing: Indexing,
     /// Why there is nothing to browse.
     failed: Option<String>,
@@ -184,7 +190,7 @@ impl ViewerApp {
         let loupe_loader = Loader::new(
             2,
             loupe::LOUPE_SIZE,
-            loupe::limits(),
+            options.loupe_limits.unwrap_or_else(loupe::limits),
             Arc::clone(&options.source),
             None,
         )?;
@@ -219,6 +225,7 @@ impl ViewerApp {
             caption_draft: None,
             caption_status: None,
             source: options.source,
+            loupe_limits: options.loupe_limits,
             indexing: Indexing::Idle,
             failed: None,
             focus_search: true,
@@ -234,6 +241,18 @@ impl ViewerApp {
     /// frame.
     pub fn visible(&self) -> (usize, usize) {
         self.visible
+    }
+
+    /// Whether the loupe shows its photo decoded (not a placeholder or an
+    /// error).
+    pub fn loupe_ready(&self) -> bool {
+        self.loupe.as_ref().is_some_and(|l| {
+            let id = self
+                .rows
+                .get(l.place)
+                .map(|&r| self.library.photos[r as usize].id);
+            id.is_some_and(|id| l.is_ready(id))
+        })
     }
 
     /// How many photos have their real thumbnail in the atlas.
