@@ -58,6 +58,26 @@ impl Key {
     }
 }
 
+/// Where the loader's workers look for a thumbnail before making it, and
+/// keep it after: this crate's packed cache ([`ThumbCache`]) or the one
+/// shared with other programs ([`crate::freedesktop::FreedesktopCache`]).
+pub trait ThumbStore: Send {
+    /// The stored thumbnail for `key`, if there is a sound one.
+    fn get(&mut self, key: &Key) -> Option<Thumbnail>;
+    /// Stores `thumb` under `key`.
+    fn put(&mut self, key: &Key, thumb: &Thumbnail) -> Result<(), CacheError>;
+}
+
+impl ThumbStore for ThumbCache {
+    fn get(&mut self, key: &Key) -> Option<Thumbnail> {
+        ThumbCache::get(self, key)
+    }
+
+    fn put(&mut self, key: &Key, thumb: &Thumbnail) -> Result<(), CacheError> {
+        ThumbCache::put(self, key, thumb)
+    }
+}
+
 /// Why the cache failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

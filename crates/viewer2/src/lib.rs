@@ -5,6 +5,7 @@
 pub mod app;
 pub mod atlas;
 pub mod cache;
+pub mod freedesktop;
 pub mod indexer;
 pub mod library;
 pub mod loader;

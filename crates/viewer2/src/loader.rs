@@ -24,7 +24,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use crate::cache::{Key, ThumbCache};
+use crate::cache::{Key, ThumbStore};
 use crate::thumbnail::{Limits, PREVIEW_HEAD, ThumbError, Thumbnail, embedded_preview, thumbnail};
 
 /// Something that reads and seeks (a file, or a test's slow reader).
@@ -139,7 +139,7 @@ impl Loader {
         size: u32,
         limits: Limits,
         source: Arc<dyn Source>,
-        cache: Option<ThumbCache>,
+        cache: Option<Box<dyn ThumbStore>>,
     ) -> std::io::Result<Loader> {
         let cache = cache.map(|c| Arc::new(Mutex::new(c)));
         let shared = Arc::new(Shared {
@@ -230,7 +230,7 @@ impl Drop for Loader {
     }
 }
 
-fn lock(c: &Mutex<ThumbCache>) -> MutexGuard<'_, ThumbCache> {
+fn lock(c: &Mutex<Box<dyn ThumbStore>>) -> MutexGuard<'_, Box<dyn ThumbStore>> {
     c.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -239,7 +239,7 @@ fn lock(c: &Mutex<ThumbCache>) -> MutexGuard<'_, ThumbCache> {
 /// has one).
 fn make(
     source: &dyn Source,
-    cache: Option<&Mutex<ThumbCache>>,
+    cache: Option<&Mutex<Box<dyn ThumbStore>>>,
     want: &Want,
     size: u32,
     limits: Limits,
@@ -279,7 +279,7 @@ fn work(
     shared: &Shared,
     tx: &Sender<Loaded>,
     source: &dyn Source,
-    cache: Option<&Mutex<ThumbCache>>,
+    cache: Option<&Mutex<Box<dyn ThumbStore>>>,
     size: u32,
     limits: Limits,
 ) {

@@ -57,6 +57,10 @@ struct WindowArgs {
     /// GPU memory for thumbnails, in MB.
     #[arg(long, default_value_t = 64)]
     gpu_budget_mb: u64,
+    /// Share thumbnails with other programs (file managers, image viewers)
+    /// through the freedesktop.org thumbnail folders, ~/.cache/thumbnails.
+    #[arg(long)]
+    share_thumbnails: bool,
     /// Saves a PNG of the window once everything visible is painted, then
     /// quits (the end-to-end test).
     #[arg(long, hide = true)]
@@ -190,12 +194,14 @@ fn search(
 }
 
 /// Opens the window until it is closed.
-fn window(
-    catalog: PathBuf,
-    dirs: Vec<PathBuf>,
-    gpu_budget_mb: u64,
-    screenshot: Option<PathBuf>,
-) -> Result<()> {
+fn window(catalog: PathBuf, args: WindowArgs) -> Result<()> {
+    let WindowArgs {
+        dirs,
+        gpu_budget_mb,
+        share_thumbnails,
+        screenshot,
+        ..
+    } = args;
     let display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
@@ -212,6 +218,7 @@ fn window(
     }
     let mut options = viewer2::app::Options::new(catalog, dirs);
     options.gpu_budget = gpu_budget_mb.max(1) << 20;
+    options.share_thumbnails = share_thumbnails;
     options.thumb_cache =
         directories::ProjectDirs::from("", "", "viewer2").map(|d| d.cache_dir().join("thumbnails"));
     let native = eframe::NativeOptions {
@@ -318,11 +325,11 @@ fn main() -> Result<()> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if !names_a_subcommand(&argv) {
         let args = WindowArgs::parse_from(&argv);
-        let catalog_path = match args.catalog {
-            Some(p) => p,
+        let catalog_path = match &args.catalog {
+            Some(p) => p.clone(),
             None => default_catalog()?,
         };
-        return window(catalog_path, args.dirs, args.gpu_budget_mb, args.screenshot);
+        return window(catalog_path, args);
     }
     let args = Cli::parse_from(&argv);
     let catalog_path = match args.catalog {

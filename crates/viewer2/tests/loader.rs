@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use viewer2::cache::ThumbCache;
+use viewer2::cache::{ThumbCache, ThumbStore};
 use viewer2::loader::{Loaded, Loader, ReadSeek, Source, Want};
 
 mod photos;
@@ -234,7 +234,9 @@ fn broken_and_missing_files_are_answers_with_reasons() {
 fn the_cache_answers_until_the_photo_changes() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let source = Arc::new(source(3));
-    let open = || ThumbCache::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let open = || -> Box<dyn ThumbStore> {
+        Box::new(ThumbCache::open(dir.path()).unwrap_or_else(|e| panic!("{e}")))
+    };
     let run = |loader: &Loader| {
         loader.want((0..3).map(|i| want(i, i as i64)).collect());
         let mut answers = collect(loader, 3);

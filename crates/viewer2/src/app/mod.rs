@@ -25,7 +25,8 @@ use catalog::FileId;
 use eframe::egui;
 
 use crate::atlas::Atlas;
-use crate::cache::ThumbCache;
+use crate::cache::{ThumbCache, ThumbStore};
+use crate::freedesktop::FreedesktopCache;
 use crate::indexer::Progress;
 use crate::library::{Library, Sort};
 use crate::loader::{Files, Loader, Source};
@@ -49,6 +50,9 @@ pub struct Options {
     pub dirs: Vec<PathBuf>,
     /// Where thumbnails are cached on disk; `None` for no cache.
     pub thumb_cache: Option<PathBuf>,
+    /// Share thumbnails with other programs through the freedesktop.org
+    /// thumbnail folders (`~/.cache/thumbnails`) instead of `thumb_cache`.
+    pub share_thumbnails: bool,
     /// GPU memory for thumbnails, in bytes.
     pub gpu_budget: u64,
     /// Worker threads making thumbnails.
@@ -68,6 +72,7 @@ impl Options {
             catalog,
             dirs,
             thumb_cache: None,
+            share_thumbnails: false,
             gpu_budget: 64 << 20,
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             source: Arc::new(Files),
@@ -170,15 +175,20 @@ impl ViewerApp {
             options.dirs,
             Arc::new(move || repaint.request_repaint()),
         )?;
-        let cache = match &options.thumb_cache {
-            Some(dir) => match ThumbCache::open(dir) {
-                Ok(c) => Some(c),
+        let shared = options
+            .share_thumbnails
+            .then(FreedesktopCache::default_root)
+            .flatten();
+        let cache: Option<Box<dyn ThumbStore>> = match (shared, &options.thumb_cache) {
+            (Some(root), _) => Some(Box::new(FreedesktopCache::new(root))),
+            (None, Some(dir)) => match ThumbCache::open(dir) {
+                Ok(c) => Some(Box::new(c)),
                 Err(e) => {
                     tracing::warn!("thumbnail cache off: {e}");
                     None
                 }
             },
-            None => None,
+            (None, None) => None,
         };
         let loader = Loader::new(
             options.threads,
