@@ -68,7 +68,7 @@ struct Args {
 
 /// Pins this process (and the children it starts) to one CPU: "per core"
 /// then means per core for every program, whatever threads it starts
-/// (jpeg-decoder starts one per colour component; libvips its own pool).
+/// (jpeg-decoder's rayon pool; libvips its own pool).
 fn pin_to_one_core() -> Result<()> {
     // SAFETY: a zeroed cpu_set_t is valid; CPU_SET writes inside it; the
     // call only reads it.
