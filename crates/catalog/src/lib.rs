@@ -15,6 +15,8 @@
 //! - [`Catalog`]: the SQLite file, with the seed's tables and search
 //!   ([`Catalog::search_seed`]), and the default search through a
 //!   [`SearchIndex`] stored beside the files.
+//! - [`Placement`]: where the viewer's light table left each card
+//!   ([`Catalog::save_placements`]), and named settings.
 //!
 //! ```
 //! use catalog::{Catalog, Mode, parse};
@@ -36,6 +38,7 @@
 
 mod fold;
 mod index;
+mod placements;
 mod postings;
 mod query;
 mod store;
@@ -43,6 +46,7 @@ mod token;
 
 pub use fold::fold;
 pub use index::{IndexBuilder, IndexError, IndexSize, SearchIndex, Source};
+pub use placements::Placement;
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };

@@ -61,6 +61,14 @@ pub enum CatalogError {
         /// What is wrong.
         problem: &'static str,
     },
+    /// A placement given to [`Catalog::save_placements`] is not acceptable.
+    #[error("placement {key:?}: {problem}")]
+    BadPlacement {
+        /// The card's key.
+        key: String,
+        /// What is wrong.
+        problem: &'static str,
+    },
 }
 
 /// A file's id in the catalogue.
@@ -75,7 +83,7 @@ const INDEX_PART: usize = 8 << 20;
 
 /// The catalogue.
 pub struct Catalog {
-    conn: Connection,
+    pub(crate) conn: Connection,
     /// The search index last used, with the generation it was made from.
     index: RefCell<Option<(i64, Arc<SearchIndex>)>>,
 }
@@ -189,6 +197,8 @@ impl Catalog {
             1 => migrate_from_v1(&conn)?,
             _ => {}
         }
+        // The light table's tables came after version 2: made when missing.
+        conn.execute_batch(crate::placements::PLACEMENT_TABLES)?;
         // Fuzzy terms compare in Rust, with the reference meaning's rule.
         conn.create_scalar_function(
             "fuzzy_match",
