@@ -11,5 +11,6 @@ pub mod library;
 pub mod loader;
 pub mod metadata;
 pub mod searcher;
+pub mod table;
 pub mod tags;
 pub mod thumbnail;
