@@ -56,13 +56,13 @@ impl Photo {
 }
 
 #[cfg(unix)]
-fn path_from_bytes(raw: &[u8]) -> PathBuf {
+pub(crate) fn path_from_bytes(raw: &[u8]) -> PathBuf {
     use std::os::unix::ffi::OsStrExt;
     PathBuf::from(std::ffi::OsStr::from_bytes(raw))
 }
 
 #[cfg(not(unix))]
-fn path_from_bytes(raw: &[u8]) -> PathBuf {
+pub(crate) fn path_from_bytes(raw: &[u8]) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(raw).into_owned())
 }
 

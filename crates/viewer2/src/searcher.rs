@@ -20,6 +20,7 @@ use catalog::{Catalog, FileId, Mode, parse};
 
 use crate::indexer::{self, Progress, Report};
 use crate::library::{Library, Sort};
+use crate::table::{Changes, Saved, UserGroup};
 use crate::tags::CloudTag;
 
 /// How long a search waits for a newer keystroke before it runs.
@@ -38,6 +39,14 @@ enum Request {
     },
     /// The catalogue changed (an index run ended): read it again.
     Reload,
+    /// The light table moved: save where its cards lie.
+    SaveTable(Changes, Option<[f32; 3]>),
+    /// Move a photo's file into a folder (dropped onto its stack, and the
+    /// user said yes).
+    MoveFile {
+        id: FileId,
+        to_dir: PathBuf,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -87,6 +96,12 @@ pub enum Answer {
     },
     /// The catalogue could not be opened or read: nothing to browse.
     Failed(String),
+    /// The light table as last saved (sent once, after the first library).
+    TableLoaded(Saved),
+    /// A table save failed: why.
+    TableNotSaved(String),
+    /// A photo's file was moved into a folder (its new path), or why not.
+    FileMoved(Result<String, String>),
 }
 
 /// The thread's handle.
@@ -147,6 +162,19 @@ impl Searcher {
             id,
             caption: caption.to_owned(),
         });
+    }
+
+    /// Saves what changed on the light table, and its view (centre and
+    /// zoom).
+    pub fn save_table(&self, changes: Changes, view: Option<[f32; 3]>) {
+        let _ = self.requests.send(Request::SaveTable(changes, view));
+    }
+
+    /// Moves a photo's file into `to_dir` (never over another file), and
+    /// records the new path; a [`Answer::FileMoved`] and a new library
+    /// follow.
+    pub fn move_file(&self, id: FileId, to_dir: PathBuf) {
+        let _ = self.requests.send(Request::MoveFile { id, to_dir });
     }
 
     /// An answer, if one is ready; never blocks.
@@ -227,6 +255,18 @@ fn run(
     if !send(Answer::Loaded(Arc::clone(&library))) {
         return;
     }
+    match read_table(&cat) {
+        Ok(saved) => {
+            send(Answer::TableLoaded(saved));
+        }
+        Err(e) => {
+            // The browser works without it; the table starts afresh.
+            send(Answer::TableNotSaved(format!(
+                "cannot read the saved table: {e}"
+            )));
+            send(Answer::TableLoaded(Saved::default()));
+        }
+    }
     if !dirs.is_empty() {
         let (path, dirs, out) = (catalog_path.to_owned(), dirs.to_vec(), out.clone());
         let spawned = std::thread::Builder::new()
@@ -296,6 +336,23 @@ fn run(
                     }
                 }
             }
+            Request::SaveTable(changes, view) => {
+                if let Err(e) = write_table(&mut cat, &changes, view)
+                    && !send(Answer::TableNotSaved(e.to_string()))
+                {
+                    return;
+                }
+            }
+            Request::MoveFile { id, to_dir } => {
+                let moved = move_file(&mut cat, id, &to_dir);
+                let ok = moved.is_ok();
+                if !send(Answer::FileMoved(moved)) {
+                    return;
+                }
+                if ok {
+                    pending.push_back(Request::Reload);
+                }
+            }
             Request::Reload => {
                 match load(&cat) {
                     Ok(l) => library = l,
@@ -314,6 +371,116 @@ fn run(
         }
     }
 }
+
+/// The light table's saved state.
+fn read_table(cat: &Catalog) -> Result<Saved, catalog::CatalogError> {
+    let open = cat.setting(TABLE_OPEN)?.unwrap_or_default();
+    let groups = cat.setting(TABLE_GROUPS)?.unwrap_or_default();
+    let view = cat.setting(TABLE_VIEW)?.and_then(|v| {
+        let n: Vec<f32> = v.split(' ').filter_map(|x| x.parse().ok()).collect();
+        match n[..] {
+            [x, y, z] if x.is_finite() && y.is_finite() && z.is_finite() && z > 0.0 => {
+                Some([x, y, z])
+            }
+            _ => None,
+        }
+    });
+    Ok(Saved {
+        placements: cat.placements()?,
+        open: open
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        user_groups: groups
+            .lines()
+            .filter_map(|l| {
+                let mut parts = l.splitn(3, '\t');
+                Some(UserGroup {
+                    key: parts.next()?.to_owned(),
+                    name: parts.next()?.to_owned(),
+                    parent: parts.next().unwrap_or_default().to_owned(),
+                })
+            })
+            .collect(),
+        view,
+    })
+}
+
+fn write_table(
+    cat: &mut Catalog,
+    changes: &Changes,
+    view: Option<[f32; 3]>,
+) -> Result<(), catalog::CatalogError> {
+    cat.save_placements(&changes.placements, &[])?;
+    if let Some(open) = &changes.open {
+        cat.set_setting(TABLE_OPEN, &open.join("\n"))?;
+    }
+    if let Some(groups) = &changes.user_groups {
+        let lines: Vec<String> = groups
+            .iter()
+            .map(|g| {
+                // Tabs and line breaks would split the record.
+                let clean = |s: &str| s.replace(['\t', '\n'], " ");
+                format!(
+                    "{}\t{}\t{}",
+                    clean(&g.key),
+                    clean(&g.name),
+                    clean(&g.parent)
+                )
+            })
+            .collect();
+        cat.set_setting(TABLE_GROUPS, &lines.join("\n"))?;
+    }
+    if let Some([x, y, z]) = view {
+        cat.set_setting(TABLE_VIEW, &format!("{x} {y} {z}"))?;
+    }
+    Ok(())
+}
+
+/// Moves photo `id`'s file into `to_dir` and records its new path. Never
+/// replaces a file; if the catalogue cannot record the move, the file is
+/// moved back.
+fn move_file(cat: &mut Catalog, id: FileId, to_dir: &Path) -> Result<String, String> {
+    let Some((path, _)) = cat.file(id).map_err(|e| e.to_string())? else {
+        return Err("this photo is no longer in the catalogue".to_owned());
+    };
+    let from = match cat.raw_path(id).map_err(|e| e.to_string())? {
+        Some(raw) => crate::library::path_from_bytes(&raw),
+        None => PathBuf::from(&path),
+    };
+    let Some(name) = from.file_name() else {
+        return Err(format!("{}: no file name", from.display()));
+    };
+    let to = to_dir.join(name);
+    if to.exists() {
+        return Err(format!(
+            "{} already exists; nothing was moved",
+            to.display()
+        ));
+    }
+    std::fs::rename(&from, &to)
+        .map_err(|e| format!("cannot move {} to {}: {e}", from.display(), to.display()))?;
+    let text = to.to_string_lossy().into_owned();
+    let raw = (text.as_bytes() != to.as_os_str().as_encoded_bytes())
+        .then(|| to.as_os_str().as_encoded_bytes().to_vec());
+    if let Err(e) = cat.rename(&[(id, &text, raw.as_deref())]) {
+        let back = std::fs::rename(&to, &from);
+        return Err(match back {
+            Ok(()) => format!("the catalogue could not record the move ({e}); the file is back"),
+            Err(b) => format!(
+                "the catalogue could not record the move ({e}), and moving it back failed ({b}): the file is at {}",
+                to.display()
+            ),
+        });
+    }
+    Ok(text)
+}
+
+/// Settings keys of the light table.
+const TABLE_OPEN: &str = "table.open";
+const TABLE_GROUPS: &str = "table.groups";
+const TABLE_VIEW: &str = "table.view";
 
 /// Indexes the folders (on a thread of its own), passing its progress on
 /// at most every 100 ms, then asks the catalogue thread to reload.

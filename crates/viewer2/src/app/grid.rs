@@ -360,8 +360,15 @@ impl ViewerApp {
             if !preview {
                 self.waiting.remove(&id);
             }
+            if !preview {
+                self.table_thumbnail_arrived(id, &thumb);
+            }
             let (library, place, visible) = (&self.library, &self.place, self.visible);
-            let distance = |h: u64| distance(library, place, visible, h);
+            let on_table = self.table.as_ref().filter(|_| self.on_table);
+            let distance = |h: u64| match on_table {
+                Some(view) => view.distance(library, h),
+                None => distance(library, place, visible, h),
+            };
             let Some((slot, evicted)) = self.atlas.insert(answer.id, distance) else {
                 continue;
             };
@@ -376,7 +383,7 @@ impl ViewerApp {
             let texture = self.pages[page].get_or_insert_with(|| {
                 ctx.load_texture(
                     format!("thumbnails-{page}"),
-                    egui::ColorImage::filled([side, side], egui::Color32::TRANSPARENT),
+                    super::table::page_image(side),
                     egui::TextureOptions::LINEAR,
                 )
             });

@@ -11,10 +11,15 @@
 //! - `loupe`: one photo fitted to the window, zoom and pan, neighbours
 //!   decoding ahead.
 //! - `side`: the tag cloud and the metadata panel with the caption editor.
+//! - `table`: the light table's camera, drawing and input over the model
+//!   in [`crate::table`], and its saves.
 
 mod grid;
 mod loupe;
 mod side;
+mod table;
+
+pub use table::TableView;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -164,6 +169,19 @@ pub struct ViewerApp {
     /// Why there is nothing to browse.
     failed: Option<String>,
     focus_search: bool,
+
+    /// Whether the light table shows instead of the grid.
+    on_table: bool,
+    table: Option<table::TableView>,
+    /// The table as the catalogue holds it (with what this run saved).
+    saved_table: Option<crate::table::Saved>,
+    /// Why the table cannot be shown.
+    table_error: Option<String>,
+    /// The last save's or file move's trouble, or a move's success.
+    table_status: Option<String>,
+    /// Photos with transparency have a mask (`None`: opaque), so a click
+    /// on the light table goes through their clear parts.
+    masks: HashMap<FileId, Option<collide::mask::Mask>>,
 }
 
 impl ViewerApp {
@@ -239,6 +257,12 @@ impl ViewerApp {
             indexing: Indexing::Idle,
             failed: None,
             focus_search: true,
+            on_table: false,
+            table: None,
+            saved_table: None,
+            table_error: None,
+            table_status: None,
+            masks: HashMap::new(),
         })
     }
 
@@ -291,6 +315,18 @@ impl ViewerApp {
             || matches!(self.indexing, Indexing::Running(_))
             || self.loupe.as_ref().is_some_and(|l| l.is_waiting())
             || self.caption_status.as_deref() == Some(SAVING)
+            || (self.on_table
+                && (self.saved_table.is_none() || self.table.as_ref().is_some_and(|t| t.is_busy())))
+    }
+
+    /// Shows the light table (or the grid).
+    pub fn show_table(&mut self, on: bool) {
+        self.on_table = on;
+    }
+
+    /// Saves the table's changes now (the window closes).
+    pub fn flush_table(&mut self) {
+        self.save_table(true);
     }
 
     /// Whether everything visible is painted: the library and the result
@@ -378,6 +414,10 @@ impl ViewerApp {
                     self.loaded = true;
                     self.failed = Some(e);
                 }
+                Answer::TableLoaded(saved) => self.saved_table = Some(saved),
+                Answer::TableNotSaved(e) => self.table_status = Some(format!("Not saved: {e}")),
+                Answer::FileMoved(Ok(path)) => self.table_status = Some(format!("Moved to {path}")),
+                Answer::FileMoved(Err(e)) => self.table_status = Some(format!("Not moved: {e}")),
             }
         }
     }
@@ -410,6 +450,8 @@ impl ViewerApp {
                 ui.colored_label(ui.visuals().error_fg_color, e);
             } else if self.loupe.is_some() {
                 self.loupe_ui(ui);
+            } else if self.on_table {
+                self.table_ui(ui);
             } else {
                 self.grid(ui);
             }
@@ -422,6 +464,9 @@ impl ViewerApp {
 
     fn search_bar(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
+            ui.selectable_value(&mut self.on_table, false, "Grid");
+            ui.selectable_value(&mut self.on_table, true, "Light table");
+            ui.separator();
             let label = ui.label("Search");
             let edit = egui::TextEdit::singleline(&mut self.query)
                 .id(egui::Id::unique(SEARCH_ID))
@@ -509,5 +554,9 @@ pub struct Window(pub ViewerApp);
 impl eframe::App for Window {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.0.ui(ui);
+    }
+
+    fn on_exit(&mut self) {
+        self.0.flush_table();
     }
 }

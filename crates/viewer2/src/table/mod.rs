@@ -152,6 +152,8 @@ pub struct Saved {
     pub open: Vec<String>,
     /// The user's groups.
     pub user_groups: Vec<UserGroup>,
+    /// The window's view: the centre's x and y, and the zoom.
+    pub view: Option<[f32; 3]>,
 }
 
 impl Saved {
@@ -623,9 +625,15 @@ impl Table {
 
     fn angle_for(&self, item: Item) -> f32 {
         let key = self.key_of(item);
+        // A folder's turn comes from its name, not its path: the same
+        // folder lies the same way wherever the photos are mounted.
+        let seed = match item {
+            Item::Stack(g) | Item::Tray(g) => self.tree.groups[g as usize].name.as_str(),
+            Item::Photo(_) => key.as_str(),
+        };
         self.remembered
             .get(&key)
-            .map_or_else(|| tilt(&key), |&(_, a)| a)
+            .map_or_else(|| tilt(seed), |&(_, a)| a)
     }
 
     /// Double-click: opens a stack, closes a tray.

@@ -135,10 +135,11 @@ impl Tree {
             while nodes[top].photos.is_empty() && nodes[top].children.len() == 1 {
                 top = nodes[top].children[0];
             }
-            let name = if nodes[top].path.is_empty() {
+            // Its own name: the full path is its key (and the tooltip's).
+            let name = if nodes[top].name.is_empty() {
                 "/".to_owned()
             } else {
-                nodes[top].path.clone()
+                nodes[top].name.clone()
             };
             tree.add_node(&nodes, top, name, ROOT);
         }

@@ -1,0 +1,1168 @@
+//! The light table in the window: the camera (pan with a drag on the
+//! table, the middle button or the arrows; zoom with the wheel around the
+//! pointer, smoothed by a critically damped spring), the cards drawn as
+//! turned prints with shadows in a few meshes, the input fed to the
+//! model (`crate::table`), thumbnails at the size each card shows at
+//! (full ones near, 32-pixel ones far, the photo's average colour when a
+//! card is a few pixels), and the saves to the catalogue once a second.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use catalog::FileId;
+use collide::mask::Mask;
+use collide::{Aabb, Vec2};
+use eframe::egui;
+use egui::epaint::{Mesh, Vertex};
+use signals::{Smoother, SpringDamper, System};
+
+use super::ViewerApp;
+use crate::atlas::Atlas;
+use crate::loader::{Loader, Want};
+use crate::table::{Arrange, CardId, Event, GroupId, Item, Motion, Saved, Table};
+
+/// The side of a far card's small thumbnail.
+pub const MINI_SIZE: u32 = 32;
+
+/// Below this many pixels on its long side a card shows its small
+/// thumbnail; below [`COLOUR_BELOW`], its average colour.
+const MINI_BELOW: f32 = 64.0;
+const COLOUR_BELOW: f32 = 10.0;
+
+/// The table's colour.
+const FELT: egui::Color32 = egui::Color32::from_rgb(44, 50, 47);
+
+/// How often the table is saved while it changes (a crash loses at most
+/// this much movement).
+const SAVE_EVERY: Duration = Duration::from_secs(1);
+
+/// Zoom limits (points per table unit).
+const ZOOM_MIN: f32 = 0.01;
+const ZOOM_MAX: f32 = 8.0;
+
+/// What a drag on the table does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Gesture {
+    /// Moves a card (the model knows which).
+    Card,
+    /// Moves the view.
+    Pan,
+    /// Selects the cards in a rectangle, from this screen point.
+    Band(egui::Pos2),
+}
+
+/// The light table's window state.
+pub struct TableView {
+    /// The model.
+    pub table: Table,
+    /// The table point at the view's centre.
+    centre: Vec2,
+    /// Points per table unit, smoothed toward the wheel's target.
+    zoom: Smoother<f32, SpringDamper>,
+    zoom_target: f32,
+    /// The table point kept under the pointer while zooming.
+    zoom_anchor: Option<(egui::Pos2, Vec2)>,
+    /// The view's rectangle on the screen in the last frame.
+    screen: egui::Rect,
+    gesture: Option<Gesture>,
+    last_save: Instant,
+    /// A photo dropped onto a folder's stack: move its file too?
+    confirm: Option<(u32, GroupId)>,
+    /// Small thumbnails, their atlas and their average colours.
+    mini_loader: Loader,
+    mini_atlas: Atlas,
+    mini_pages: Vec<Option<egui::TextureHandle>>,
+    minis: HashMap<FileId, [u32; 2]>,
+    colours: HashMap<FileId, egui::Color32>,
+    mini_wanted: Vec<FileId>,
+    /// Small thumbnails asked and not answered yet.
+    mini_waiting: std::collections::HashSet<FileId>,
+    /// The result the table was built for.
+    built_for: u64,
+    /// Fit every card in view at the first frame (no saved view).
+    fit_pending: bool,
+}
+
+impl TableView {
+    /// A table for the shown result.
+    fn new(
+        table: Table,
+        saved: &Saved,
+        mini_loader: Loader,
+        built_for: u64,
+    ) -> Result<TableView, signals::SignalError> {
+        let [x, y, z] = saved.view.unwrap_or([0.0, 0.0, 0.5]);
+        let z = z.clamp(ZOOM_MIN, ZOOM_MAX);
+        // The zoom glides in about a tenth of a second, critically damped.
+        let zoom = Smoother::new(SpringDamper::critical(0.08)?, z.ln())?;
+        Ok(TableView {
+            table,
+            centre: Vec2::new(x, y),
+            zoom,
+            zoom_target: z.ln(),
+            zoom_anchor: None,
+            screen: egui::Rect::NOTHING,
+            gesture: None,
+            last_save: Instant::now(),
+            confirm: None,
+            mini_loader,
+            mini_atlas: Atlas::new(32 << 20, 2048, MINI_SIZE + 2),
+            mini_pages: Vec::new(),
+            minis: HashMap::new(),
+            colours: HashMap::new(),
+            mini_wanted: Vec::new(),
+            mini_waiting: std::collections::HashSet::new(),
+            built_for,
+            fit_pending: saved.view.is_none(),
+        })
+    }
+
+    /// Whether cards move or small thumbnails are owed.
+    pub fn is_busy(&self) -> bool {
+        self.table.is_moving()
+            || !self.mini_waiting.is_empty()
+            || (self.zoom.value() - self.zoom_target).abs() > 1e-4
+    }
+
+    /// Points per table unit now.
+    pub fn zoom(&self) -> f32 {
+        self.zoom.value().exp()
+    }
+
+    /// A table point on the screen.
+    pub fn to_screen(&self, p: Vec2) -> egui::Pos2 {
+        let c = self.screen.center();
+        let z = self.zoom();
+        egui::pos2(
+            c.x + (p.x - self.centre.x) * z,
+            c.y + (p.y - self.centre.y) * z,
+        )
+    }
+
+    /// A screen point on the table.
+    pub fn to_table(&self, p: egui::Pos2) -> Vec2 {
+        let c = self.screen.center();
+        let z = self.zoom();
+        Vec2::new(
+            self.centre.x + (p.x - c.x) / z,
+            self.centre.y + (p.y - c.y) / z,
+        )
+    }
+
+    /// The part of the table in view.
+    fn view_region(&self, margin: f32) -> Option<Aabb> {
+        let a = self.to_table(self.screen.min);
+        let b = self.to_table(self.screen.max);
+        let m = Vec2::new(margin, margin) * (1.0 / self.zoom());
+        Aabb::new(a - m, b + m).ok()
+    }
+
+    /// Zooms to `target` (points per unit) keeping `anchor` (a screen
+    /// point) where it is.
+    fn zoom_to(&mut self, target: f32, anchor: egui::Pos2) {
+        self.zoom_target = target.clamp(ZOOM_MIN, ZOOM_MAX).ln();
+        self.zoom_anchor = Some((anchor, self.to_table(anchor)));
+    }
+
+    /// Shows every card.
+    fn fit_all(&mut self) {
+        let mut lo = Vec2::new(f32::INFINITY, f32::INFINITY);
+        let mut hi = -lo;
+        for (_, c) in self.table.cards() {
+            if let Ok(b) = c.aabb() {
+                lo = lo.min(b.min());
+                hi = hi.max(b.max());
+            }
+        }
+        if !lo.is_finite() || !self.screen.is_positive() {
+            return;
+        }
+        self.centre = (lo + hi) * 0.5;
+        let size = hi - lo;
+        let z = (self.screen.width() / size.x.max(1.0)).min(self.screen.height() / size.y.max(1.0))
+            * 0.92;
+        self.zoom_target = z.clamp(ZOOM_MIN, ZOOM_MAX).ln();
+        self.zoom_anchor = None;
+        let _ = self.zoom.set_state(self.zoom_target, 0.0);
+    }
+
+    /// How far photo `id`'s card is from the view's centre, in table
+    /// units (`u64::MAX` when it is not on the table): the atlases evict
+    /// the farthest.
+    pub(super) fn distance(&self, library: &crate::library::Library, id: u64) -> u64 {
+        let centre = self.to_table(self.screen.center());
+        library
+            .index_of(id as FileId)
+            .and_then(|r| self.table.card_of(Item::Photo(r)))
+            .and_then(|c| self.table.card(c))
+            .map_or(u64::MAX, |c| (c.pos - centre).length() as u64)
+    }
+
+    /// The view as saved.
+    fn saved_view(&self) -> [f32; 3] {
+        [self.centre.x, self.centre.y, self.zoom_target.exp()]
+    }
+}
+
+impl ViewerApp {
+    /// The light table, if it was opened.
+    pub fn table_view(&self) -> Option<&TableView> {
+        self.table.as_ref()
+    }
+
+    /// The light table, mutably (tests arrange it).
+    pub fn table_view_mut(&mut self) -> Option<&mut TableView> {
+        self.table.as_mut()
+    }
+
+    /// Builds the table for the shown result, or again when the result
+    /// changed (saving what moved first, so nothing is lost).
+    fn ensure_table(&mut self) {
+        if self.saved_table.is_none() {
+            return;
+        }
+        if self
+            .table
+            .as_ref()
+            .is_some_and(|t| t.built_for == self.shown_seq)
+        {
+            return;
+        }
+        let old = self.table.take();
+        let mini_loader = match old {
+            Some(mut old) => {
+                let changes = old.table.take_changes(false);
+                let view = old.saved_view();
+                if let Some(saved) = &mut self.saved_table {
+                    saved.merge(changes.clone());
+                    saved.view = Some(view);
+                }
+                self.searcher.save_table(changes, Some(view));
+                Ok(old.mini_loader)
+            }
+            None => Loader::new(
+                1,
+                MINI_SIZE,
+                crate::thumbnail::Limits::default(),
+                std::sync::Arc::clone(&self.source),
+                None,
+            ),
+        };
+        let mini_loader = match mini_loader {
+            Ok(l) => l,
+            Err(e) => {
+                self.table_error = Some(format!("cannot start the table's loader: {e}"));
+                return;
+            }
+        };
+        let Some(saved) = self.saved_table.as_ref() else {
+            return;
+        };
+        match Table::new(std::sync::Arc::clone(&self.library), &self.rows, saved) {
+            Ok(mut table) => {
+                for (&id, t) in &self.thumbs {
+                    if let Some(row) = self.library.index_of(id) {
+                        let _ = table.set_photo_shape(row, t.full.0, t.full.1);
+                    }
+                }
+                match TableView::new(table, saved, mini_loader, self.shown_seq) {
+                    Ok(view) => {
+                        self.table = Some(view);
+                        self.table_error = None;
+                    }
+                    Err(e) => self.table_error = Some(format!("cannot start the table: {e}")),
+                }
+            }
+            Err(e) => self.table_error = Some(format!("cannot lay out the table: {e}")),
+        }
+    }
+
+    /// Saves what moved, at most once a second (or now, when `now`).
+    pub(super) fn save_table(&mut self, now: bool) {
+        let Some(view) = &mut self.table else {
+            return;
+        };
+        if !now && view.last_save.elapsed() < SAVE_EVERY {
+            return;
+        }
+        view.last_save = Instant::now();
+        let changes = view.table.take_changes(false);
+        let v = view.saved_view();
+        let view_changed = self.saved_table.as_ref().is_none_or(|s| s.view != Some(v));
+        if changes.is_empty() && !view_changed {
+            return;
+        }
+        if let Some(saved) = &mut self.saved_table {
+            saved.merge(changes.clone());
+            saved.view = Some(v);
+        }
+        self.searcher.save_table(changes, Some(v));
+    }
+
+    /// Draws the light table and applies what the user did.
+    pub(super) fn table_ui(&mut self, ui: &mut egui::Ui) {
+        self.ensure_table();
+        if let Some(e) = &self.table_error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+            return;
+        }
+        if self.table.is_none() {
+            ui.centered_and_justified(|ui| ui.label("Laying out the table…"));
+            return;
+        }
+        self.table_toolbar(ui);
+        let rect = ui.available_rect_before_wrap();
+        let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        let dt = f64::from(ui.input(|i| i.stable_dt).clamp(0.0, 0.1));
+        self.table_input(ui, &response, rect, dt);
+        self.receive_minis(ui.ctx());
+        if let Some(view) = &mut self.table {
+            view.screen = rect;
+        }
+        self.paint_table(ui, rect);
+        self.want_table_thumbnails();
+        self.confirm_move(ui);
+        for event in self
+            .table
+            .as_mut()
+            .map(|v| v.table.take_events())
+            .unwrap_or_default()
+        {
+            let Event::Dropped { item, into } = event;
+            let Item::Photo(row) = item else { continue };
+            let (dir, photo) = (
+                self.table
+                    .as_ref()
+                    .and_then(|v| v.table.tree.groups[into as usize].dir.clone()),
+                &self.library.photos[row as usize],
+            );
+            if let Some(dir) = dir
+                && photo.path.parent() != Some(dir.as_path())
+                && let Some(view) = &mut self.table
+            {
+                view.confirm = Some((row, into));
+            }
+        }
+        self.save_table(false);
+        let moving = self
+            .table
+            .as_ref()
+            .is_some_and(|v| v.table.is_moving() || (v.zoom.value() - v.zoom_target).abs() > 1e-4);
+        if moving {
+            ui.ctx().request_repaint();
+        }
+    }
+
+    fn table_toolbar(&mut self, ui: &mut egui::Ui) {
+        let Some(view) = &mut self.table else { return };
+        let mut arrange = None;
+        let mut group = false;
+        let mut fit = false;
+        ui.horizontal(|ui| {
+            if ui
+                .button("Grid")
+                .on_hover_text("arrange in rows by name (G)")
+                .clicked()
+            {
+                arrange = Some(Arrange::Grid);
+            }
+            if ui
+                .button("By date")
+                .on_hover_text("arrange in rows by date taken (D)")
+                .clicked()
+            {
+                arrange = Some(Arrange::ByDate);
+            }
+            if ui
+                .button("Pile")
+                .on_hover_text("gather into one pile (P)")
+                .clicked()
+            {
+                arrange = Some(Arrange::Pile);
+            }
+            if ui
+                .button("Stack")
+                .on_hover_text("make a group of the selection (S)")
+                .clicked()
+            {
+                group = true;
+            }
+            if ui
+                .button("Fit")
+                .on_hover_text("show every card (Home)")
+                .clicked()
+            {
+                fit = true;
+            }
+            if let Some(status) = &self.table_status {
+                ui.label(status);
+            }
+            let n = view.table.selected().len();
+            ui.label(format!(
+                "{} cards{}",
+                view.table.len(),
+                if n > 0 {
+                    format!(", {n} selected")
+                } else {
+                    String::new()
+                }
+            ));
+        });
+        let keys = if ui.ctx().egui_wants_keyboard_input() {
+            Default::default()
+        } else {
+            ui.input(|i| {
+                (
+                    i.key_pressed(egui::Key::G),
+                    i.key_pressed(egui::Key::D),
+                    i.key_pressed(egui::Key::P),
+                    i.key_pressed(egui::Key::S),
+                    i.key_pressed(egui::Key::Home),
+                )
+            })
+        };
+        if keys.0 {
+            arrange = Some(Arrange::Grid);
+        }
+        if keys.1 {
+            arrange = Some(Arrange::ByDate);
+        }
+        if keys.2 {
+            arrange = Some(Arrange::Pile);
+        }
+        group |= keys.3;
+        fit |= keys.4;
+        if let Some(how) = arrange
+            && let Err(e) = view.table.arrange(how)
+        {
+            tracing::warn!("arrange: {e}");
+        }
+        if group {
+            let name = format!("Selection {}", view.table.tree.user_groups().len() + 1);
+            if let Err(e) = view.table.group_selection(&name) {
+                tracing::warn!("group: {e}");
+            }
+        }
+        if fit {
+            view.fit_all();
+        }
+    }
+
+    /// Pointer, wheel and keys.
+    fn table_input(&mut self, ui: &egui::Ui, response: &egui::Response, rect: egui::Rect, dt: f64) {
+        let library = std::sync::Arc::clone(&self.library);
+        let (pointer, modifiers, scroll, keys) = ui.input(|i| {
+            (
+                i.pointer.interact_pos(),
+                i.modifiers,
+                i.smooth_scroll_delta.y,
+                (
+                    i.key_pressed(egui::Key::ArrowLeft),
+                    i.key_pressed(egui::Key::ArrowRight),
+                    i.key_pressed(egui::Key::ArrowUp),
+                    i.key_pressed(egui::Key::ArrowDown),
+                    i.key_pressed(egui::Key::Plus) || i.key_pressed(egui::Key::Equals),
+                    i.key_pressed(egui::Key::Minus),
+                    i.key_pressed(egui::Key::Enter),
+                    i.key_pressed(egui::Key::Escape),
+                ),
+            )
+        });
+        let typing = ui.ctx().egui_wants_keyboard_input();
+        let mut open_loupe = None;
+        let Some(view) = &mut self.table else { return };
+        view.screen = rect;
+        if view.fit_pending {
+            view.fit_pending = false;
+            view.fit_all();
+        }
+        let hit = |masks: &HashMap<FileId, Option<Mask>>, row: u32, uv: [f32; 2]| {
+            let id = library.photos[row as usize].id;
+            match masks.get(&id) {
+                Some(Some(m)) => {
+                    let x = (uv[0] * m.width() as f32) as usize;
+                    let y = (uv[1] * m.height() as f32) as usize;
+                    m.get(x.min(m.width() - 1), y.min(m.height() - 1))
+                }
+                _ => true,
+            }
+        };
+        let masks = &self.masks;
+        let pick = |view: &mut TableView, p: egui::Pos2| -> Option<CardId> {
+            let at = view.to_table(p);
+            let found = view.table.pick(at, |row, uv| hit(masks, row, uv));
+            found.ok().flatten()
+        };
+        // Wheel: zoom about the pointer.
+        if response.hovered() && scroll != 0.0 {
+            let anchor = pointer.unwrap_or(rect.center());
+            let target = (view.zoom_target + scroll * 0.0025).exp();
+            view.zoom_to(target, anchor);
+        }
+        if !typing {
+            let step = rect.width().min(rect.height()) * 0.2 / view.zoom();
+            if keys.0 {
+                view.centre.x -= step;
+            }
+            if keys.1 {
+                view.centre.x += step;
+            }
+            if keys.2 {
+                view.centre.y -= step;
+            }
+            if keys.3 {
+                view.centre.y += step;
+            }
+            if keys.4 {
+                view.zoom_to(view.zoom_target.exp() * 1.25, rect.center());
+            }
+            if keys.5 {
+                view.zoom_to(view.zoom_target.exp() / 1.25, rect.center());
+            }
+            if keys.7 {
+                view.table.select([]);
+            }
+            if keys.6 {
+                let photos: Vec<u32> = view
+                    .table
+                    .selected()
+                    .iter()
+                    .filter_map(|i| match i {
+                        Item::Photo(r) => Some(*r),
+                        _ => None,
+                    })
+                    .collect();
+                if let [row] = photos[..] {
+                    open_loupe = Some(row);
+                }
+            }
+        }
+        // Gestures.
+        let mut release = false;
+        if response.drag_started() {
+            let origin = ui.input(|i| i.pointer.press_origin()).or(pointer);
+            let middle = ui.input(|i| i.pointer.middle_down() || i.pointer.secondary_down());
+            view.gesture = Some(match origin {
+                Some(o) if !middle => match pick(view, o) {
+                    Some(id) if !modifiers.shift => {
+                        let at = view.to_table(o);
+                        let _ = view.table.begin_drag(id, at);
+                        if let Some(c) = view.table.card(id)
+                            && !view.table.selected().contains(&c.item)
+                            && !matches!(c.item, Item::Tray(_))
+                        {
+                            view.table.select([c.item]);
+                        }
+                        Gesture::Card
+                    }
+                    _ if modifiers.shift => Gesture::Band(o),
+                    _ => Gesture::Pan,
+                },
+                _ => Gesture::Pan,
+            });
+        }
+        if response.dragged() && view.gesture == Some(Gesture::Pan) {
+            let d = response.drag_delta();
+            let z = view.zoom();
+            view.centre -= Vec2::new(d.x / z, d.y / z);
+        }
+        if response.drag_stopped() {
+            match view.gesture.take() {
+                Some(Gesture::Card) => release = true,
+                Some(Gesture::Band(from)) => {
+                    if let Some(to) = pointer
+                        && let Ok(region) = Aabb::new(
+                            view.to_table(from).min(view.to_table(to)),
+                            view.to_table(from).max(view.to_table(to)),
+                        )
+                    {
+                        let ids = view.table.in_region(&region).unwrap_or_default();
+                        let items: Vec<Item> = ids
+                            .iter()
+                            .filter_map(|&id| view.table.card(id).map(|c| c.item))
+                            .collect();
+                        view.table.select(items);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if response.double_clicked()
+            && let Some(p) = pointer
+            && let Some(id) = pick(view, p)
+        {
+            match view.table.card(id).map(|c| c.item) {
+                Some(Item::Photo(row)) => open_loupe = Some(row),
+                Some(_) => {
+                    if let Err(e) = view.table.toggle(id) {
+                        tracing::warn!("open: {e}");
+                    }
+                }
+                None => {}
+            }
+        } else if response.clicked()
+            && let Some(p) = pointer
+        {
+            match pick(view, p).and_then(|id| view.table.card(id).map(|c| (id, c.item))) {
+                Some((id, item)) if !matches!(item, Item::Tray(_)) => {
+                    if modifiers.shift || modifiers.command {
+                        view.table.toggle_selected(item);
+                    } else {
+                        view.table.select([item]);
+                    }
+                    view.table.raise(id);
+                }
+                _ => view.table.select([]),
+            }
+        }
+        // The camera: the zoom's spring, the anchor kept under the pointer.
+        let _ = view.zoom.update(dt, view.zoom_target);
+        if let Some((screen, table)) = view.zoom_anchor {
+            let c = rect.center();
+            let z = view.zoom();
+            view.centre = Vec2::new(
+                table.x - (screen.x - c.x) / z,
+                table.y - (screen.y - c.y) / z,
+            );
+            if (view.zoom.value() - view.zoom_target).abs() < 1e-4 {
+                view.zoom_anchor = None;
+            }
+        }
+        // The physics, with the held card's pointer.
+        let held = view.gesture == Some(Gesture::Card) || release;
+        let at = pointer.filter(|_| held).map(|p| view.to_table(p));
+        if let Err(e) = view.table.advance(dt, at, release) {
+            tracing::warn!("table step: {e}");
+        }
+        if let Some(row) = open_loupe {
+            let place = self.place.get(row as usize).copied().unwrap_or(u32::MAX);
+            if place != u32::MAX {
+                self.cursor = Some(place as usize);
+                self.open_loupe(place as usize);
+            }
+        }
+    }
+
+    /// The dialog that asks whether a dropped photo's file moves too.
+    fn confirm_move(&mut self, ui: &mut egui::Ui) {
+        let Some(view) = &mut self.table else { return };
+        let Some((row, into)) = view.confirm else {
+            return;
+        };
+        let photo = &self.library.photos[row as usize];
+        let group = &view.table.tree.groups[into as usize];
+        let Some(dir) = group.dir.clone() else {
+            view.confirm = None;
+            return;
+        };
+        let mut answer = None;
+        egui::Modal::new(egui::Id::unique("move-file")).show(ui.ctx(), |ui| {
+            ui.heading("Move the file too?");
+            ui.label(format!(
+                "{} is now in “{}” on the table. Also move the file into {}?",
+                photo.name,
+                group.name,
+                dir.display()
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Move the file").clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Only on the table").clicked() {
+                    answer = Some(false);
+                }
+            });
+        });
+        if let Some(yes) = answer {
+            view.confirm = None;
+            if yes {
+                self.searcher.move_file(photo.id, dir);
+            }
+        }
+    }
+
+    /// Asks the loaders for the cards in view (and a margin around it):
+    /// full thumbnails for near cards, nearest the centre first; small
+    /// ones for far cards.
+    fn want_table_thumbnails(&mut self) {
+        let Some(view) = &mut self.table else { return };
+        let Some(region) = view.view_region(200.0) else {
+            return;
+        };
+        let Ok(ids) = view.table.in_region(&region) else {
+            return;
+        };
+        let centre = view.to_table(view.screen.center());
+        let zoom = view.zoom_target.exp();
+        let full_size = 2.0 * crate::table::CARD_HALF * zoom >= MINI_BELOW;
+        let mut photos: Vec<(f32, u32)> = ids
+            .iter()
+            .filter_map(|&id| {
+                let c = view.table.card(id)?;
+                let row = match c.item {
+                    Item::Photo(r) => r,
+                    Item::Stack(g) => view.table.tree.groups[g as usize].cover?,
+                    Item::Tray(_) => return None,
+                };
+                Some(((c.pos - centre).length_squared(), row))
+            })
+            .collect();
+        photos.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        photos.dedup_by_key(|p| p.1);
+        let library = &self.library;
+        if full_size {
+            photos.truncate(self.atlas.capacity());
+            let ids: Vec<FileId> = photos
+                .iter()
+                .map(|&(_, r)| library.photos[r as usize].id)
+                .collect();
+            if ids != self.wanted {
+                self.wanted = ids;
+                self.waiting.clear();
+                let mut wants = Vec::new();
+                for (priority, &(_, r)) in photos.iter().enumerate() {
+                    let p = &library.photos[r as usize];
+                    let done = self.thumbs.get(&p.id).is_some_and(|t| !t.preview);
+                    if done || self.broken.contains_key(&p.id) {
+                        continue;
+                    }
+                    self.waiting.insert(p.id);
+                    wants.push(Want {
+                        id: p.id as u64,
+                        path: p.path.clone(),
+                        priority: priority as i64,
+                    });
+                }
+                self.loader.want(wants);
+            }
+        }
+        photos.truncate(view.mini_atlas.capacity());
+        let ids: Vec<FileId> = photos
+            .iter()
+            .map(|&(_, r)| library.photos[r as usize].id)
+            .collect();
+        if ids != view.mini_wanted {
+            view.mini_wanted = ids;
+            view.mini_waiting.clear();
+            let wants: Vec<Want> = photos
+                .iter()
+                .enumerate()
+                .filter_map(|(priority, &(_, r))| {
+                    let p = &library.photos[r as usize];
+                    (!view.minis.contains_key(&p.id) && !self.broken.contains_key(&p.id)).then(
+                        || Want {
+                            id: p.id as u64,
+                            path: p.path.clone(),
+                            priority: priority as i64,
+                        },
+                    )
+                })
+                .collect();
+            view.mini_waiting = wants.iter().map(|w| w.id as FileId).collect();
+            view.mini_loader.want(wants);
+        }
+    }
+
+    /// Uploads finished small thumbnails, and notes each photo's average
+    /// colour and shape.
+    fn receive_minis(&mut self, ctx: &egui::Context) {
+        let Some(view) = &mut self.table else { return };
+        let started = Instant::now();
+        let centre = view.to_table(view.screen.center());
+        while started.elapsed() < Duration::from_millis(3) {
+            let Some(answer) = view.mini_loader.try_recv() else {
+                break;
+            };
+            let id = answer.id as FileId;
+            let Ok(thumb) = answer.result else {
+                view.mini_waiting.remove(&id);
+                continue;
+            };
+            let (w, h) = (thumb.width, thumb.height);
+            if w > MINI_SIZE || h > MINI_SIZE {
+                // An embedded preview: the real one follows.
+                continue;
+            }
+            view.mini_waiting.remove(&id);
+            if w > MINI_SIZE || h > MINI_SIZE || thumb.rgba.len() != (w * h * 4) as usize {
+                continue;
+            }
+            view.colours.insert(id, average(&thumb.rgba));
+            if let Some(row) = self.library.index_of(id) {
+                let _ = view
+                    .table
+                    .set_photo_shape(row, thumb.full_size.0, thumb.full_size.1);
+            }
+            let table = &view.table;
+            let library = &self.library;
+            let distance = |h: u64| {
+                library
+                    .index_of(h as FileId)
+                    .and_then(|r| table.card_of(Item::Photo(r)))
+                    .and_then(|c| table.card(c))
+                    .map_or(u64::MAX, |c| (c.pos - centre).length() as u64)
+            };
+            let Some((slot, evicted)) = view.mini_atlas.insert(answer.id, distance) else {
+                continue;
+            };
+            if let Some(old) = evicted {
+                view.minis.remove(&(old as FileId));
+            }
+            let page = slot.page as usize;
+            if view.mini_pages.len() <= page {
+                view.mini_pages.resize(page + 1, None);
+            }
+            let side = view.mini_atlas.page_side() as usize;
+            let texture = view.mini_pages[page].get_or_insert_with(|| {
+                ctx.load_texture(
+                    format!("minis-{page}"),
+                    page_image(side),
+                    egui::TextureOptions::LINEAR,
+                )
+            });
+            let image =
+                egui::ColorImage::from_rgba_unmultiplied([w as usize, h as usize], &thumb.rgba);
+            texture.set_partial(
+                [slot.x as usize + 1, slot.y as usize + 1],
+                image,
+                egui::TextureOptions::LINEAR,
+            );
+            view.minis.insert(id, [w, h]);
+        }
+    }
+
+    /// Notes a full thumbnail's transparency (for picking on the table)
+    /// and, with the table open, its shape and colour.
+    pub(super) fn table_thumbnail_arrived(
+        &mut self,
+        id: FileId,
+        thumb: &crate::thumbnail::Thumbnail,
+    ) {
+        if let Some(view) = &mut self.table {
+            if let Some(row) = self.library.index_of(id) {
+                let _ = view
+                    .table
+                    .set_photo_shape(row, thumb.full_size.0, thumb.full_size.1);
+            }
+            view.colours
+                .entry(id)
+                .or_insert_with(|| average(&thumb.rgba));
+        }
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.masks.entry(id) {
+            let transparent = thumb.rgba.chunks_exact(4).any(|p| p[3] < 128);
+            let mask = transparent
+                .then(|| {
+                    Mask::from_alpha(
+                        thumb.width as usize,
+                        thumb.height as usize,
+                        &thumb.rgba,
+                        4,
+                        3,
+                        127,
+                    )
+                    .ok()
+                })
+                .flatten();
+            slot.insert(mask);
+        }
+    }
+
+    /// Paints the table: trays, then shadows, then the cards in their
+    /// order, each card one run of quads on one texture.
+    fn paint_table(&mut self, ui: &mut egui::Ui, rect: egui::Rect) {
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, FELT);
+        let ids = {
+            let Some(view) = &mut self.table else { return };
+            let Some(region) = view.view_region(20.0) else {
+                return;
+            };
+            let Ok(ids) = view.table.in_region(&region) else {
+                return;
+            };
+            ids
+        };
+        let Some(view) = &self.table else { return };
+        let zoom = view.zoom();
+        // Trays, outer ones first.
+        let mut trays: Vec<(usize, GroupId, egui::Rect)> = Vec::new();
+        for (_, c) in view.table.cards() {
+            if let Item::Tray(g) = c.item {
+                let min = view.to_screen(c.pos - c.half);
+                let max = view.to_screen(c.pos + c.half);
+                trays.push((
+                    view.table.tree.depth(g),
+                    g,
+                    egui::Rect::from_min_max(min, max),
+                ));
+            }
+        }
+        trays.sort_by_key(|t| (t.0, t.1));
+        for (depth, g, r) in &trays {
+            if !r.intersects(rect) {
+                continue;
+            }
+            let shade = 12 + 6 * (*depth as u8).min(6);
+            painter.rect_filled(
+                *r,
+                8.0 * zoom.min(1.0),
+                egui::Color32::from_rgba_unmultiplied(255, 255, 255, shade),
+            );
+            if zoom > 0.12 {
+                let group = &view.table.tree.groups[*g as usize];
+                painter.text(
+                    r.min + egui::vec2(10.0 * zoom, 8.0 * zoom),
+                    egui::Align2::LEFT_TOP,
+                    format!("{}  ·  {} photos", group.name, group.total),
+                    egui::FontId::proportional((16.0 * zoom).clamp(9.0, 22.0)),
+                    egui::Color32::from_gray(220),
+                );
+            }
+        }
+        let mut cards: Vec<CardId> = ids
+            .into_iter()
+            .filter(|&id| {
+                view.table
+                    .card(id)
+                    .is_some_and(|c| !matches!(c.item, Item::Tray(_)))
+            })
+            .collect();
+        cards.sort_by_key(|&id| view.table.card(id).map_or(0, |c| c.z));
+        // Shadows under every card, in one mesh.
+        let mut shadows = Mesh::default();
+        let lift = |m: Motion| if m == Motion::Dragged { 2.5 } else { 1.0 };
+        for &id in &cards {
+            let Some(c) = view.table.card(id) else {
+                continue;
+            };
+            if 2.0 * c.half.x * zoom < COLOUR_BELOW || self.is_masked(view, c.item) {
+                continue;
+            }
+            let off = Vec2::new(3.0, 5.0) * lift(c.motion);
+            let corners = c.corners().map(|p| view.to_screen(p + off));
+            quad(
+                &mut shadows,
+                corners,
+                [egui::epaint::WHITE_UV; 4],
+                egui::Color32::from_black_alpha(70),
+            );
+        }
+        painter.add(egui::Shape::mesh(shadows));
+        // The cards, in runs of one texture.
+        let mut run = Mesh::default();
+        let selected_colour = ui.visuals().selection.stroke.color;
+        let mut labels = Vec::new();
+        for &id in &cards {
+            let Some(c) = view.table.card(id) else {
+                continue;
+            };
+            let px = 2.0 * c.half.x.max(c.half.y) * zoom;
+            let row = match c.item {
+                Item::Photo(r) => Some(r),
+                Item::Stack(g) => view.table.tree.groups[g as usize].cover,
+                Item::Tray(_) => None,
+            };
+            let photo_id = row.map(|r| self.library.photos[r as usize].id);
+            let image = photo_id.and_then(|pid| self.card_image(view, pid, px));
+            let texture = image.map_or(egui::TextureId::default(), |i| i.0);
+            if run.texture_id != texture && !run.is_empty() {
+                painter.add(egui::Shape::mesh(std::mem::take(&mut run)));
+            }
+            run.texture_id = texture;
+            let white = image.map_or(egui::epaint::WHITE_UV, |i| i.2);
+            let corners = |c: &crate::table::Card, grow: f32| {
+                let mut g = c.clone();
+                g.half += Vec2::new(grow, grow);
+                g.corners().map(|p| view.to_screen(p))
+            };
+            if view.table.selected().contains(&c.item) {
+                quad(
+                    &mut run,
+                    corners(c, 5.0 / zoom.max(0.05)),
+                    [white; 4],
+                    selected_colour,
+                );
+            }
+            if let Item::Stack(_) = c.item {
+                // Two prints under the cover.
+                for (k, turn) in [(2.0f32, 0.07f32), (1.0, -0.05)] {
+                    let mut under = c.clone();
+                    under.angle += turn;
+                    under.pos += Vec2::new(k * 4.0, k * 3.0);
+                    quad(
+                        &mut run,
+                        corners(&under, 0.0),
+                        [white; 4],
+                        egui::Color32::from_gray(225 - 15 * k as u8),
+                    );
+                }
+                if zoom > 0.2 {
+                    labels.push((c.pos + Vec2::new(0.0, c.half.y + 14.0), c.item));
+                }
+            }
+            let masked = matches!(c.item, Item::Photo(_)) && self.is_masked(view, c.item);
+            if masked {
+                // A cut-out casts the shadow of its shape.
+                if let Some((_, uv, _)) = image {
+                    let mut shadow = c.clone();
+                    shadow.pos += Vec2::new(3.0, 5.0) * lift(c.motion);
+                    quad(
+                        &mut run,
+                        corners(&shadow, 0.0),
+                        uv,
+                        egui::Color32::from_black_alpha(90),
+                    );
+                }
+            } else {
+                // The print's white border.
+                quad(
+                    &mut run,
+                    corners(c, 0.0),
+                    [white; 4],
+                    egui::Color32::from_gray(245),
+                );
+            }
+            let inset = if masked {
+                0.0
+            } else {
+                -(c.half.x.min(c.half.y) * 0.06)
+            };
+            let inner = corners(c, inset);
+            match image {
+                Some((_, uv, _)) => quad(&mut run, inner, uv, egui::Color32::WHITE),
+                None => {
+                    let colour = photo_id
+                        .and_then(|pid| view.colours.get(&pid).copied())
+                        .unwrap_or(egui::Color32::from_gray(90));
+                    quad(&mut run, inner, [white; 4], colour);
+                }
+            }
+        }
+        if !run.is_empty() {
+            painter.add(egui::Shape::mesh(run));
+        }
+        for (at, item) in labels {
+            if let Item::Stack(g) = item {
+                let group = &view.table.tree.groups[g as usize];
+                painter.text(
+                    view.to_screen(at),
+                    egui::Align2::CENTER_TOP,
+                    format!("{} ({})", group.name, group.total),
+                    egui::FontId::proportional((14.0 * zoom).clamp(9.0, 18.0)),
+                    egui::Color32::from_gray(230),
+                );
+            }
+        }
+        if let (Some(Gesture::Band(from)), Some(to)) =
+            (view.gesture, ui.input(|i| i.pointer.interact_pos()))
+        {
+            let r = egui::Rect::from_two_pos(from, to);
+            painter.rect_filled(r, 0.0, selected_colour.gamma_multiply(0.15));
+            painter.rect_stroke(
+                r,
+                0.0,
+                egui::Stroke::new(1.0, selected_colour),
+                egui::StrokeKind::Inside,
+            );
+        }
+    }
+
+    /// Whether a card is a photo with transparency (drawn cut out).
+    fn is_masked(&self, _view: &TableView, item: Item) -> bool {
+        let Item::Photo(row) = item else {
+            return false;
+        };
+        let id = self.library.photos[row as usize].id;
+        matches!(self.masks.get(&id), Some(Some(_)))
+    }
+
+    /// The texture, the four corners' texture coordinates and a white
+    /// texel for a photo shown `px` pixels wide: its full thumbnail when
+    /// near, its small one when far or while the full one loads.
+    fn card_image(
+        &self,
+        view: &TableView,
+        id: FileId,
+        px: f32,
+    ) -> Option<(egui::TextureId, [egui::Pos2; 4], egui::Pos2)> {
+        if px < COLOUR_BELOW {
+            return None;
+        }
+        let full = || {
+            let t = self.thumbs.get(&id)?;
+            let slot = self.atlas.get(id as u64)?;
+            let page = self.pages.get(slot.page as usize)?.as_ref()?;
+            Some((page.id(), slot, t.size, self.atlas.page_side()))
+        };
+        let mini = || {
+            let size = *view.minis.get(&id)?;
+            let slot = view.mini_atlas.get(id as u64)?;
+            let page = view.mini_pages.get(slot.page as usize)?.as_ref()?;
+            Some((page.id(), slot, size, view.mini_atlas.page_side()))
+        };
+        let (tex, slot, size, side) = if px >= MINI_BELOW {
+            full().or_else(mini)?
+        } else {
+            mini().or_else(full)?
+        };
+        let s = side as f32;
+        let (u0, v0) = ((slot.x + 1) as f32 / s, (slot.y + 1) as f32 / s);
+        let (u1, v1) = (u0 + size[0] as f32 / s, v0 + size[1] as f32 / s);
+        let uv = [
+            egui::pos2(u0, v0),
+            egui::pos2(u1, v0),
+            egui::pos2(u1, v1),
+            egui::pos2(u0, v1),
+        ];
+        Some((tex, uv, white_uv(side)))
+    }
+}
+
+/// A page's blank image, with a white block in the corner no slot uses,
+/// so plain quads can be drawn with the page's texture (one mesh per run
+/// of cards, not two).
+pub(super) fn page_image(side: usize) -> egui::ColorImage {
+    let mut image = egui::ColorImage::filled([side, side], egui::Color32::TRANSPARENT);
+    for y in side - 4..side {
+        for x in side - 4..side {
+            image.pixels[y * side + x] = egui::Color32::WHITE;
+        }
+    }
+    image
+}
+
+/// The white texel of a page made by [`page_image`].
+fn white_uv(side: u32) -> egui::Pos2 {
+    let t = (side as f32 - 2.0) / side as f32;
+    egui::pos2(t, t)
+}
+
+/// Appends a textured quad (corners clockwise from the top left).
+fn quad(mesh: &mut Mesh, corners: [egui::Pos2; 4], uv: [egui::Pos2; 4], colour: egui::Color32) {
+    let base = mesh.vertices.len() as u32;
+    for (pos, uv) in corners.into_iter().zip(uv) {
+        mesh.vertices.push(Vertex {
+            pos,
+            uv,
+            color: colour,
+        });
+    }
+    mesh.add_triangle(base, base + 1, base + 2);
+    mesh.add_triangle(base, base + 2, base + 3);
+}
+
+/// The average colour of RGBA pixels (a far card's whole picture).
+fn average(rgba: &[u8]) -> egui::Color32 {
+    let mut sum = [0u64; 3];
+    let mut n = 0u64;
+    for p in rgba.chunks_exact(4) {
+        if p[3] >= 128 {
+            sum[0] += u64::from(p[0]);
+            sum[1] += u64::from(p[1]);
+            sum[2] += u64::from(p[2]);
+            n += 1;
+        }
+    }
+    let n = n.max(1);
+    egui::Color32::from_rgb((sum[0] / n) as u8, (sum[1] / n) as u8, (sum[2] / n) as u8)
+}

@@ -1,0 +1,455 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The light table in the window, driven headless by egui_kittest over
+//! photos in nested folders: open a stack and find its cards, drag a card
+//! into another and see them apart, drop a photo onto a folder's stack
+//! (and move its file), click through a transparent corner, restart and
+//! find the same arrangement; and a snapshot rendered with wgpu.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use catalog::{Catalog, NewFile};
+use collide::Vec2;
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use viewer2::app::{Options, ViewerApp};
+use viewer2::table::{Item, Motion};
+
+mod photos;
+
+/// Photos in photos/{trip, trip/beach, home}; `logo.png` has transparent
+/// corners.
+fn setup() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("photos");
+    let mut files = Vec::new();
+    for (k, rel) in [
+        "trip/IMG_1.jpg",
+        "trip/IMG_2.jpg",
+        "trip/beach/IMG_3.jpg",
+        "trip/beach/IMG_4.jpg",
+        "home/IMG_5.jpg",
+        "home/logo.png",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        if rel.ends_with(".png") {
+            // Opaque in a disc, transparent in the corners.
+            let img = image::RgbaImage::from_fn(200, 200, |x, y| {
+                let (dx, dy) = (x as f32 - 100.0, y as f32 - 100.0);
+                let inside = dx * dx + dy * dy < 90.0 * 90.0;
+                image::Rgba([220, 60, 40, if inside { 255 } else { 0 }])
+            });
+            img.save(&path).unwrap();
+        } else {
+            let mut img = photos::picture(300, 200);
+            for p in img.pixels_mut() {
+                p.0[k % 3] = p.0[k % 3].saturating_add(70);
+            }
+            std::fs::write(&path, photos::jpeg(&img, 85)).unwrap();
+        }
+        files.push(path.to_string_lossy().into_owned());
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let mut c = Catalog::open(&cat).unwrap();
+    let new: Vec<NewFile<'_>> = files
+        .iter()
+        .enumerate()
+        .map(|(k, path)| NewFile {
+            path,
+            caption: "",
+            size: 1000 + k as i64,
+            mtime: 1_700_000_000 + k as i64,
+            raw_path: None,
+            camera: "",
+            date: "",
+        })
+        .collect();
+    c.add(&new).unwrap();
+    (dir, cat)
+}
+
+fn app(cat: &Path) -> ViewerApp {
+    let mut options = Options::new(cat.to_owned(), vec![]);
+    options.threads = 2;
+    let mut app = ViewerApp::new(&egui::Context::default(), options).unwrap();
+    app.show_table(true);
+    app
+}
+
+fn harness(cat: &Path) -> Harness<'static, ViewerApp> {
+    Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .with_step_dt(1.0 / 30.0)
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app(cat))
+}
+
+fn settle(h: &mut Harness<'static, ViewerApp>) {
+    let start = Instant::now();
+    loop {
+        h.step();
+        if !h.state().is_busy() {
+            h.run_steps(3);
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the window did not settle"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The card of the photo or stack whose name ends with `name`.
+fn find(h: &Harness<'static, ViewerApp>, name: &str) -> Option<(Item, Vec2)> {
+    let app = h.state();
+    let view = app.table_view()?;
+    let t = &view.table;
+    let lib = t.library();
+    t.cards()
+        .find(|(_, c)| match c.item {
+            Item::Photo(r) => lib.photos[r as usize].name == name,
+            Item::Stack(g) => t.tree.groups[g as usize].name.ends_with(name),
+            Item::Tray(_) => false,
+        })
+        .map(|(_, c)| (c.item, c.pos))
+}
+
+fn screen(h: &Harness<'static, ViewerApp>, p: Vec2) -> egui::Pos2 {
+    h.state().table_view().unwrap().to_screen(p)
+}
+
+fn button(h: &mut Harness<'static, ViewerApp>, at: egui::Pos2, pressed: bool) {
+    h.event(egui::Event::PointerButton {
+        pos: at,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    });
+}
+
+fn double_click(h: &mut Harness<'static, ViewerApp>, at: Vec2) {
+    let at = screen(h, at);
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    for _ in 0..2 {
+        button(h, at, true);
+        button(h, at, false);
+    }
+    h.step();
+}
+
+fn click(h: &mut Harness<'static, ViewerApp>, at: Vec2) {
+    let at = screen(h, at);
+    h.event(egui::Event::PointerMoved(at));
+    h.step();
+    button(h, at, true);
+    h.step();
+    button(h, at, false);
+    h.step();
+}
+
+/// Presses at `path[0]`, moves through the rest a frame per 20 points,
+/// and lets go at the end.
+fn drag(h: &mut Harness<'static, ViewerApp>, path: &[Vec2]) {
+    let path: Vec<egui::Pos2> = path.iter().map(|&p| screen(h, p)).collect();
+    h.event(egui::Event::PointerMoved(path[0]));
+    h.step();
+    button(h, path[0], true);
+    h.step();
+    for leg in path.windows(2) {
+        let steps = ((leg[1] - leg[0]).length() / 20.0).ceil().max(1.0) as usize;
+        for k in 1..=steps {
+            let p = leg[0] + (leg[1] - leg[0]) * (k as f32 / steps as f32);
+            h.event(egui::Event::PointerMoved(p));
+            h.step();
+        }
+    }
+    // Held still a moment: let go without a throw.
+    for _ in 0..4 {
+        h.step();
+    }
+    button(h, *path.last().unwrap(), false);
+    h.step();
+}
+
+fn overlap(h: &Harness<'static, ViewerApp>, a: Item, b: Item) -> bool {
+    let t = &h.state().table_view().unwrap().table;
+    let ca = t.card(t.card_of(a).unwrap()).unwrap();
+    let cb = t.card(t.card_of(b).unwrap()).unwrap();
+    let sa = collide::Shape::Rect(collide::Rect::new(ca.half.x, ca.half.y).unwrap());
+    let sb = collide::Shape::Rect(collide::Rect::new(cb.half.x, cb.half.y).unwrap());
+    let xa = collide::Transform::new(ca.pos, ca.angle).unwrap();
+    let xb = collide::Transform::new(cb.pos, cb.angle).unwrap();
+    collide::intersects(&sa, &xa, &sb, &xb).unwrap()
+}
+
+#[test]
+fn opening_a_stack_shows_its_cards_and_closing_gathers_them() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    // The top folder starts open: its folders lie on it as stacks.
+    let (_, at) = find(&h, "trip").expect("the trip stack");
+    assert!(find(&h, "IMG_1.jpg").is_none());
+    double_click(&mut h, at);
+    settle(&mut h);
+    assert!(find(&h, "IMG_1.jpg").is_some(), "trip's photos are out");
+    let (beach, at) = find(&h, "beach").expect("trip's subfolder as a stack");
+    double_click(&mut h, at);
+    settle(&mut h);
+    assert!(find(&h, "IMG_3.jpg").is_some(), "three levels deep");
+    let Item::Stack(g) = beach else { panic!() };
+    assert!(h.state().table_view().unwrap().table.is_open(g));
+    // Double-click trip's tray (its name bar) to close it.
+    let t = &h.state().table_view().unwrap().table;
+    let trip = t.tree.by_key(&format!(
+        "d:{}",
+        cat.parent().unwrap().join("photos/trip").to_string_lossy()
+    ));
+    let tray = t
+        .card(t.card_of(Item::Tray(trip.unwrap())).unwrap())
+        .unwrap();
+    let bar = tray.pos - tray.half + Vec2::new(tray.half.x, 12.0);
+    double_click(&mut h, bar);
+    settle(&mut h);
+    assert!(find(&h, "IMG_1.jpg").is_none());
+    assert!(find(&h, "IMG_3.jpg").is_none());
+    assert!(find(&h, "trip").is_some(), "gathered into its stack");
+}
+
+#[test]
+fn a_card_dragged_into_another_pushes_it_aside() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (a, pa) = find(&h, "IMG_1.jpg").unwrap();
+    let (b, pb) = find(&h, "IMG_2.jpg").unwrap();
+    drag(&mut h, &[pa, pb]);
+    settle(&mut h);
+    let (_, pb_after) = find(&h, "IMG_2.jpg").unwrap();
+    assert!((pb_after - pb).length() > 50.0, "IMG_2 was pushed");
+    assert!(!overlap(&h, a, b), "they lie apart");
+}
+
+#[test]
+fn a_photo_dropped_onto_a_folder_stack_joins_it_and_can_move_its_file() {
+    let (dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (photo, from) = find(&h, "IMG_1.jpg").unwrap();
+    let (stack, to) = find(&h, "home").unwrap();
+    let up = Vec2::new(0.0, -700.0);
+    // Zoom out so the way round fits in the window.
+    for _ in 0..3 {
+        h.event(egui::Event::Key {
+            key: egui::Key::Minus,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    settle(&mut h);
+    let path = [from, from + up, to + up, to].map(|p| p);
+    drag(&mut h, &path);
+    h.run_steps(2);
+    h.get_by_label("Move the file").click();
+    settle(&mut h);
+    let Item::Stack(home) = stack else { panic!() };
+    let Item::Photo(row) = photo else { panic!() };
+    let app = h.state();
+    let t = &app.table_view().unwrap().table;
+    let _ = (t, row, home);
+    // The file moved, and the catalogue knows.
+    let moved = dir.path().join("photos/home/IMG_1.jpg");
+    let start = Instant::now();
+    while !moved.exists() && start.elapsed() < Duration::from_secs(10) {
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(moved.exists(), "the file is in home/");
+    assert!(!dir.path().join("photos/trip/IMG_1.jpg").exists());
+    settle(&mut h);
+    let cat = Catalog::open(&cat).unwrap();
+    let paths: Vec<String> = cat.files().unwrap().into_iter().map(|f| f.path).collect();
+    assert!(
+        paths.contains(&moved.to_string_lossy().into_owned()),
+        "{paths:?}"
+    );
+    // On the table it is in home's stack.
+    let (stack, _) = find(&h, "home").unwrap();
+    let Item::Stack(home) = stack else { panic!() };
+    let app = h.state();
+    let t = &app.table_view().unwrap().table;
+    let names: Vec<&str> = t.tree.groups[home as usize]
+        .photos
+        .iter()
+        .map(|&r| t.library().photos[r as usize].name.as_str())
+        .collect();
+    assert!(names.contains(&"IMG_1.jpg"), "{names:?}");
+}
+
+#[test]
+fn a_click_on_a_transparent_corner_selects_the_card_below() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "home").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (logo, _) = find(&h, "logo.png").unwrap();
+    let (below, _) = find(&h, "IMG_5.jpg").unwrap();
+    // Pile the two, the logo on top.
+    {
+        let t = &mut h.state_mut().table_view_mut().unwrap().table;
+        t.select([below, logo]);
+        t.arrange(viewer2::table::Arrange::Pile).unwrap();
+        let id = t.card_of(logo).unwrap();
+        t.raise(id);
+    }
+    settle(&mut h);
+    let t = &h.state().table_view().unwrap().table;
+    let top = t.card(t.card_of(logo).unwrap()).unwrap().clone();
+    let under = t.card(t.card_of(below).unwrap()).unwrap().clone();
+    assert_eq!(top.motion, Motion::Rest);
+    // A point in one of the logo's corners (outside its disc: transparent)
+    // that lies on the photo below.
+    let (s, c) = top.angle.sin_cos();
+    let mut corner = None;
+    'search: for i in 0..20 {
+        for j in 0..20 {
+            let (u, v) = (i as f32 / 19.0 * 1.9 - 0.95, j as f32 / 19.0 * 1.9 - 0.95);
+            if u * u + v * v < 1.0 {
+                continue; // inside the disc (radius 0.9, and a margin)
+            }
+            let local = Vec2::new(top.half.x * u, top.half.y * v);
+            let p = top.pos + Vec2::new(c * local.x - s * local.y, s * local.x + c * local.y);
+            let l = under.to_local(p);
+            if l.x.abs() < under.half.x * 0.95 && l.y.abs() < under.half.y * 0.95 {
+                corner = Some(p);
+                break 'search;
+            }
+        }
+    }
+    let corner = corner.expect("a transparent corner over the photo below");
+    click(&mut h, corner);
+    let selected = h.state().table_view().unwrap().table.selected().clone();
+    assert!(
+        selected.contains(&below) && !selected.contains(&logo),
+        "{selected:?}"
+    );
+    // The click raised the photo; with the logo on top again, its opaque
+    // middle selects the logo.
+    {
+        let t = &mut h.state_mut().table_view_mut().unwrap().table;
+        let id = t.card_of(logo).unwrap();
+        t.raise(id);
+    }
+    click(&mut h, top.pos);
+    let selected = h.state().table_view().unwrap().table.selected().clone();
+    assert!(selected.contains(&logo), "{selected:?}");
+}
+
+#[test]
+fn the_arrangement_survives_a_restart() {
+    let (_dir, cat) = setup();
+    let before: Vec<(Item, Vec2, f32)> = {
+        let mut h = harness(&cat);
+        settle(&mut h);
+        let (_, at) = find(&h, "trip").unwrap();
+        double_click(&mut h, at);
+        settle(&mut h);
+        let (_, pa) = find(&h, "IMG_2.jpg").unwrap();
+        drag(&mut h, &[pa, pa + Vec2::new(-260.0, 330.0)]);
+        settle(&mut h);
+        h.state_mut().flush_table();
+        let t = &h.state().table_view().unwrap().table;
+        t.cards().map(|(_, c)| (c.item, c.pos, c.angle)).collect()
+    };
+    // Wait until the catalogue thread wrote it.
+    let start = Instant::now();
+    loop {
+        let c = Catalog::open(&cat).unwrap();
+        let open = c.setting("table.open").unwrap().unwrap_or_default();
+        if open.contains("trip") && c.placements().unwrap().len() >= 4 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "never saved");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let t = &h.state().table_view().unwrap().table;
+    assert_eq!(t.cards().count(), before.len());
+    for (item, pos, angle) in before {
+        let c = t.card(t.card_of(item).expect("the same cards")).unwrap();
+        assert!(
+            (c.pos - pos).length() < 0.01,
+            "{item:?}: {pos:?} → {:?}",
+            c.pos
+        );
+        assert!((c.angle - angle).abs() < 1e-5);
+    }
+}
+
+/// The table rendered by wgpu (lavapipe in CI), against the stored
+/// snapshot. Without an adapter this is skipped, unless REQUIRE_GPU=1.
+#[test]
+fn snapshot_of_the_light_table() {
+    let (_dir, cat) = setup();
+    let app = app(&cat);
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Harness::builder()
+            .with_size(egui::vec2(1000.0, 640.0))
+            .with_step_dt(1.0 / 30.0)
+            .wgpu()
+            .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+    }));
+    let mut h = match built {
+        Ok(h) => h,
+        Err(_) if std::env::var("REQUIRE_GPU").as_deref() != Ok("1") => {
+            eprintln!(
+                "SKIPPED snapshot_of_the_light_table: no wgpu adapter (set REQUIRE_GPU=1 to fail instead)"
+            );
+            return;
+        }
+        Err(_) => panic!("no wgpu adapter, and REQUIRE_GPU=1"),
+    };
+    // The grid first, so every photo's shape is known before its card is
+    // laid out (a shape arriving later pushes neighbours at a moment that
+    // depends on the loader's timing).
+    h.state_mut().show_table(false);
+    settle(&mut h);
+    h.state_mut().show_table(true);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (_, at) = find(&h, "home").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    // Everything in view (Home), the pointer away from the cards.
+    h.event(egui::Event::PointerMoved(egui::pos2(990.0, 630.0)));
+    h.event(egui::Event::Key {
+        key: egui::Key::Home,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    settle(&mut h);
+    h.snapshot("viewer2_light_table");
+}
