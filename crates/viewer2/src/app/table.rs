@@ -37,7 +37,7 @@ const FELT: egui::Color32 = egui::Color32::from_rgb(44, 50, 47);
 const SAVE_EVERY: Duration = Duration::from_secs(1);
 
 /// Zoom limits (points per table unit).
-const ZOOM_MIN: f32 = 0.01;
+const ZOOM_MIN: f32 = 0.002;
 const ZOOM_MAX: f32 = 8.0;
 
 /// What a drag on the table does.
@@ -81,7 +81,17 @@ pub struct TableView {
     built_for: u64,
     /// Fit every card in view at the first frame (no saved view).
     fit_pending: bool,
+    /// When the loaders were last asked, and for which view: asked again
+    /// only as the view moves (at most every [`WANT_EVERY`]) or after
+    /// [`WANT_ANYWAY`], since sorting thousands of cards by distance
+    /// each frame of a zoom would cost the frame.
+    wanted_at: Option<(Instant, [f32; 4])>,
 }
+
+/// The least time between two asks while the view moves.
+const WANT_EVERY: Duration = Duration::from_millis(120);
+/// The most time between two asks (cards move, stacks open).
+const WANT_ANYWAY: Duration = Duration::from_millis(500);
 
 impl TableView {
     /// A table for the shown result.
@@ -114,6 +124,7 @@ impl TableView {
             mini_waiting: std::collections::HashSet::new(),
             built_for,
             fit_pending: saved.view.is_none(),
+            wanted_at: None,
         })
     }
 
@@ -164,8 +175,14 @@ impl TableView {
         self.zoom_anchor = Some((anchor, self.to_table(anchor)));
     }
 
+    /// Centres the view on a table point.
+    pub fn look_at(&mut self, p: Vec2) {
+        self.centre = p;
+        self.zoom_anchor = None;
+    }
+
     /// Shows every card.
-    fn fit_all(&mut self) {
+    pub fn fit_all(&mut self) {
         let mut lo = Vec2::new(f32::INFINITY, f32::INFINITY);
         let mut hi = -lo;
         for (_, c) in self.table.cards() {
@@ -689,6 +706,19 @@ impl ViewerApp {
         let Some(region) = view.view_region(200.0) else {
             return;
         };
+        let key = [
+            region.min().x,
+            region.min().y,
+            region.max().x,
+            region.max().y,
+        ];
+        if let Some((at, last)) = view.wanted_at {
+            let due = if last == key { WANT_ANYWAY } else { WANT_EVERY };
+            if at.elapsed() < due {
+                return;
+            }
+        }
+        view.wanted_at = Some((Instant::now(), key));
         let Ok(ids) = view.table.in_region(&region) else {
             return;
         };
