@@ -305,6 +305,31 @@ fn grouping_the_selection_makes_a_stack() {
 }
 
 #[test]
+fn a_search_result_becomes_a_stack_that_survives_a_rebuild() {
+    let ps = paths(20, &["a", "b/c", "d"]);
+    let lib = library(&ps);
+    let rows: Vec<u32> = (0..lib.len() as u32).collect();
+    let mut saved = Saved::default();
+    let mut t = Table::new(Arc::clone(&lib), &rows, &saved).unwrap();
+    // "The result": every third photo, most of them in closed stacks.
+    let result: Vec<u32> = (0..20).step_by(3).collect();
+    let g = t
+        .group_photos(&result, "beach", Vec2::new(0.0, -900.0))
+        .unwrap()
+        .unwrap();
+    t.settle_instantly().unwrap();
+    assert_eq!(t.tree.groups[g as usize].total, result.len());
+    saved.merge(t.take_changes(false));
+    let again = Table::new(lib, &rows, &saved).unwrap();
+    let g = again.tree.by_key(&t.tree.groups[g as usize].key).unwrap();
+    assert_eq!(again.tree.groups[g as usize].name, "beach");
+    let mut got = again.tree.groups[g as usize].photos.clone();
+    got.sort_unstable();
+    assert_eq!(got, result);
+    assert!(again.card_of(Item::Stack(g)).is_some());
+}
+
+#[test]
 fn arranging_by_date_puts_the_oldest_first() {
     let mut t = table(&paths(12, &["a"]));
     t.select((0..12).map(Item::Photo));

@@ -404,6 +404,18 @@ impl ViewerApp {
             {
                 group = true;
             }
+            let query = self.query.trim();
+            if ui
+                .add_enabled(!query.is_empty(), egui::Button::new("Stack result"))
+                .on_hover_text("make a group of every photo the search found")
+                .clicked()
+            {
+                let rows: Vec<u32> = self.rows.iter().copied().collect();
+                let at = view.to_table(view.screen.center());
+                if let Err(e) = view.table.group_photos(&rows, query, at) {
+                    tracing::warn!("group: {e}");
+                }
+            }
             if ui
                 .button("Fit")
                 .on_hover_text("show every card (Home)")

@@ -337,7 +337,7 @@ impl Table {
         &self.library
     }
 
-    /// Every card slot (check [`Table::is_alive`]).
+    /// Every card on the table, with its id.
     pub fn cards(&self) -> impl Iterator<Item = (CardId, &Card)> {
         self.cards
             .iter()
@@ -919,19 +919,7 @@ impl Table {
         if items.is_empty() {
             return Ok(None);
         }
-        let n = self
-            .tree
-            .groups
-            .iter()
-            .filter(|g| g.key.starts_with("v:"))
-            .filter_map(|g| g.key[2..].parse::<u32>().ok())
-            .max()
-            .unwrap_or(0)
-            + 1;
-        let g = self.tree.add_user_group(format!("v:{n}"), name.to_owned());
-        self.open.push(false);
-        self.anchor.push(Vec2::ZERO);
-        self.groups_dirty = true;
+        let g = self.new_user_group(name);
         let mut centre = Vec2::ZERO;
         let mut count = 0.0f32;
         for &item in &items {
@@ -954,6 +942,64 @@ impl Table {
         }
         self.raise(stack);
         Ok(Some(g))
+    }
+
+    /// Makes a group of photos (library indexes; a search result), wherever
+    /// they lie, as a stack at `at`: the ones on the table fly into it.
+    pub fn group_photos(
+        &mut self,
+        rows: &[u32],
+        name: &str,
+        at: Vec2,
+    ) -> Result<Option<GroupId>, CollideError> {
+        let rows: Vec<u32> = rows
+            .iter()
+            .copied()
+            .filter(|r| self.tree.photo_group.contains_key(r))
+            .collect();
+        if rows.is_empty() || !at.is_finite() {
+            return Ok(None);
+        }
+        let g = self.new_user_group(name);
+        let angle = self.angle_for(Item::Stack(g));
+        let stack = self.add_card(Item::Stack(g), at, angle, stack_half(), ROOT)?;
+        let into_key = self.tree.groups[g as usize].key.clone();
+        for row in rows {
+            let item = Item::Photo(row);
+            let key = self.key_of(item);
+            self.tree.move_photo(row, g);
+            self.remembered.remove(&key);
+            self.remembered_dirty.insert(key.clone());
+            self.moves.insert(key, into_key.clone());
+            self.selected.remove(&item);
+            if let Some(id) = self.card_of(item) {
+                let c = &mut self.cards[id as usize];
+                c.group = g;
+                c.motion = Motion::Gathering;
+                c.target = at;
+            }
+        }
+        self.tree.recount(&self.library);
+        self.raise(stack);
+        Ok(Some(g))
+    }
+
+    /// A new, empty group of the user's on the table.
+    fn new_user_group(&mut self, name: &str) -> GroupId {
+        let n = self
+            .tree
+            .groups
+            .iter()
+            .filter(|g| g.key.starts_with("v:"))
+            .filter_map(|g| g.key[2..].parse::<u32>().ok())
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let g = self.tree.add_user_group(format!("v:{n}"), name.to_owned());
+        self.open.push(false);
+        self.anchor.push(Vec2::ZERO);
+        self.groups_dirty = true;
+        g
     }
 
     /// What changed since the last call, for the catalogue (every card
