@@ -386,7 +386,11 @@ fn read_table(cat: &Catalog) -> Result<Saved, catalog::CatalogError> {
         }
     });
     Ok(Saved {
-        placements: cat.placements()?,
+        placements: cat
+            .placements()?
+            .into_iter()
+            .map(|p| (p.key.clone(), p))
+            .collect(),
         open: open
             .lines()
             .filter(|l| !l.is_empty())

@@ -81,11 +81,12 @@ pub struct TableView {
     built_for: u64,
     /// Fit every card in view at the first frame (no saved view).
     fit_pending: bool,
-    /// When the loaders were last asked, and for which view: asked again
-    /// only as the view moves (at most every [`WANT_EVERY`]) or after
-    /// [`WANT_ANYWAY`], since sorting thousands of cards by distance
-    /// each frame of a zoom would cost the frame.
-    wanted_at: Option<(Instant, [f32; 4])>,
+    /// When the loaders were last asked, for which view and which cards
+    /// (the table's revision): asked again at once when cards came or
+    /// went, at most every [`WANT_EVERY`] as the view moves (sorting
+    /// thousands of cards by distance each frame of a zoom would cost the
+    /// frame), and after [`WANT_ANYWAY`] in any case (cards fly about).
+    wanted_at: Option<(Instant, [f32; 4], u64)>,
 }
 
 /// The least time between two asks while the view moves.
@@ -508,7 +509,7 @@ impl ViewerApp {
         let hit = |masks: &HashMap<FileId, Option<Mask>>, row: u32, uv: [f32; 2]| {
             let id = library.photos[row as usize].id;
             match masks.get(&id) {
-                Some(Some(m)) => {
+                Some(Some(m)) if m.width() > 0 && m.height() > 0 => {
                     let x = (uv[0] * m.width() as f32) as usize;
                     let y = (uv[1] * m.height() as f32) as usize;
                     m.get(x.min(m.width() - 1), y.min(m.height() - 1))
@@ -724,13 +725,16 @@ impl ViewerApp {
             region.max().x,
             region.max().y,
         ];
-        if let Some((at, last)) = view.wanted_at {
+        let revision = view.table.revision();
+        if let Some((at, last, last_revision)) = view.wanted_at
+            && last_revision == revision
+        {
             let due = if last == key { WANT_ANYWAY } else { WANT_EVERY };
             if at.elapsed() < due {
                 return;
             }
         }
-        view.wanted_at = Some((Instant::now(), key));
+        view.wanted_at = Some((Instant::now(), key, revision));
         let Ok(ids) = view.table.in_region(&region) else {
             return;
         };
@@ -751,33 +755,16 @@ impl ViewerApp {
             .collect();
         photos.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         photos.dedup_by_key(|p| p.1);
-        let library = &self.library;
         if full_size {
-            photos.truncate(self.atlas.capacity());
-            let ids: Vec<FileId> = photos
+            let rows: Vec<u32> = photos
                 .iter()
-                .map(|&(_, r)| library.photos[r as usize].id)
+                .take(self.atlas.capacity())
+                .map(|&(_, r)| r)
                 .collect();
-            if ids != self.wanted {
-                self.wanted = ids;
-                self.waiting.clear();
-                let mut wants = Vec::new();
-                for (priority, &(_, r)) in photos.iter().enumerate() {
-                    let p = &library.photos[r as usize];
-                    let done = self.thumbs.get(&p.id).is_some_and(|t| !t.preview);
-                    if done || self.broken.contains_key(&p.id) {
-                        continue;
-                    }
-                    self.waiting.insert(p.id);
-                    wants.push(Want {
-                        id: p.id as u64,
-                        path: p.path.clone(),
-                        priority: priority as i64,
-                    });
-                }
-                self.loader.want(wants);
-            }
+            self.ask_for_thumbnails(&rows);
         }
+        let Some(view) = &mut self.table else { return };
+        let library = &self.library;
         photos.truncate(view.mini_atlas.capacity());
         let ids: Vec<FileId> = photos
             .iter()
@@ -850,24 +837,15 @@ impl ViewerApp {
             if let Some(old) = evicted {
                 view.minis.remove(&(old as FileId));
             }
-            let page = slot.page as usize;
-            if view.mini_pages.len() <= page {
-                view.mini_pages.resize(page + 1, None);
-            }
             let side = view.mini_atlas.page_side() as usize;
-            let texture = view.mini_pages[page].get_or_insert_with(|| {
-                ctx.load_texture(
-                    format!("minis-{page}"),
-                    page_image(side),
-                    egui::TextureOptions::LINEAR,
-                )
-            });
-            let image =
-                egui::ColorImage::from_rgba_unmultiplied([w as usize, h as usize], &thumb.rgba);
-            texture.set_partial(
-                [slot.x as usize + 1, slot.y as usize + 1],
-                image,
-                egui::TextureOptions::LINEAR,
+            super::grid::upload(
+                ctx,
+                &mut view.mini_pages,
+                "minis",
+                side,
+                slot,
+                [w, h],
+                &thumb.rgba,
             );
             view.minis.insert(id, [w, h]);
         }

@@ -147,7 +147,7 @@ pub enum Event {
 pub struct Saved {
     /// Where each card lay, by key; positions are relative to the group's
     /// stack (absolute for the table's own cards).
-    pub placements: Vec<Placement>,
+    pub placements: HashMap<String, Placement>,
     /// The keys of the open groups.
     pub open: Vec<String>,
     /// The user's groups.
@@ -161,10 +161,7 @@ impl Saved {
     /// catalogue's stand-in).
     pub fn merge(&mut self, changes: Changes) {
         for p in changes.placements {
-            match self.placements.iter_mut().find(|q| q.key == p.key) {
-                Some(q) => *q = p,
-                None => self.placements.push(p),
-            }
+            self.placements.insert(p.key.clone(), p);
         }
         if let Some(open) = changes.open {
             self.open = open;
@@ -245,6 +242,10 @@ pub struct Table {
     events: Vec<Event>,
     /// Photos' sizes, once known, by library index.
     shapes: HashMap<u32, (u32, u32)>,
+    /// The springs' and the friction's step, computed once.
+    steps: physics::Steps,
+    /// Counts the cards put on or taken off the table.
+    revision: u64,
     /// Scratch for the physics step.
     pairs: Vec<collide::Pair>,
     handles: Vec<Handle>,
@@ -266,7 +267,7 @@ impl Table {
     pub fn new(library: Arc<Library>, rows: &[u32], saved: &Saved) -> Result<Table, CollideError> {
         let mut moves = HashMap::new();
         let mut remembered = HashMap::new();
-        for p in &saved.placements {
+        for p in saved.placements.values() {
             if !p.group.is_empty() {
                 moves.insert(p.key.clone(), p.group.clone());
             }
@@ -301,6 +302,8 @@ impl Table {
             selected: HashSet::new(),
             events: Vec::new(),
             shapes: HashMap::new(),
+            steps: physics::steps()?,
+            revision: 0,
             pairs: Vec::new(),
             handles: Vec::new(),
         };
@@ -364,6 +367,12 @@ impl Table {
     /// The card showing `item`, if it is on the table.
     pub fn card_of(&self, item: Item) -> Option<CardId> {
         self.card_of.get(&item).copied()
+    }
+
+    /// Changes whenever a card is put on or taken off the table (the
+    /// window asks for thumbnails again at once).
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// Whether a group is open.
@@ -457,6 +466,7 @@ impl Table {
         }
         self.body_of[slot] = id;
         self.card_of.insert(item, id);
+        self.revision += 1;
         Ok(id)
     }
 
@@ -475,6 +485,7 @@ impl Table {
             self.card_of.remove(&item);
         }
         self.free.push(id);
+        self.revision += 1;
         if self.drag.as_ref().is_some_and(|d| d.card == id) {
             self.drag = None;
         }

@@ -29,8 +29,9 @@ pub(super) fn shape_of(c: &Card) -> Result<(Shape, Transform), CollideError> {
     ))
 }
 
-/// The transitions of one step, computed once.
-struct Steps {
+/// The transitions of one step, computed once per table.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Steps {
     /// Error and velocity after a step of the spreading spring.
     ee: f32,
     ed: f32,
@@ -40,7 +41,7 @@ struct Steps {
     slide: f32,
 }
 
-fn steps() -> Result<Steps, CollideError> {
+pub(super) fn steps() -> Result<Steps, CollideError> {
     // Both constructors only fail for non-positive times, and these are
     // constants.
     let bad = |_| CollideError::InvalidShapeParameter {
@@ -64,7 +65,7 @@ fn steps() -> Result<Steps, CollideError> {
 impl Table {
     /// One step of [`STEP`] seconds, with the dragged card's pointer.
     pub(super) fn step(&mut self, pointer: Option<Vec2>) -> Result<(), CollideError> {
-        let k = steps()?;
+        let k = self.steps;
         for c in &mut self.cards {
             c.active = c.pushed && c.alive;
             c.pushed = false;
