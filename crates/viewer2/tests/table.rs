@@ -11,7 +11,7 @@ use catalog::FileRecord;
 use collide::Vec2;
 use proptest::prelude::*;
 use viewer2::library::Library;
-use viewer2::table::{Arrange, Event, Item, Motion, ROOT, STEP, Saved, Table};
+use viewer2::table::{Arrange, Event, Item, Motion, ROOT, Saved, Table};
 
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
@@ -443,9 +443,4 @@ proptest! {
         }
         prop_assert_eq!(seen.len(), n);
     }
-}
-
-#[test]
-fn one_step_is_the_fixed_rate() {
-    assert!((STEP - 1.0 / 120.0).abs() < 1e-12);
 }

@@ -17,6 +17,9 @@ use viewer2::app::{Options, ViewerApp};
 use viewer2::loader::{Files, ReadSeek, Source};
 
 mod photos;
+mod ui;
+
+use ui::settle;
 
 /// (name, caption, hue) of the photos made.
 const PHOTOS: &[(&str, &str)] = &[
@@ -81,22 +84,6 @@ fn harness(cat: &Path) -> Harness<'static, ViewerApp> {
 }
 
 /// Steps until nothing is owed (20 s at most).
-fn settle(h: &mut Harness<'static, ViewerApp>) {
-    let start = Instant::now();
-    loop {
-        h.step();
-        if !h.state().is_busy() {
-            h.run_steps(3);
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the window did not settle"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 fn type_query(h: &mut Harness<'static, ViewerApp>, text: &str) {
     h.get_by_label("Search").focus();
     h.get_by_label("Search").type_text(text);

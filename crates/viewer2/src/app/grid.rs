@@ -311,15 +311,27 @@ impl ViewerApp {
         };
         places.extend(fwd);
         places.extend(back);
-        let ids: Vec<FileId> = places.iter().map(|&p| self.id_at(p)).collect();
+        let rows: Vec<u32> = places.iter().map(|&p| self.rows[p]).collect();
+        self.ask_for_thumbnails(&rows);
+    }
+
+    /// Asks the loader for these photos' thumbnails (library indexes, most
+    /// wanted first), unless it was asked for exactly these last; photos
+    /// done or broken are left out.
+    pub(super) fn ask_for_thumbnails(&mut self, rows: &[u32]) {
+        let library = &self.library;
+        let ids: Vec<FileId> = rows
+            .iter()
+            .map(|&r| library.photos[r as usize].id)
+            .collect();
         if ids == self.wanted {
             return;
         }
         self.wanted = ids;
         let mut wants = Vec::new();
         self.waiting.clear();
-        for (priority, &p) in places.iter().enumerate() {
-            let photo = &self.library.photos[self.rows[p] as usize];
+        for (priority, &r) in rows.iter().enumerate() {
+            let photo = &library.photos[r as usize];
             let done = self.thumbs.get(&photo.id).is_some_and(|t| !t.preview);
             if done || self.broken.contains_key(&photo.id) {
                 continue;
@@ -356,6 +368,10 @@ impl ViewerApp {
                 // real one.
                 continue;
             }
+            if thumb.rgba.len() != (thumb.width * thumb.height * 4) as usize {
+                // Never taken a slot for.
+                continue;
+            }
             let preview = thumb.source == ThumbSource::Embedded;
             if !preview {
                 self.waiting.remove(&id);
@@ -376,27 +392,15 @@ impl ViewerApp {
                 self.thumbs.remove(&(old as FileId));
             }
             let side = self.atlas.page_side() as usize;
-            let page = slot.page as usize;
-            if self.pages.len() <= page {
-                self.pages.resize(page + 1, None);
-            }
-            let texture = self.pages[page].get_or_insert_with(|| {
-                ctx.load_texture(
-                    format!("thumbnails-{page}"),
-                    super::table::page_image(side),
-                    egui::TextureOptions::LINEAR,
-                )
-            });
             let (w, h) = (thumb.width, thumb.height);
-            if thumb.rgba.len() != (w * h * 4) as usize {
-                continue;
-            }
-            let image =
-                egui::ColorImage::from_rgba_unmultiplied([w as usize, h as usize], &thumb.rgba);
-            texture.set_partial(
-                [slot.x as usize + 1, slot.y as usize + 1],
-                image,
-                egui::TextureOptions::LINEAR,
+            upload(
+                ctx,
+                &mut self.pages,
+                "thumbnails",
+                side,
+                slot,
+                [w, h],
+                &thumb.rgba,
             );
             self.thumbs.insert(
                 id,
@@ -429,4 +433,36 @@ fn distance(library: &Library, place: &[u32], visible: (usize, usize), id: u64) 
     } else {
         0
     }
+}
+
+/// Copies a thumbnail (`size`, RGBA) into its atlas slot, past the slot's
+/// 1-pixel gutter, making the slot's page texture (`name-N`, `side`²) on
+/// first use.
+pub(super) fn upload(
+    ctx: &egui::Context,
+    pages: &mut Vec<Option<egui::TextureHandle>>,
+    name: &str,
+    side: usize,
+    slot: crate::atlas::Slot,
+    size: [u32; 2],
+    rgba: &[u8],
+) {
+    let page = slot.page as usize;
+    if pages.len() <= page {
+        pages.resize(page + 1, None);
+    }
+    let texture = pages[page].get_or_insert_with(|| {
+        ctx.load_texture(
+            format!("{name}-{page}"),
+            super::table::page_image(side),
+            egui::TextureOptions::LINEAR,
+        )
+    });
+    let image =
+        egui::ColorImage::from_rgba_unmultiplied([size[0] as usize, size[1] as usize], rgba);
+    texture.set_partial(
+        [slot.x as usize + 1, slot.y as usize + 1],
+        image,
+        egui::TextureOptions::LINEAR,
+    );
 }

@@ -144,19 +144,7 @@ impl Tree {
             tree.add_node(&nodes, top, name, ROOT);
         }
         for g in user_groups {
-            let id = tree.groups.len() as GroupId;
-            tree.groups.push(Group {
-                key: g.key.clone(),
-                name: g.name.clone(),
-                parent: Some(ROOT),
-                groups: Vec::new(),
-                photos: Vec::new(),
-                total: 0,
-                cover: None,
-                dir: None,
-            });
-            tree.by_key.insert(g.key.clone(), id);
-            tree.groups[ROOT as usize].groups.push(id);
+            tree.add_user_group(g.key.clone(), g.name.clone());
         }
         // User groups inside others.
         for g in user_groups {
