@@ -463,7 +463,7 @@ fn move_file(cat: &mut Catalog, id: FileId, to_dir: &Path) -> Result<String, Str
             to.display()
         ));
     }
-    std::fs::rename(&from, &to)
+    place_without_replacing(&from, &to)
         .map_err(|e| format!("cannot move {} to {}: {e}", from.display(), to.display()))?;
     let text = to.to_string_lossy().into_owned();
     let raw = (text.as_bytes() != to.as_os_str().as_encoded_bytes())
@@ -479,6 +479,26 @@ fn move_file(cat: &mut Catalog, id: FileId, to_dir: &Path) -> Result<String, Str
         });
     }
     Ok(text)
+}
+
+/// Moves a file to a path where nothing is, never replacing a file that
+/// appeared there meanwhile: a hard link (which fails if the name is
+/// taken) then the old name removed; where links are not possible (another
+/// file system, FAT), a rename after a last look.
+fn place_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
+    match std::fs::hard_link(from, to) {
+        Ok(()) => {
+            if let Err(e) = std::fs::remove_file(from) {
+                // Both names lead to the file: keep the old one only.
+                let _ = std::fs::remove_file(to);
+                return Err(e);
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) if to.exists() => Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists)),
+        Err(_) => std::fs::rename(from, to),
+    }
 }
 
 /// Settings keys of the light table.

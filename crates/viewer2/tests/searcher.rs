@@ -186,3 +186,45 @@ fn a_file_that_is_not_a_catalogue_is_reported() {
         b"not a database at all, just text"
     );
 }
+
+/// Moving a file onto a name that is taken moves nothing and says why;
+/// a free name moves it and the catalogue records the new path.
+#[test]
+fn a_file_move_never_replaces_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(a.join("x.jpg"), b"mine").unwrap();
+    std::fs::write(b.join("x.jpg"), b"theirs").unwrap();
+    std::fs::write(a.join("y.jpg"), b"free").unwrap();
+    let cat_path = dir.path().join("cat.sqlite");
+    let ids = Catalog::open(&cat_path)
+        .unwrap()
+        .add_files(&[
+            (&a.join("x.jpg").to_string_lossy(), ""),
+            (&a.join("y.jpg").to_string_lossy(), ""),
+        ])
+        .unwrap();
+    let s = start(&cat_path, &[]);
+    until(&s, |a| matches!(a, Answer::TableLoaded(_)));
+    s.move_file(ids[0], b.clone());
+    let answers = until(&s, |a| matches!(a, Answer::FileMoved(_)));
+    match answers.last() {
+        Some(Answer::FileMoved(Err(e))) => assert!(e.contains("already exists"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(std::fs::read(a.join("x.jpg")).unwrap(), b"mine");
+    assert_eq!(std::fs::read(b.join("x.jpg")).unwrap(), b"theirs");
+    s.move_file(ids[1], b.clone());
+    let answers = until(&s, |a| matches!(a, Answer::FileMoved(_)));
+    let moved = b.join("y.jpg").to_string_lossy().into_owned();
+    match answers.last() {
+        Some(Answer::FileMoved(Ok(path))) => assert_eq!(path, &moved),
+        other => panic!("{other:?}"),
+    }
+    assert!(!a.join("y.jpg").exists());
+    assert_eq!(std::fs::read(b.join("y.jpg")).unwrap(), b"free");
+    let files = Catalog::open(&cat_path).unwrap().files().unwrap();
+    assert!(files.iter().any(|f| f.path == moved), "{files:?}");
+}
