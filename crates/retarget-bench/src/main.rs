@@ -3,6 +3,7 @@
 //! same images, in one run.
 //!
 //! - `speed`: ms per megapixel, single thread, at 50% and 75% width.
+//! - `stages`: our own time split into energy, plan and resampling.
 //! - `quality`: a saliency-weighted local aspect distortion score and a
 //!   colour-histogram distance per method, and a contact sheet PNG.
 
@@ -31,6 +32,14 @@ enum Command {
         #[command(flatten)]
         images: ImageArgs,
         /// Timed runs of each library call (the fastest is kept).
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
+    },
+    /// Where our time goes: energy, plan and resampling, each alone.
+    Stages {
+        #[command(flatten)]
+        images: ImageArgs,
+        /// Timed runs of each stage (the fastest is kept).
         #[arg(long, default_value_t = 15)]
         runs: usize,
     },
@@ -190,6 +199,7 @@ fn probe_grid(w: u32, h: u32) -> Raster<u8> {
 fn main() -> Result<()> {
     match Args::parse().command {
         Command::Speed { images, runs } => speed::run(&load(&images)?, runs),
+        Command::Stages { images, runs } => speed::stages(&load(&images)?, runs),
         Command::Quality {
             images,
             sheet,

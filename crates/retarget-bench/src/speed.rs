@@ -184,6 +184,49 @@ pub fn run(pictures: &[Picture], runs: usize) -> Result<()> {
     Ok(())
 }
 
+/// Our time split by stage (ms/MP): energy profiles, the plan from them,
+/// and the resampling; no peer runs, so it is quick to repeat.
+pub fn stages(pictures: &[Picture], runs: usize) -> Result<()> {
+    println!("| image | size | width | energy ms/MP | plan ms/MP | resample ms/MP | whole ms/MP |");
+    println!("|---|---|---|---|---|---|---|");
+    let opts = Options::default();
+    let mut total = [0.0f64; 4];
+    for pic in pictures {
+        let src = &pic.rgb;
+        let (w, h) = (src.width(), src.height());
+        let mp = f64::from(w) * f64::from(h) / 1e6;
+        for ratio in [0.5, 0.75] {
+            let tw = ((f64::from(w) * ratio).round() as u32).max(1);
+            let profiles = retarget::energy::profiles(src, &opts.energy)?;
+            let plan = retarget::plan_from_profiles(&profiles, tw, h, &opts)?;
+            let t = [
+                time(runs, || retarget::energy::profiles(src, &opts.energy)),
+                time(runs, || retarget::plan_from_profiles(&profiles, tw, h, &opts)),
+                time(runs, || retarget::render(src, &plan, tw, h, &opts.limits)),
+                time(runs, || retarget::retarget(src, tw, h, &opts)),
+            ]
+            .map(|d| d.as_secs_f64() * 1e3 / mp);
+            for (a, b) in total.iter_mut().zip(t) {
+                *a = a.max(b);
+            }
+            println!(
+                "| {} | {w}x{h} | {:.0}% | {:.2} | {:.2} | {:.2} | {:.2} |",
+                pic.name,
+                ratio * 100.0,
+                t[0],
+                t[1],
+                t[2],
+                t[3]
+            );
+        }
+    }
+    println!(
+        "| worst | | | {:.2} | {:.2} | {:.2} | {:.2} |",
+        total[0], total[1], total[2], total[3]
+    );
+    Ok(())
+}
+
 fn tempdir() -> Result<PathBuf> {
     let d = std::env::temp_dir().join(format!("retarget-bench-{}", std::process::id()));
     std::fs::create_dir_all(&d)?;

@@ -123,79 +123,86 @@ fn planes_of<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
     // images sum integer levels (exact, and cheaper than converting every
     // sample to a float).
     let mut sums = try_vec(w * 3, 0.0f32, "energy row")?;
-    let mut levels = try_vec(w * 3, 0u32, "energy row")?;
+    let mut levels = [
+        try_vec(w, 0u32, "energy row")?,
+        try_vec(w, 0u32, "energy row")?,
+        try_vec(w, 0u32, "energy row")?,
+    ];
+    let mut column_levels = try_vec(if ALPHA { 0 } else { sw * C }, 0u32, "energy row")?;
     let inv = 1.0 / S::MAX;
     for py in 0..h {
         sums.fill(0.0);
-        levels.fill(0);
         let rows = py * d..((py + 1) * d).min(sh);
         let ny = rows.len();
-        for y in rows {
-            let row = src.row(y as u32);
-            if ALPHA {
-                for (acc, chunk) in sums.chunks_exact_mut(3).zip(row.chunks(D * C)) {
-                    for px in chunk.chunks_exact(C) {
-                        let a = px[C - 1].to_f32() * inv;
-                        acc[0] += a * px[0].to_f32();
-                        if colour {
-                            acc[1] += a * px[1].to_f32();
-                            acc[2] += a * px[2].to_f32();
-                        }
-                    }
-                }
-            } else {
-                // Whole boxes with the sums in registers, then the ragged
-                // last box.
-                let full = row.chunks_exact(D * C);
-                let rest = full.remainder();
-                for (acc, chunk) in levels.chunks_exact_mut(3).zip(full) {
-                    let (mut r, mut g, mut b) = (0u32, 0u32, 0u32);
-                    for k in 0..D {
-                        r += chunk[k * C].to_level();
-                        if colour {
-                            g += chunk[k * C + 1].to_level();
-                            b += chunk[k * C + 2].to_level();
-                        }
-                    }
-                    acc[0] += r;
-                    acc[1] += g;
-                    acc[2] += b;
-                }
-                if !rest.is_empty() {
-                    let acc = &mut levels[(w - 1) * 3..w * 3];
-                    for px in rest.chunks_exact(C) {
-                        acc[0] += px[0].to_level();
-                        if colour {
-                            acc[1] += px[1].to_level();
-                            acc[2] += px[2].to_level();
-                        }
-                    }
-                }
+        if !ALPHA && add_byte_rows(src, rows.clone(), &mut column_levels) {
+            // Done in 16 bits.
+        } else {
+            add_rows::<S, C, ALPHA, D>(src, rows, &mut sums, &mut column_levels);
+        }
+        if ALPHA {
+            for bx in 0..w {
+                let nx = (sw - bx * d).min(d);
+                let k = inv / (nx * ny) as f32;
+                let acc = [sums[bx * 3] * k, sums[bx * 3 + 1] * k, sums[bx * 3 + 2] * k];
+                set_box(&mut data, py * w + bx, acc, colour);
+            }
+            continue;
+        }
+        // Then the boxes across, from the columns' sums, one channel per
+        // array so the colour maths below vectorises.
+        let full = column_levels.chunks_exact(D * C);
+        let rest = full.remainder();
+        let [lr, lg, lb] = &mut levels;
+        for (((chunk, r), g), b) in full
+            .zip(lr.iter_mut())
+            .zip(lg.iter_mut())
+            .zip(lb.iter_mut())
+        {
+            *r = (0..D).map(|k| chunk[k * C]).sum();
+            if colour {
+                *g = (0..D).map(|k| chunk[k * C + 1]).sum();
+                *b = (0..D).map(|k| chunk[k * C + 2]).sum();
             }
         }
-        for bx in 0..w {
-            let nx = (sw - bx * d).min(d);
-            let i = py * w + bx;
-            let (acc, k) = if ALPHA {
-                (
-                    [sums[bx * 3], sums[bx * 3 + 1], sums[bx * 3 + 2]],
-                    inv / (nx * ny) as f32,
-                )
-            } else {
-                let l = &levels[bx * 3..bx * 3 + 3];
-                (
-                    [l[0] as f32, l[1] as f32, l[2] as f32],
-                    1.0 / (S::LEVEL_MAX * (nx * ny) as f32),
-                )
-            };
-            if colour {
-                let (r, g, b) = (acc[0] * k, acc[1] * k, acc[2] * k);
-                data[0][i] = 0.299 * r + 0.587 * g + 0.114 * b;
-                data[1][i] = r - g;
-                data[2][i] = b - 0.5 * (r + g);
-            } else {
-                data[0][i] = acc[0] * k;
+        if !rest.is_empty() {
+            let mut acc = [0u32; 3];
+            for px in rest.chunks_exact(C) {
+                acc[0] += px[0];
+                if colour {
+                    acc[1] += px[1];
+                    acc[2] += px[2];
+                }
             }
+            (lr[w - 1], lg[w - 1], lb[w - 1]) = (acc[0], acc[1], acc[2]);
+        }
+        // Whole boxes share one scale; a ragged last box has its own.
+        let whole = if rest.is_empty() { w } else { w - 1 };
+        let k = 1.0 / (S::LEVEL_MAX * (d * ny) as f32);
+        let row = py * w..py * w + whole;
+        if colour {
+            let [p0, p1, p2] = &mut data;
+            let (l, rg, by) = (&mut p0[row.clone()], &mut p1[row.clone()], &mut p2[row]);
+            let (r, g, b) = (&lr[..whole], &lg[..whole], &lb[..whole]);
+            for i in 0..whole {
+                let (r, g, b) = (r[i] as f32 * k, g[i] as f32 * k, b[i] as f32 * k);
+                l[i] = 0.299 * r + 0.587 * g + 0.114 * b;
+                rg[i] = r - g;
+                by[i] = b - 0.5 * (r + g);
+            }
+        } else {
+            for (l, &r) in data[0][row].iter_mut().zip(lr.iter()) {
+                *l = r as f32 * k;
+            }
+        }
+        if whole < w {
+            let nx = sw - (w - 1) * d;
+            let k = 1.0 / (S::LEVEL_MAX * (nx * ny) as f32);
+            let acc = [
+                lr[w - 1] as f32 * k,
+                lg[w - 1] as f32 * k,
+                lb[w - 1] as f32 * k,
+            ];
+            set_box(&mut data, py * w + w - 1, acc, colour);
         }
     }
     let mut planes = Planes { w, h, count, data };
@@ -203,57 +210,209 @@ fn planes_of<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
     Ok(planes)
 }
 
-/// The [1 2 1]/4 binomial blur, across then down, edges clamped.
-fn blur(p: &mut Planes) -> Result<(), RetargetError> {
-    let (w, h) = (p.w, p.h);
-    let mut line = try_vec(w.max(h), 0.0f32, "blur line")?;
-    for plane in p.data.iter_mut().take(p.count) {
-        for row in plane.chunks_exact_mut(w) {
-            line[..w].copy_from_slice(row);
-            for x in 0..w {
-                let l = line[x.saturating_sub(1)];
-                let r = line[(x + 1).min(w - 1)];
-                row[x] = 0.25 * (l + r) + 0.5 * line[x];
+/// Sets plane pixel `i` from a box's mean colour.
+fn set_box(data: &mut [Vec<f32>; 3], i: usize, [r, g, b]: [f32; 3], colour: bool) {
+    if colour {
+        data[0][i] = 0.299 * r + 0.587 * g + 0.114 * b;
+        data[1][i] = r - g;
+        data[2][i] = b - 0.5 * (r + g);
+    } else {
+        data[0][i] = r;
+    }
+}
+
+/// Adds the rows' samples into per-column sums: alpha-weighted colour into
+/// `sums` (three per box), or opaque levels into `columns` (one per
+/// sample), a straight loop the compiler vectorises.
+fn add_rows<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
+    src: &Raster<S>,
+    rows: std::ops::Range<usize>,
+    sums: &mut [f32],
+    columns: &mut [u32],
+) {
+    let inv = 1.0 / S::MAX;
+    let colour = C >= 3;
+    columns.fill(0);
+    for y in rows {
+        let row = src.row(y as u32);
+        if ALPHA {
+            for (acc, chunk) in sums.chunks_exact_mut(3).zip(row.chunks(D * C)) {
+                for px in chunk.chunks_exact(C) {
+                    let a = px[C - 1].to_f32() * inv;
+                    acc[0] += a * px[0].to_f32();
+                    if colour {
+                        acc[1] += a * px[1].to_f32();
+                        acc[2] += a * px[2].to_f32();
+                    }
+                }
+            }
+        } else {
+            for (acc, v) in columns.iter_mut().zip(row) {
+                *acc += v.to_level();
             }
         }
-        // Down the columns a row at a time, so memory is read in order.
-        let mut prev = try_vec(w, 0.0f32, "blur row")?;
+    }
+}
+
+/// [`add_rows`] for 8-bit samples, up to 4 rows added in 16 bits (twice
+/// the lanes of 32) then widened; false where the samples are not bytes.
+fn add_byte_rows<S: Sample>(
+    src: &Raster<S>,
+    rows: std::ops::Range<usize>,
+    columns: &mut [u32],
+) -> bool {
+    const CHUNK: usize = 64;
+    if rows.len() > 4 {
+        return false;
+    }
+    let mut bytes: [&[u8]; 4] = [&[]; 4];
+    for (b, y) in bytes.iter_mut().zip(rows.clone()) {
+        match S::as_bytes(src.row(y as u32)) {
+            Some(r) => *b = r,
+            None => return false,
+        }
+    }
+    if let ([a, b, c, d], 4) = (bytes, rows.len()) {
+        // The usual case, in one pass.
+        // Sixteen columns at a time, summed in 16 bits first: without the
+        // explicit stage the compiler widens every byte to 32 bits and
+        // takes four per instruction rather than sixteen.
+        const LANES: usize = 16;
+        let n = columns.len() / LANES * LANES;
+        let rows = a[..n]
+            .chunks_exact(LANES)
+            .zip(b[..n].chunks_exact(LANES))
+            .zip(c[..n].chunks_exact(LANES))
+            .zip(d[..n].chunks_exact(LANES));
+        for (o, (((a, b), c), d)) in columns[..n].chunks_exact_mut(LANES).zip(rows) {
+            let mut t = [0u16; LANES];
+            for i in 0..LANES {
+                t[i] = u16::from(a[i]) + u16::from(b[i]) + u16::from(c[i]) + u16::from(d[i]);
+            }
+            for i in 0..LANES {
+                o[i] = u32::from(t[i]);
+            }
+        }
+        for i in n..columns.len() {
+            columns[i] = u32::from(a[i]) + u32::from(b[i]) + u32::from(c[i]) + u32::from(d[i]);
+        }
+        return true;
+    }
+    let bytes = &bytes[..rows.len()];
+    columns.fill(0);
+    for (start, out) in (0..).step_by(CHUNK).zip(columns.chunks_mut(CHUNK)) {
+        let mut t = [0u16; CHUNK];
+        for row in bytes {
+            for (t, &v) in t.iter_mut().zip(&row[start..start + out.len()]) {
+                *t += u16::from(v);
+            }
+        }
+        for (o, &t) in out.iter_mut().zip(&t) {
+            *o += u32::from(t);
+        }
+    }
+    true
+}
+
+/// The [1 2 1]/4 binomial blur, across then down, edges clamped. The
+/// edges are done apart so the inner loops have no clamps and vectorise.
+fn blur(p: &mut Planes) -> Result<(), RetargetError> {
+    let (w, h) = (p.w, p.h);
+    let mut line = try_vec(w, 0.0f32, "blur line")?;
+    let mut prev = try_vec(w, 0.0f32, "blur row")?;
+    let mut cur = try_vec(w, 0.0f32, "blur row")?;
+    let mut next = try_vec(w, 0.0f32, "blur row")?;
+    for plane in p.data.iter_mut().take(p.count) {
+        for row in plane.chunks_exact_mut(w) {
+            line.copy_from_slice(row);
+            blur3(&line, &line, &line, row, true);
+        }
+        // Down the columns a row at a time, so memory is read in order;
+        // `prev` and `cur` keep the rows' values from before the pass.
         prev.copy_from_slice(&plane[..w]);
         for y in 0..h {
+            cur.copy_from_slice(&plane[y * w..(y + 1) * w]);
             let next_y = (y + 1).min(h - 1);
-            for x in 0..w {
-                let cur = plane[y * w + x];
-                let next = plane[next_y * w + x];
-                plane[y * w + x] = 0.25 * (prev[x] + next) + 0.5 * cur;
-                prev[x] = cur;
-            }
+            next.copy_from_slice(&plane[next_y * w..(next_y + 1) * w]);
+            blur3(&prev, &cur, &next, &mut plane[y * w..(y + 1) * w], false);
+            std::mem::swap(&mut prev, &mut cur);
         }
     }
     Ok(())
 }
 
-/// Gradient and saliency of one plane pixel, before normalisation.
+/// `out = (before + after) / 4 + at / 2`, element by element (`across`
+/// false), or along the line with its ends clamped (`across` true, where all
+/// three are the same line).
 #[inline]
-fn terms(p: &Planes, means: &[f32; 3], x: usize, y: usize) -> (f32, f32) {
-    let (w, h) = (p.w, p.h);
-    let l = &p.data[0];
-    let i = y * w + x;
-    let gx = l[y * w + (x + 1).min(w - 1)] - l[y * w + x.saturating_sub(1)];
-    let gy = l[(y + 1).min(h - 1) * w + x] - l[y.saturating_sub(1) * w + x];
-    let grad = 0.5 * (gx.abs() + gy.abs());
-    let mut sal = 0.0;
-    for (k, m) in means.iter().enumerate().take(p.count) {
-        let d = p.data[k][i] - m;
-        sal += d * d;
+fn blur3(before: &[f32], at: &[f32], after: &[f32], out: &mut [f32], across: bool) {
+    let w = out.len();
+    if across {
+        let line = at;
+        if w == 1 {
+            out[0] = line[0];
+            return;
+        }
+        out[0] = 0.25 * (line[0] + line[1]) + 0.5 * line[0];
+        for (o, t) in out[1..w - 1].iter_mut().zip(line.windows(3)) {
+            *o = 0.25 * (t[0] + t[2]) + 0.5 * t[1];
+        }
+        out[w - 1] = 0.25 * (line[w - 2] + line[w - 1]) + 0.5 * line[w - 1];
+    } else {
+        for (((o, &b), &c), &a) in out.iter_mut().zip(before).zip(at).zip(after) {
+            *o = 0.25 * (b + a) + 0.5 * c;
+        }
     }
-    (grad, sal)
 }
 
+/// Gradient and saliency of one row of plane pixels, before
+/// normalisation: the gradient from the neighbours (clamped at the edges),
+/// the saliency as the squared distance from the mean colour.
+fn row_terms(p: &Planes, means: &[f32; 3], y: usize, grad: &mut [f32], sal: &mut [f32]) {
+    let (w, h) = (p.w, p.h);
+    let l = &p.data[0];
+    let line = |y: usize| &l[y * w..(y + 1) * w];
+    let (up, at, down) = (line(y.saturating_sub(1)), line(y), line((y + 1).min(h - 1)));
+    // Down first, then across added in.
+    for ((g, &u), &d) in grad.iter_mut().zip(up).zip(down) {
+        *g = (d - u).abs();
+    }
+    if w == 1 {
+        grad[0] *= 0.5;
+    } else {
+        grad[0] = 0.5 * (grad[0] + (at[1] - at[0]).abs());
+        for (g, t) in grad[1..w - 1].iter_mut().zip(at.windows(3)) {
+            *g = 0.5 * (*g + (t[2] - t[0]).abs());
+        }
+        grad[w - 1] = 0.5 * (grad[w - 1] + (at[w - 1] - at[w - 2]).abs());
+    }
+    sal.fill(0.0);
+    for (k, m) in means.iter().enumerate().take(p.count) {
+        for (s, &v) in sal.iter_mut().zip(&p.data[k][y * w..(y + 1) * w]) {
+            let d = v - m;
+            *s += d * d;
+        }
+    }
+}
+
+/// The mean of each plane, summed in `f32` blocks of eight lanes (so it
+/// vectorises) added into `f64`.
 fn plane_means(p: &Planes) -> [f32; 3] {
     let mut means = [0.0f32; 3];
     for (k, m) in means.iter_mut().enumerate().take(p.count) {
-        let s: f64 = p.data[k].iter().map(|&v| f64::from(v)).sum();
-        *m = (s / p.data[k].len() as f64) as f32;
+        let mut total = 0.0f64;
+        for block in p.data[k].chunks(F32_BLOCK) {
+            let mut lanes = [0.0f32; 8];
+            let chunks = block.chunks_exact(8);
+            let rest: f32 = chunks.remainder().iter().sum();
+            for c in chunks {
+                for (l, &v) in lanes.iter_mut().zip(c) {
+                    *l += v;
+                }
+            }
+            total += f64::from(lanes.iter().sum::<f32>() + rest);
+        }
+        *m = (total / p.data[k].len() as f64) as f32;
     }
     means
 }
@@ -298,27 +457,30 @@ fn profiles_with<S: Sample>(
     let mut row_s = try_vec(h, 0.0f64, "row profile")?;
     let mut blk_g = try_vec(w, 0.0f32, "column block")?;
     let mut blk_s = try_vec(w, 0.0f32, "column block")?;
+    let mut grad = try_vec(w, 0.0f32, "energy row")?;
+    let mut sal = try_vec(w, 0.0f32, "energy row")?;
     for y0 in (0..h).step_by(F32_BLOCK) {
         for y in y0..(y0 + F32_BLOCK).min(h) {
+            row_terms(&p, &means, y, &mut grad, &mut sal);
             let (mut rg, mut rs) = (0.0f64, 0.0f64);
-            for x0 in (0..w).step_by(F32_BLOCK) {
-                let (mut bg, mut bs) = (0.0f32, 0.0f32);
-                for x in x0..(x0 + F32_BLOCK).min(w) {
-                    let (g, s) = terms(&p, &means, x, y);
-                    if exact {
-                        col_g[x] += f64::from(g);
-                        col_s[x] += f64::from(s);
-                        rg += f64::from(g);
-                        rs += f64::from(s);
-                    } else {
-                        blk_g[x] += g;
-                        blk_s[x] += s;
-                        bg += g;
-                        bs += s;
-                    }
+            if exact {
+                for x in 0..w {
+                    col_g[x] += f64::from(grad[x]);
+                    col_s[x] += f64::from(sal[x]);
+                    rg += f64::from(grad[x]);
+                    rs += f64::from(sal[x]);
                 }
-                rg += f64::from(bg);
-                rs += f64::from(bs);
+            } else {
+                for (b, &g) in blk_g.iter_mut().zip(&grad) {
+                    *b += g;
+                }
+                for (b, &v) in blk_s.iter_mut().zip(&sal) {
+                    *b += v;
+                }
+                for (g, v) in grad.chunks(F32_BLOCK).zip(sal.chunks(F32_BLOCK)) {
+                    rg += f64::from(g.iter().sum::<f32>());
+                    rs += f64::from(v.iter().sum::<f32>());
+                }
             }
             row_g[y] = rg;
             row_s[y] = rs;
@@ -369,13 +531,10 @@ pub fn energy_map<S: Sample>(
     let mut s = try_vec(w * h, 0.0f32, "energy map")?;
     let (mut tg, mut ts) = (0.0f64, 0.0f64);
     for y in 0..h {
-        for x in 0..w {
-            let (a, b) = terms(&p, &means, x, y);
-            g[y * w + x] = a;
-            s[y * w + x] = b;
-            tg += f64::from(a);
-            ts += f64::from(b);
-        }
+        let row = y * w..(y + 1) * w;
+        row_terms(&p, &means, y, &mut g[row.clone()], &mut s[row.clone()]);
+        tg += g[row.clone()].iter().map(|&v| f64::from(v)).sum::<f64>();
+        ts += s[row].iter().map(|&v| f64::from(v)).sum::<f64>();
     }
     let n = (w * h) as f64;
     let kg = if tg > 0.0 { (n / tg) as f32 } else { 0.0 };

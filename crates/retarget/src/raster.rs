@@ -67,6 +67,12 @@ pub trait Sample: Copy + Default + Send + Sync + 'static {
     fn to_level(self) -> u32;
     /// The level of full intensity.
     const LEVEL_MAX: f32;
+    /// The samples as bytes, where they are bytes (for the 8-bit fast
+    /// paths).
+    fn as_bytes(samples: &[Self]) -> Option<&[u8]> {
+        let _ = samples;
+        None
+    }
 }
 
 impl Sample for u8 {
@@ -84,6 +90,9 @@ impl Sample for u8 {
     #[inline]
     fn to_level(self) -> u32 {
         u32::from(self)
+    }
+    fn as_bytes(samples: &[Self]) -> Option<&[u8]> {
+        Some(samples)
     }
 }
 

@@ -63,7 +63,9 @@ fn gpu_matches_cpu_within_one_level() {
                 1u32..90,
                 1u8..=4,
                 0.05..2.5f64,
-                0.05..2.5f64,
+                // The height kept a third of the time: the 8-bit
+                // fixed-point path (grey and RGB) resamples the width only.
+                prop_oneof![1 => Just(1.0f64), 2 => 0.05..2.5f64],
                 any::<u32>(),
             ),
             |(w, h, c, rx, ry, seed)| {

@@ -1,0 +1,388 @@
+//! 8-bit opaque rows (grey or RGB) resampled across in fixed point.
+//!
+//! The same box filter as the float path, with each output's weights
+//! rounded to 14 bits and corrected to sum to exactly one, so a flat region
+//! stays exactly flat; results differ from the float path by at most one
+//! level. On x86-64 with SSSE3, RGB taps are taken two at a time: one 8-byte
+//! load, one shuffle into (left, right) pairs per channel and one
+//! multiply-add of both weights (`pmaddwd`), for four rows at once, which
+//! share every weight.
+
+use super::Taps;
+use crate::error::{RetargetError, try_vec};
+use crate::raster::{Limits, Raster};
+
+/// Fractional bits of a weight.
+const BITS: u32 = 14;
+/// A weight of one.
+const ONE: i32 = 1 << BITS;
+/// Added before the shift, to round to nearest.
+const HALF: i32 = 1 << (BITS - 1);
+
+/// The taps of one axis in fixed point, paired for `pmaddwd`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FixedTaps {
+    /// First source pixel of each output.
+    first: Vec<u32>,
+    /// Output `j`'s pairs are `pairs[offsets[j]..offsets[j + 1]]`.
+    offsets: Vec<u32>,
+    /// Two 14-bit weights per entry: the pair's left pixel in the low 16
+    /// bits, its right one in the high 16 (zero past the output's last tap).
+    pairs: Vec<i32>,
+}
+
+impl FixedTaps {
+    /// Rounds the float taps, keeping each output's sum exactly [`ONE`].
+    pub(crate) fn new(taps: &Taps) -> Result<Self, RetargetError> {
+        let n = taps.len();
+        let mut first = try_vec(n, 0u32, "fixed taps")?;
+        let mut offsets = try_vec(n + 1, 0u32, "fixed taps")?;
+        let mut pairs: Vec<i32> = Vec::new();
+        pairs
+            .try_reserve(taps.weights.len() / 2 + n)
+            .map_err(|_| RetargetError::OutOfMemory {
+                what: "fixed taps",
+                bytes: ((taps.weights.len() / 2 + n) * 4) as u64,
+            })?;
+        let mut q = Vec::new();
+        for j in 0..n {
+            let (f, w) = taps.get(j);
+            q.clear();
+            q.extend(w.iter().map(|&v| (v * ONE as f32).round() as i32));
+            // The rounding error goes to the heaviest tap, where it matters
+            // least.
+            let total: i32 = q.iter().sum();
+            if let Some(k) = (0..q.len()).max_by_key(|&k| q[k]) {
+                q[k] += ONE - total;
+            }
+            for pair in q.chunks(2) {
+                let (lo, hi) = (pair[0], pair.get(1).copied().unwrap_or(0));
+                pairs.push((hi << 16) | (lo & 0xffff));
+            }
+            first[j] = f as u32;
+            offsets[j + 1] = pairs.len() as u32;
+        }
+        Ok(FixedTaps {
+            first,
+            offsets,
+            pairs,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    #[inline]
+    fn get(&self, j: usize) -> (usize, &[i32]) {
+        let (a, b) = (self.offsets[j] as usize, self.offsets[j + 1] as usize);
+        (self.first[j] as usize, &self.pairs[a..b])
+    }
+}
+
+/// The two weights of a pair.
+#[inline]
+fn split(pair: i32) -> (i32, i32) {
+    (i32::from(pair as i16), pair >> 16)
+}
+
+#[inline]
+fn to_level(acc: i32) -> u8 {
+    ((acc + HALF) >> BITS).clamp(0, 255) as u8
+}
+
+/// Output `j` of one row, scalar: the reference the SIMD path matches
+/// exactly, and its fallback at the row's end.
+#[inline]
+fn output_scalar<const C: usize>(row: &[u8], first: usize, pairs: &[i32], out: &mut [u8]) {
+    let px = row.len() / C;
+    let mut acc = [0i32; C];
+    for (p, &pair) in pairs.iter().enumerate() {
+        let (wl, wr) = split(pair);
+        let i = first + 2 * p;
+        for (c, a) in acc.iter_mut().enumerate() {
+            *a += wl * i32::from(row[i * C + c]);
+            if i + 1 < px {
+                *a += wr * i32::from(row[(i + 1) * C + c]);
+            }
+        }
+    }
+    for (o, a) in out.iter_mut().zip(acc) {
+        *o = to_level(a);
+    }
+}
+
+fn row_scalar<const C: usize>(row: &[u8], taps: &FixedTaps, out: &mut [u8]) {
+    for j in 0..taps.len() {
+        let (first, pairs) = taps.get(j);
+        output_scalar::<C>(row, first, pairs, &mut out[j * C..j * C + C]);
+    }
+}
+
+/// Resamples the width of an 8-bit image without alpha (1 or 3 channels).
+pub(crate) fn resample_width(
+    src: &Raster<u8>,
+    taps: &Taps,
+    limits: &Limits,
+) -> Result<Raster<u8>, RetargetError> {
+    resample_width_with(src, taps, limits, true)
+}
+
+/// The scalar path alone, for the tests that hold the SIMD path to it.
+#[doc(hidden)]
+pub fn resample_width_scalar(src: &Raster<u8>, taps: &Taps) -> Result<Raster<u8>, RetargetError> {
+    resample_width_with(src, taps, &Limits::default(), false)
+}
+
+fn resample_width_with(
+    src: &Raster<u8>,
+    taps: &Taps,
+    limits: &Limits,
+    simd: bool,
+) -> Result<Raster<u8>, RetargetError> {
+    let fixed = FixedTaps::new(taps)?;
+    let c = usize::from(src.channels());
+    let mut out = Raster::new(taps.len() as u32, src.height(), src.channels(), limits)?;
+    let out_stride = taps.len() * c;
+    let in_stride = src.width() as usize * c;
+    if out_stride == 0 || in_stride == 0 {
+        return Ok(out);
+    }
+    let (input, output) = (src.as_slice(), out.as_mut_slice());
+    #[cfg(target_arch = "x86_64")]
+    if simd && c == 3 && std::arch::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the CPU was just found to have SSSE3, the only feature
+        // the function enables.
+        unsafe { x86::rgb_rows(input, in_stride, &fixed, output, out_stride) };
+        return Ok(out);
+    }
+    let _ = simd;
+    for (row, o) in input
+        .chunks_exact(in_stride)
+        .zip(output.chunks_exact_mut(out_stride))
+    {
+        match c {
+            1 => row_scalar::<1>(row, &fixed, o),
+            _ => row_scalar::<3>(row, &fixed, o),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{FixedTaps, HALF, output_scalar};
+    use std::arch::x86_64::*;
+
+    /// Outputs per group: four RGB outputs are packed into one 12-byte
+    /// store.
+    const GROUP: usize = 4;
+
+    /// Most pairs of taps a group takes in the unrolled kernel; groups
+    /// with more go output by output.
+    const MOST_PAIRS: usize = 4;
+
+    /// One group of four outputs, ready for the kernel.
+    struct Group {
+        /// Index of its first output.
+        first_output: usize,
+        /// Byte offset of each output's first pixel.
+        at: [usize; GROUP],
+        /// Where its weights start: pair `p` of output `k` at
+        /// `p * GROUP + k` from there.
+        weights: usize,
+    }
+
+    /// The taps regrouped for the kernel, by how many pairs each group of
+    /// four outputs is padded to. The groups of one class run together, so
+    /// the unrolled kernel is picked once per class, not once per group (a
+    /// branch that content-aware widths make unpredictable). Class 0 goes
+    /// output by output: more pairs, or a read that would pass the row's
+    /// end.
+    struct Plan {
+        classes: [Vec<Group>; MOST_PAIRS + 1],
+        /// Broadcast weights.
+        weights: Vec<__m128i>,
+    }
+
+    impl Plan {
+        #[target_feature(enable = "ssse3")]
+        fn new(taps: &FixedTaps, in_stride: usize) -> Plan {
+            let mut plan = Plan {
+                classes: Default::default(),
+                weights: Vec::new(),
+            };
+            for g in 0..taps.len() / GROUP {
+                let outputs: [(usize, &[i32]); GROUP] =
+                    std::array::from_fn(|k| taps.get(g * GROUP + k));
+                let most = outputs.iter().map(|o| o.1.len()).max().unwrap_or(0);
+                // The last pair read is 8 bytes from `first + 2(most - 1)`.
+                let fits = outputs
+                    .iter()
+                    .all(|&(first, _)| (first + 2 * most.saturating_sub(1)) * 3 + 8 <= in_stride);
+                let padded = if fits && most <= MOST_PAIRS { most } else { 0 };
+                plan.classes[padded].push(Group {
+                    first_output: g * GROUP,
+                    at: outputs.map(|(first, _)| first * 3),
+                    weights: plan.weights.len(),
+                });
+                for p in 0..padded {
+                    for (_, w) in &outputs {
+                        let pair = w.get(p).copied().unwrap_or(0);
+                        plan.weights.push(_mm_set1_epi32(pair));
+                    }
+                }
+            }
+            plan
+        }
+    }
+
+    /// Every row of an RGB image.
+    #[target_feature(enable = "ssse3")]
+    pub(super) fn rgb_rows(
+        input: &[u8],
+        in_stride: usize,
+        taps: &FixedTaps,
+        output: &mut [u8],
+        out_stride: usize,
+    ) {
+        let plan = Plan::new(taps, in_stride);
+        for (row, out) in input
+            .chunks_exact(in_stride)
+            .zip(output.chunks_exact_mut(out_stride))
+        {
+            rgb_row(row, taps, &plan, out);
+        }
+    }
+
+    /// Two pixels' channels as (left, right) pairs of 16-bit lanes, from 8
+    /// bytes at `at`.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn pixel_pair(row: &[u8], at: usize, spread: __m128i) -> __m128i {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&row[at..at + 8]);
+        _mm_shuffle_epi8(_mm_cvtsi64_si128(i64::from_le_bytes(b)), spread)
+    }
+
+    #[target_feature(enable = "ssse3")]
+    fn rgb_row(row: &[u8], taps: &FixedTaps, plan: &Plan, out: &mut [u8]) {
+        // (r0, r1, g0, g1, b0, b1, 0, 0) as 16-bit lanes.
+        let spread = _mm_setr_epi8(
+            0, -128, 3, -128, 1, -128, 4, -128, 2, -128, 5, -128, -128, -128, -128, -128,
+        );
+        // Four (r, g, b, 0) outputs' bytes side by side.
+        let compact = _mm_setr_epi8(
+            0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -128, -128, -128, -128,
+        );
+        let half = _mm_set1_epi32(HALF);
+        for group in &plan.classes[0] {
+            for k in 0..GROUP {
+                rgb_output(row, taps, group.first_output + k, spread, half, out);
+            }
+        }
+        let ws = &plan.weights;
+        for g in &plan.classes[1] {
+            store(
+                group::<1>(row, &g.at, &ws[g.weights..], spread, half),
+                g,
+                compact,
+                out,
+            );
+        }
+        for g in &plan.classes[2] {
+            store(
+                group::<2>(row, &g.at, &ws[g.weights..], spread, half),
+                g,
+                compact,
+                out,
+            );
+        }
+        for g in &plan.classes[3] {
+            store(
+                group::<3>(row, &g.at, &ws[g.weights..], spread, half),
+                g,
+                compact,
+                out,
+            );
+        }
+        for g in &plan.classes[4] {
+            store(
+                group::<4>(row, &g.at, &ws[g.weights..], spread, half),
+                g,
+                compact,
+                out,
+            );
+        }
+        for j in taps.len() / GROUP * GROUP..taps.len() {
+            rgb_output(row, taps, j, spread, half, out);
+        }
+    }
+
+    /// Shifts, packs and writes a group's four outputs (12 bytes).
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn store(acc: [__m128i; GROUP], g: &Group, compact: __m128i, out: &mut [u8]) {
+        let acc = acc.map(|a| _mm_srai_epi32::<{ super::BITS as i32 }>(a));
+        let bytes = _mm_packus_epi16(
+            _mm_packs_epi32(acc[0], acc[1]),
+            _mm_packs_epi32(acc[2], acc[3]),
+        );
+        let bytes = _mm_shuffle_epi8(bytes, compact);
+        let lo = _mm_cvtsi128_si64(bytes).to_le_bytes();
+        let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(bytes, bytes)).to_le_bytes();
+        let o = g.first_output * 3;
+        out[o..o + 8].copy_from_slice(&lo);
+        out[o + 8..o + 12].copy_from_slice(&hi[..4]);
+    }
+
+    /// Four outputs of `P` pairs each (rounding included, not yet shifted).
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn group<const P: usize>(
+        row: &[u8],
+        at: &[usize; GROUP],
+        w: &[__m128i],
+        spread: __m128i,
+        half: __m128i,
+    ) -> [__m128i; GROUP] {
+        let w = &w[..P * GROUP];
+        let mut acc = [half; GROUP];
+        for p in 0..P {
+            for k in 0..GROUP {
+                let v = pixel_pair(row, at[k] + 6 * p, spread);
+                acc[k] = _mm_add_epi32(acc[k], _mm_madd_epi16(v, w[p * GROUP + k]));
+            }
+        }
+        acc
+    }
+
+    /// One output, its pairs in a loop; the scalar code where a read would
+    /// pass the row's end.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn rgb_output(
+        row: &[u8],
+        taps: &FixedTaps,
+        j: usize,
+        spread: __m128i,
+        half: __m128i,
+        out: &mut [u8],
+    ) {
+        let (first, pairs) = taps.get(j);
+        let o = j * 3;
+        if (first + 2 * pairs.len()) * 3 + 2 > row.len() {
+            output_scalar::<3>(row, first, pairs, &mut out[o..o + 3]);
+            return;
+        }
+        let mut acc = half;
+        for (p, &pair) in pairs.iter().enumerate() {
+            let v = pixel_pair(row, (first + 2 * p) * 3, spread);
+            acc = _mm_add_epi32(acc, _mm_madd_epi16(v, _mm_set1_epi32(pair)));
+        }
+        let v = _mm_srai_epi32::<{ super::BITS as i32 }>(acc);
+        let v = _mm_packus_epi16(_mm_packs_epi32(v, v), v);
+        let bytes = _mm_cvtsi128_si32(v).to_le_bytes();
+        out[o..o + 3].copy_from_slice(&bytes[..3]);
+    }
+}
