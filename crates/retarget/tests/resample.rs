@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The 8-bit fixed-point resampler (SIMD where the CPU has it) against its
-//! scalar code (exactly) and the float path (within one level), over random
+//! The 8-bit fixed-point resampler (each SIMD kernel the CPU has) against
+//! its scalar code (exactly) and the float path (within one level), over random
 //! images, energies and target widths, shrinking and enlarging.
 
 use proptest::prelude::*;
@@ -72,10 +72,12 @@ proptest! {
         let map = separable_map(&profile(w as usize, u64::from(seed)), &[], &[], target, &opts).unwrap();
         let taps = resample::taps(&map, target as usize).unwrap();
         let fast = resample::resample_width(&src, &taps, &Limits::default()).unwrap();
-        let scalar = resample::resample_width_scalar(&src, &taps).unwrap();
+        let with = |k| resample::resample_width_with(&src, &taps, &Limits::default(), k).unwrap();
+        let (ssse3, scalar) = (with(resample::Kernel::Ssse3), with(resample::Kernel::Scalar));
         let float = resample::resample_width_float(&src, &taps, &Limits::default()).unwrap();
         prop_assert_eq!((fast.width(), fast.height()), (target, h));
-        prop_assert!(fast == scalar, "SIMD and scalar fixed point differ");
+        prop_assert!(fast == scalar, "the best SIMD kernel and the scalar code differ");
+        prop_assert!(ssse3 == scalar, "the SSSE3 kernel and the scalar code differ");
         for (i, (a, b)) in fast.as_slice().iter().zip(float.as_slice()).enumerate() {
             prop_assert!(a.abs_diff(*b) <= 1, "sample {}: fixed {} float {}", i, a, b);
         }

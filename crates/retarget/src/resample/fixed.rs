@@ -5,8 +5,10 @@
 //! stays exactly flat; results differ from the float path by at most one
 //! level. On x86-64 with SSSE3, RGB taps are taken two at a time: one 8-byte
 //! load, one shuffle into (left, right) pairs per channel and one
-//! multiply-add of both weights (`pmaddwd`), for four rows at once, which
-//! share every weight.
+//! multiply-add of both weights (`pmaddwd`). Outputs go four at a time (one
+//! 12-byte store), in groups sorted by how many pairs they need, so the
+//! unrolled kernel is chosen once per class rather than guessed per output.
+//! With AVX2, two rows share each instruction, one per 128-bit half.
 
 use super::Taps;
 use crate::error::{RetargetError, try_vec};
@@ -119,26 +121,36 @@ fn row_scalar<const C: usize>(row: &[u8], taps: &FixedTaps, out: &mut [u8]) {
     }
 }
 
+/// Which code filters the rows (the tests hold each SIMD kernel to the
+/// scalar one).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// The best the CPU has.
+    Best,
+    /// 128-bit SSSE3 at most.
+    Ssse3,
+    /// Portable scalar code.
+    Scalar,
+}
+
 /// Resamples the width of an 8-bit image without alpha (1 or 3 channels).
 pub(crate) fn resample_width(
     src: &Raster<u8>,
     taps: &Taps,
     limits: &Limits,
 ) -> Result<Raster<u8>, RetargetError> {
-    resample_width_with(src, taps, limits, true)
+    resample_width_with(src, taps, limits, Kernel::Best)
 }
 
-/// The scalar path alone, for the tests that hold the SIMD path to it.
+/// [`resample_width`] with a chosen kernel (a kernel the CPU lacks falls
+/// back to the next one down).
 #[doc(hidden)]
-pub fn resample_width_scalar(src: &Raster<u8>, taps: &Taps) -> Result<Raster<u8>, RetargetError> {
-    resample_width_with(src, taps, &Limits::default(), false)
-}
-
-fn resample_width_with(
+pub fn resample_width_with(
     src: &Raster<u8>,
     taps: &Taps,
     limits: &Limits,
-    simd: bool,
+    kernel: Kernel,
 ) -> Result<Raster<u8>, RetargetError> {
     let fixed = FixedTaps::new(taps)?;
     let c = usize::from(src.channels());
@@ -150,13 +162,20 @@ fn resample_width_with(
     }
     let (input, output) = (src.as_slice(), out.as_mut_slice());
     #[cfg(target_arch = "x86_64")]
-    if simd && c == 3 && std::arch::is_x86_feature_detected!("ssse3") {
+    if kernel == Kernel::Best && c == 3 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to have AVX2, the only feature
+        // the function enables.
+        unsafe { x86::rgb_rows_avx2(input, in_stride, &fixed, output, out_stride) };
+        return Ok(out);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if kernel != Kernel::Scalar && c == 3 && std::arch::is_x86_feature_detected!("ssse3") {
         // SAFETY: the CPU was just found to have SSSE3, the only feature
         // the function enables.
         unsafe { x86::rgb_rows(input, in_stride, &fixed, output, out_stride) };
         return Ok(out);
     }
-    let _ = simd;
+    let _ = kernel;
     for (row, o) in input
         .chunks_exact(in_stride)
         .zip(output.chunks_exact_mut(out_stride))
@@ -255,14 +274,149 @@ mod x86 {
         }
     }
 
+    /// Every row of an RGB image, two rows at once in the two halves of
+    /// 256-bit registers: they share every weight and every shuffle.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn rgb_rows_avx2(
+        input: &[u8],
+        in_stride: usize,
+        taps: &FixedTaps,
+        output: &mut [u8],
+        out_stride: usize,
+    ) {
+        let plan = Plan::new(taps, in_stride);
+        let wide: Vec<__m256i> = plan
+            .weights
+            .iter()
+            .map(|&w| _mm256_broadcastsi128_si256(w))
+            .collect();
+        let mut rows = input.chunks_exact(2 * in_stride);
+        let mut outs = output.chunks_exact_mut(2 * out_stride);
+        for (rows, out) in (&mut rows).zip(&mut outs) {
+            let (r0, r1) = rows.split_at(in_stride);
+            let (o0, o1) = out.split_at_mut(out_stride);
+            rgb_row_pair(r0, r1, taps, &plan, &wide, o0, o1);
+        }
+        if let (Some(row), Some(out)) = (
+            rows.remainder().get(..in_stride),
+            outs.into_remainder().get_mut(..out_stride),
+        ) {
+            rgb_row(row, taps, &plan, out);
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn rgb_row_pair(
+        r0: &[u8],
+        r1: &[u8],
+        taps: &FixedTaps,
+        plan: &Plan,
+        wide: &[__m256i],
+        o0: &mut [u8],
+        o1: &mut [u8],
+    ) {
+        let spread = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+            0, -128, 3, -128, 1, -128, 4, -128, 2, -128, 5, -128, -128, -128, -128, -128,
+        ));
+        let compact = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+            0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -128, -128, -128, -128,
+        ));
+        let half = _mm256_set1_epi32(HALF);
+        let (spread1, half1) = (_mm256_castsi256_si128(spread), _mm256_castsi256_si128(half));
+        for g in &plan.classes[0] {
+            for k in 0..GROUP {
+                rgb_output(r0, taps, g.first_output + k, spread1, half1, o0);
+                rgb_output(r1, taps, g.first_output + k, spread1, half1, o1);
+            }
+        }
+        macro_rules! class {
+            ($p:literal) => {
+                for g in &plan.classes[$p] {
+                    let acc = group_pair::<$p>(r0, r1, &g.at, &wide[g.weights..], spread, half);
+                    store_pair(acc, g, compact, o0, o1);
+                }
+            };
+        }
+        class!(1);
+        class!(2);
+        class!(3);
+        class!(4);
+        for j in taps.len() / GROUP * GROUP..taps.len() {
+            rgb_output(r0, taps, j, spread1, half1, o0);
+            rgb_output(r1, taps, j, spread1, half1, o1);
+        }
+    }
+
+    /// [`group`] for two rows, one in each half.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn group_pair<const P: usize>(
+        r0: &[u8],
+        r1: &[u8],
+        at: &[usize; GROUP],
+        w: &[__m256i],
+        spread: __m256i,
+        half: __m256i,
+    ) -> [__m256i; GROUP] {
+        let w = &w[..P * GROUP];
+        let mut acc = [half; GROUP];
+        for p in 0..P {
+            for k in 0..GROUP {
+                let a = at[k] + 6 * p;
+                let v = _mm256_inserti128_si256::<1>(
+                    _mm256_castsi128_si256(bytes8(r0, a)),
+                    bytes8(r1, a),
+                );
+                let v = _mm256_shuffle_epi8(v, spread);
+                acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(v, w[p * GROUP + k]));
+            }
+        }
+        acc
+    }
+
+    /// [`store`] for two rows.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store_pair(
+        acc: [__m256i; GROUP],
+        g: &Group,
+        compact: __m256i,
+        o0: &mut [u8],
+        o1: &mut [u8],
+    ) {
+        let acc = acc.map(|a| _mm256_srai_epi32::<{ super::BITS as i32 }>(a));
+        let bytes = _mm256_packus_epi16(
+            _mm256_packs_epi32(acc[0], acc[1]),
+            _mm256_packs_epi32(acc[2], acc[3]),
+        );
+        let bytes = _mm256_shuffle_epi8(bytes, compact);
+        let o = g.first_output * 3;
+        for (half, out) in [
+            (_mm256_castsi256_si128(bytes), o0),
+            (_mm256_extracti128_si256::<1>(bytes), o1),
+        ] {
+            let lo = _mm_cvtsi128_si64(half).to_le_bytes();
+            let hi = _mm_cvtsi128_si64(_mm_unpackhi_epi64(half, half)).to_le_bytes();
+            out[o..o + 8].copy_from_slice(&lo);
+            out[o + 8..o + 12].copy_from_slice(&hi[..4]);
+        }
+    }
+
     /// Two pixels' channels as (left, right) pairs of 16-bit lanes, from 8
     /// bytes at `at`.
     #[inline]
     #[target_feature(enable = "ssse3")]
     fn pixel_pair(row: &[u8], at: usize, spread: __m128i) -> __m128i {
+        _mm_shuffle_epi8(bytes8(row, at), spread)
+    }
+
+    /// 8 bytes from `at` in the low half.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn bytes8(row: &[u8], at: usize) -> __m128i {
         let mut b = [0u8; 8];
         b.copy_from_slice(&row[at..at + 8]);
-        _mm_shuffle_epi8(_mm_cvtsi64_si128(i64::from_le_bytes(b)), spread)
+        _mm_cvtsi64_si128(i64::from_le_bytes(b))
     }
 
     #[target_feature(enable = "ssse3")]

@@ -12,7 +12,7 @@
 mod fixed;
 
 #[doc(hidden)]
-pub use fixed::resample_width_scalar;
+pub use fixed::{Kernel, resample_width_with};
 
 use crate::error::{RetargetError, try_vec};
 use crate::raster::{Limits, Raster, Sample};
