@@ -201,7 +201,9 @@ pub fn stages(pictures: &[Picture], runs: usize) -> Result<()> {
             let plan = retarget::plan_from_profiles(&profiles, tw, h, &opts)?;
             let t = [
                 time(runs, || retarget::energy::profiles(src, &opts.energy)),
-                time(runs, || retarget::plan_from_profiles(&profiles, tw, h, &opts)),
+                time(runs, || {
+                    retarget::plan_from_profiles(&profiles, tw, h, &opts)
+                }),
                 time(runs, || retarget::render(src, &plan, tw, h, &opts.limits)),
                 time(runs, || retarget::retarget(src, tw, h, &opts)),
             ]
