@@ -435,39 +435,18 @@ mod x86 {
                 rgb_output(row, taps, group.first_output + k, spread, half, out);
             }
         }
-        let ws = &plan.weights;
-        for g in &plan.classes[1] {
-            store(
-                group::<1>(row, &g.at, &ws[g.weights..], spread, half),
-                g,
-                compact,
-                out,
-            );
+        macro_rules! class {
+            ($p:literal) => {
+                for g in &plan.classes[$p] {
+                    let acc = group::<$p>(row, &g.at, &plan.weights[g.weights..], spread, half);
+                    store(acc, g, compact, out);
+                }
+            };
         }
-        for g in &plan.classes[2] {
-            store(
-                group::<2>(row, &g.at, &ws[g.weights..], spread, half),
-                g,
-                compact,
-                out,
-            );
-        }
-        for g in &plan.classes[3] {
-            store(
-                group::<3>(row, &g.at, &ws[g.weights..], spread, half),
-                g,
-                compact,
-                out,
-            );
-        }
-        for g in &plan.classes[4] {
-            store(
-                group::<4>(row, &g.at, &ws[g.weights..], spread, half),
-                g,
-                compact,
-                out,
-            );
-        }
+        class!(1);
+        class!(2);
+        class!(3);
+        class!(4);
         for j in taps.len() / GROUP * GROUP..taps.len() {
             rgb_output(row, taps, j, spread, half, out);
         }
