@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The 8-bit fixed-point resampler (each SIMD kernel the CPU has) against
+//! The 8-bit fixed-point resampler (each SIMD kernel the CPU has: AVX-512
+//! VBMI, AVX2, SSSE3) against
 //! its scalar code (exactly) and the float path (within one level), over random
 //! images, energies and target widths, shrinking and enlarging.
 
@@ -73,10 +74,12 @@ proptest! {
         let taps = resample::taps(&map, target as usize).unwrap();
         let fast = resample::resample_width(&src, &taps, &Limits::default()).unwrap();
         let with = |k| resample::resample_width_with(&src, &taps, &Limits::default(), k).unwrap();
-        let (ssse3, scalar) = (with(resample::Kernel::Ssse3), with(resample::Kernel::Scalar));
+        let (avx2, ssse3) = (with(resample::Kernel::Avx2), with(resample::Kernel::Ssse3));
+        let scalar = with(resample::Kernel::Scalar);
         let float = resample::resample_width_float(&src, &taps, &Limits::default()).unwrap();
         prop_assert_eq!((fast.width(), fast.height()), (target, h));
         prop_assert!(fast == scalar, "the best SIMD kernel and the scalar code differ");
+        prop_assert!(avx2 == scalar, "the AVX2 kernel and the scalar code differ");
         prop_assert!(ssse3 == scalar, "the SSSE3 kernel and the scalar code differ");
         for (i, (a, b)) in fast.as_slice().iter().zip(float.as_slice()).enumerate() {
             prop_assert!(a.abs_diff(*b) <= 1, "sample {}: fixed {} float {}", i, a, b);
