@@ -87,6 +87,7 @@ pub(crate) fn decimation(width: u32, height: u32) -> usize {
 }
 
 /// Samples the image into planes, averaging `d × d` boxes.
+#[inline(always)]
 fn planes<S: Sample>(src: &Raster<S>, d: usize) -> Result<Planes, RetargetError> {
     // Each layout and box size gets its own loop, fully unrolled.
     macro_rules! by_box {
@@ -106,6 +107,7 @@ fn planes<S: Sample>(src: &Raster<S>, d: usize) -> Result<Planes, RetargetError>
     }
 }
 
+#[inline(always)]
 fn planes_of<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
     src: &Raster<S>,
 ) -> Result<Planes, RetargetError> {
@@ -211,6 +213,7 @@ fn planes_of<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
 }
 
 /// Sets plane pixel `i` from a box's mean colour.
+#[inline(always)]
 fn set_box(data: &mut [Vec<f32>; 3], i: usize, [r, g, b]: [f32; 3], colour: bool) {
     if colour {
         data[0][i] = 0.299 * r + 0.587 * g + 0.114 * b;
@@ -224,6 +227,7 @@ fn set_box(data: &mut [Vec<f32>; 3], i: usize, [r, g, b]: [f32; 3], colour: bool
 /// Adds the rows' samples into per-column sums: alpha-weighted colour into
 /// `sums` (three per box), or opaque levels into `columns` (one per
 /// sample), a straight loop the compiler vectorises.
+#[inline(always)]
 fn add_rows<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
     src: &Raster<S>,
     rows: std::ops::Range<usize>,
@@ -256,6 +260,7 @@ fn add_rows<S: Sample, const C: usize, const ALPHA: bool, const D: usize>(
 
 /// [`add_rows`] for 8-bit samples, up to 4 rows added in 16 bits (twice
 /// the lanes of 32) then widened; false where the samples are not bytes.
+#[inline(always)]
 fn add_byte_rows<S: Sample>(
     src: &Raster<S>,
     rows: std::ops::Range<usize>,
@@ -316,6 +321,7 @@ fn add_byte_rows<S: Sample>(
 
 /// The [1 2 1]/4 binomial blur, across then down, edges clamped. The
 /// edges are done apart so the inner loops have no clamps and vectorise.
+#[inline(always)]
 fn blur(p: &mut Planes) -> Result<(), RetargetError> {
     let (w, h) = (p.w, p.h);
     let mut line = try_vec(w, 0.0f32, "blur line")?;
@@ -344,7 +350,7 @@ fn blur(p: &mut Planes) -> Result<(), RetargetError> {
 /// `out = (before + after) / 4 + at / 2`, element by element (`across`
 /// false), or along the line with its ends clamped (`across` true, where all
 /// three are the same line).
-#[inline]
+#[inline(always)]
 fn blur3(before: &[f32], at: &[f32], after: &[f32], out: &mut [f32], across: bool) {
     let w = out.len();
     if across {
@@ -368,6 +374,7 @@ fn blur3(before: &[f32], at: &[f32], after: &[f32], out: &mut [f32], across: boo
 /// Gradient and saliency of one row of plane pixels, before
 /// normalisation: the gradient from the neighbours (clamped at the edges),
 /// the saliency as the squared distance from the mean colour.
+#[inline(always)]
 fn row_terms(p: &Planes, means: &[f32; 3], y: usize, grad: &mut [f32], sal: &mut [f32]) {
     let (w, h) = (p.w, p.h);
     let l = &p.data[0];
@@ -397,6 +404,7 @@ fn row_terms(p: &Planes, means: &[f32; 3], y: usize, grad: &mut [f32], sal: &mut
 
 /// The mean of each plane, summed in `f32` blocks of eight lanes (so it
 /// vectorises) added into `f64`.
+#[inline(always)]
 fn plane_means(p: &Planes) -> [f32; 3] {
     let mut means = [0.0f32; 3];
     for (k, m) in means.iter_mut().enumerate().take(p.count) {
@@ -439,12 +447,51 @@ pub fn profiles_f64<S: Sample>(
     profiles_with(src, opts, true)
 }
 
+/// [`profiles`] in the code every x86-64 runs, whatever the CPU: the
+/// reference the tests hold the AVX2 build to, bit for bit.
+#[doc(hidden)]
+pub fn profiles_portable<S: Sample>(
+    src: &Raster<S>,
+    opts: &EnergyOptions,
+) -> Result<Profiles, RetargetError> {
+    opts.check()?;
+    profiles_of(src, opts, false)
+}
+
 fn profiles_with<S: Sample>(
     src: &Raster<S>,
     opts: &EnergyOptions,
     exact: bool,
 ) -> Result<Profiles, RetargetError> {
     opts.check()?;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to have AVX2, the only feature the
+        // function enables.
+        return unsafe { profiles_avx2(src, opts, exact) };
+    }
+    profiles_of(src, opts, exact)
+}
+
+/// [`profiles_of`] compiled for AVX2: the same operations in the same
+/// order (so the same results), with twice the lanes wherever the compiler
+/// vectorises (the loops here are written for it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn profiles_avx2<S: Sample>(
+    src: &Raster<S>,
+    opts: &EnergyOptions,
+    exact: bool,
+) -> Result<Profiles, RetargetError> {
+    profiles_of(src, opts, exact)
+}
+
+#[inline(always)]
+fn profiles_of<S: Sample>(
+    src: &Raster<S>,
+    opts: &EnergyOptions,
+    exact: bool,
+) -> Result<Profiles, RetargetError> {
     let d = decimation(src.width(), src.height());
     let p = planes(src, d)?;
     let means = plane_means(&p);
@@ -509,6 +556,7 @@ fn profiles_with<S: Sample>(
 }
 
 /// Gives each of the `d` full-resolution lines a box covers its share.
+#[inline(always)]
 fn spread(profile: &[f64], d: usize, n: usize) -> Result<Vec<f64>, RetargetError> {
     let mut out = try_vec(n, 0.0f64, "profile")?;
     for (i, o) in out.iter_mut().enumerate() {
