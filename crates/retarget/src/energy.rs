@@ -321,27 +321,20 @@ fn add_byte_rows<S: Sample>(
 
 /// The [1 2 1]/4 binomial blur, across then down, edges clamped. The
 /// edges are done apart so the inner loops have no clamps and vectorise.
+/// Across goes into a second buffer and down comes back, so no row is
+/// copied.
 #[inline(always)]
 fn blur(p: &mut Planes) -> Result<(), RetargetError> {
     let (w, h) = (p.w, p.h);
-    let mut line = try_vec(w, 0.0f32, "blur line")?;
-    let mut prev = try_vec(w, 0.0f32, "blur row")?;
-    let mut cur = try_vec(w, 0.0f32, "blur row")?;
-    let mut next = try_vec(w, 0.0f32, "blur row")?;
+    let mut across = try_vec(w * h, 0.0f32, "blur buffer")?;
     for plane in p.data.iter_mut().take(p.count) {
-        for row in plane.chunks_exact_mut(w) {
-            line.copy_from_slice(row);
-            blur3(&line, &line, &line, row, true);
+        for (row, out) in plane.chunks_exact(w).zip(across.chunks_exact_mut(w)) {
+            blur3(row, row, row, out, true);
         }
-        // Down the columns a row at a time, so memory is read in order;
-        // `prev` and `cur` keep the rows' values from before the pass.
-        prev.copy_from_slice(&plane[..w]);
-        for y in 0..h {
-            cur.copy_from_slice(&plane[y * w..(y + 1) * w]);
-            let next_y = (y + 1).min(h - 1);
-            next.copy_from_slice(&plane[next_y * w..(next_y + 1) * w]);
-            blur3(&prev, &cur, &next, &mut plane[y * w..(y + 1) * w], false);
-            std::mem::swap(&mut prev, &mut cur);
+        let line = |y: usize| &across[y * w..(y + 1) * w];
+        for (y, out) in plane.chunks_exact_mut(w).enumerate() {
+            let (up, down) = (y.saturating_sub(1), (y + 1).min(h - 1));
+            blur3(line(up), line(y), line(down), out, false);
         }
     }
     Ok(())

@@ -78,14 +78,17 @@ impl Plan {
         for start in (0..out_stride).step_by(CHUNK) {
             let out = start.min(out_stride - CHUNK);
             let outputs = out / C..(out + CHUNK).div_ceil(C);
-            // Every byte a pair may read, whichever channels the chunk
-            // holds: a pair's right byte is read even where its weight is
-            // zero (the scalar code skips it), so it must lie in the row.
+            // Every byte the chunk's pairs read, whichever channels it
+            // holds. A right weight of zero (an output's odd last tap) reads
+            // nothing: its index points at the left byte, which may be the
+            // row's last.
             let (mut lowest, mut highest, mut most) = (usize::MAX, 0, 0);
             for j in outputs.clone() {
                 let (first, pairs) = taps.get(j);
+                let last = pairs.len().saturating_sub(1);
+                let right = pairs.last().is_some_and(|&pair| pair >> 16 != 0);
                 lowest = lowest.min(first * C);
-                highest = highest.max((first + 2 * pairs.len()) * C - 1);
+                highest = highest.max((first + 2 * last + usize::from(right)) * C + C - 1);
                 most = most.max(pairs.len());
             }
             let fits = |window: usize| {
@@ -109,8 +112,9 @@ impl Plan {
                     let (first, pairs) = taps.get(j);
                     if let Some(&pair) = pairs.get(p) {
                         let left = (first + 2 * p) * C + c - base;
+                        let right = if pair >> 16 != 0 { left + C } else { left };
                         index[4 * t] = left as u8;
-                        index[4 * t + 2] = (left + C) as u8;
+                        index[4 * t + 2] = right as u8;
                         weight[t] = pair;
                     }
                 }

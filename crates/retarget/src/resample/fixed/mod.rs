@@ -54,7 +54,9 @@ impl FixedTaps {
         for j in 0..n {
             let (f, w) = taps.get(j);
             q.clear();
-            q.extend(w.iter().map(|&v| (v * ONE as f32).round() as i32));
+            // Weights are non-negative: adding a half and truncating rounds
+            // them (and inlines, where `round` is a call).
+            q.extend(w.iter().map(|&v| (v * ONE as f32 + 0.5) as i32));
             // The rounding error goes to the heaviest tap, where it matters
             // least.
             let total: i32 = q.iter().sum();
