@@ -2,10 +2,16 @@
 //!
 //! - **Embedded preview**: the JPEG thumbnail most cameras put in EXIF
 //!   (IFD1), read from the first 64 KB of the file, for the first paint.
+//! - **JPEG at 1/8 size** (`dc.rs`): where an eighth of the size still
+//!   covers the target (a 256 px thumbnail of anything from 2048 px), each
+//!   8×8 block's mean is its DC coefficient, so the AC coefficients are
+//!   only passed over, never decoded into blocks. Baseline and extended
+//!   sequential JPEGs, grey or YCbCr; others go to the next path.
 //! - **JPEG at reduced size**: jpeg-decoder's scaled IDCT decodes at 1/2,
 //!   1/4 or 1/8 of the size, never below the target, so a 24 MP photo is
 //!   decoded as about 0.4 MP; then a Lanczos3 resize (fast_image_resize,
-//!   SIMD) to the target. The file is streamed, never read whole.
+//!   SIMD) to the target. Either way the file is streamed, never read
+//!   whole.
 //! - **Other formats** (PNG, GIF, WebP, TIFF, BMP) through `image`, with
 //!   its limits set from ours.
 //!
@@ -15,6 +21,8 @@
 //! error naming what was wrong, never a panic.
 
 use std::io::{BufRead, BufReader, Cursor, Read, Seek, SeekFrom};
+
+mod dc;
 
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer, images::Image};
 
@@ -168,6 +176,35 @@ pub fn thumbnail<R: Read + Seek>(
         Kind::Other(_) => 1,
     };
     reader.seek(SeekFrom::Start(0))?;
+    if kind == Kind::Jpeg {
+        let covers = |w: u32, h: u32| {
+            let (tw, th) = fitted(w, h, target);
+            w.div_ceil(8) >= tw && h.div_ceil(8) >= th
+        };
+        match dc::decode(&mut reader, limits, covers) {
+            Ok(eighth) => {
+                let (w, h) = eighth.full;
+                let (tw, th) = fitted(w, h, target);
+                let rgba = resize_rgba(eighth.rgba, (eighth.width, eighth.height), (tw, th), true)?;
+                let thumb = Thumbnail {
+                    width: tw,
+                    height: th,
+                    rgba,
+                    source: Source::Decoded { scale: 8 },
+                    full_size: (w, h),
+                };
+                return Ok(orient(thumb, orientation));
+            }
+            Err(dc::Declined::Error(e)) => return Err(e),
+            Err(dc::Declined::Unsupported(why) | dc::Declined::Broken(why)) => {
+                tracing::debug!("1/8 decode declined ({why}); the general decoder takes it");
+                if std::env::var("TMPT").is_ok() {
+                    eprintln!("DECLINED {why}");
+                }
+                reader.seek(SeekFrom::Start(0))?;
+            }
+        }
+    }
     let thumb = match kind {
         Kind::Jpeg => jpeg_thumbnail(reader, target, limits)?,
         Kind::Other(format) => other_thumbnail(reader, format, target, limits)?,
@@ -296,7 +333,7 @@ fn jpeg_thumbnail<R: Read>(
         ));
     }
     let scale = (w / sw.max(1)).max(1);
-    resize_rgba(rgba, sw, sh, tw, th).map(|rgba| Thumbnail {
+    resize_rgba(rgba, (sw, sh), (tw, th), true).map(|rgba| Thumbnail {
         width: tw,
         height: th,
         rgba,
@@ -329,7 +366,7 @@ fn other_thumbnail<R: BufRead + Seek>(
         .into_rgba8();
     let (w, h) = img.dimensions();
     let (tw, th) = fitted(w, h, target);
-    let rgba = resize_rgba(img.into_raw(), w, h, tw, th)?;
+    let rgba = resize_rgba(img.into_raw(), (w, h), (tw, th), false)?;
     Ok(Thumbnail {
         width: tw,
         height: th,
@@ -378,14 +415,22 @@ fn to_rgba(pixels: &[u8], format: jpeg_decoder::PixelFormat) -> Option<Vec<u8>> 
 }
 
 /// Lanczos3 from `w`×`h` to `tw`×`th` (a copy when the sizes match).
-fn resize_rgba(rgba: Vec<u8>, w: u32, h: u32, tw: u32, th: u32) -> Result<Vec<u8>, ThumbError> {
+/// `opaque`: every alpha is 255, so the resizer may skip premultiplying.
+fn resize_rgba(
+    rgba: Vec<u8>,
+    (w, h): (u32, u32),
+    (tw, th): (u32, u32),
+    opaque: bool,
+) -> Result<Vec<u8>, ThumbError> {
     if (w, h) == (tw, th) {
         return Ok(rgba);
     }
     let from = Image::from_vec_u8(w, h, rgba, PixelType::U8x4)
         .map_err(|e| ThumbError::Decode(e.to_string()))?;
     let mut to = Image::new(tw, th, PixelType::U8x4);
-    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+    let options = ResizeOptions::new()
+        .resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3))
+        .use_alpha(!opaque);
     Resizer::new()
         .resize(&from, &mut to, &options)
         .map_err(|e| ThumbError::Decode(e.to_string()))?;
