@@ -51,14 +51,17 @@ pub(crate) struct Eighth {
 
 /// Bits looked up at once for an AC symbol and its magnitude.
 const AC_LOOKUP: u32 = 11;
-/// Bits looked up at once for a DC code.
-const DC_LOOKUP: u32 = 9;
+/// Bits looked up at once for a DC code (and its magnitude bits).
+const DC_LOOKUP: u32 = 10;
 
 /// One Huffman table, for decoding (DC) and for passing over (AC).
 struct Table {
     /// By the next `DC_LOOKUP` bits: `length << 8 | symbol`, or 0 when the
     /// code is longer.
     fast: Box<[u16; 1 << DC_LOOKUP]>,
+    /// By the next `DC_LOOKUP` bits, where a DC code and its magnitude bits
+    /// both fit: `bits | magnitude size << 5`; 0 where not.
+    whole: Box<[u16; 1 << DC_LOOKUP]>,
     /// By the next `AC_LOOKUP` bits, up to two AC symbols whose codes and
     /// magnitude bits fit: bits to drop and how far each moves along the
     /// block (end of block: 64), `bits₁ | adv₁ << 5 | bits₂ << 12 | adv₂
@@ -80,6 +83,7 @@ impl Table {
         let mut code = 0i32;
         let mut k = 0i32;
         let mut fast = Box::new([0u16; 1 << DC_LOOKUP]);
+        let mut whole = Box::new([0u16; 1 << DC_LOOKUP]);
         let mut lengths = Vec::with_capacity(symbols.len());
         for len in 1..=16usize {
             let n = i32::from(counts[len - 1]);
@@ -106,6 +110,12 @@ impl Table {
                 let shift = DC_LOOKUP - len;
                 for low in 0..1u32 << shift {
                     fast[((code << shift) | low) as usize] = (len << 8) as u16 | u16::from(symbol);
+                }
+                let size = u32::from(symbol);
+                if len + size <= DC_LOOKUP {
+                    for low in 0..1u32 << shift {
+                        whole[((code << shift) | low) as usize] = ((len + size) | size << 5) as u16;
+                    }
                 }
             }
             let (run, size) = (u32::from(symbol >> 4), u32::from(symbol & 15));
@@ -137,6 +147,7 @@ impl Table {
         }
         Ok(Table {
             fast,
+            whole,
             skip,
             max_code,
             offset,
@@ -356,24 +367,47 @@ impl<R: Read> Stream<R> {
         }
     }
 
-    /// One block: its DC difference; the AC coefficients passed over.
-    #[inline(always)]
-    fn block(&mut self, b: &mut Bits, dc: &Table, ac: &Table) -> Result<i32> {
-        self.ensure(b)?;
+    /// A DC difference whose code and magnitude are longer than the
+    /// lookup.
+    #[inline(never)]
+    fn dc_slow(&mut self, mut b: Bits, dc: &Table) -> Result<(Bits, i32)> {
         let e = dc.fast[(b.acc >> (64 - DC_LOOKUP)) as usize];
         let size = if e != 0 {
             b.drop(u32::from(e >> 8));
             u32::from(e & 0xFF)
         } else {
             let symbol;
-            (*b, symbol) = b.slow_symbol(dc)?;
+            (b, symbol) = b.slow_symbol(dc)?;
             u32::from(symbol)
         };
         if size > 16 {
             return Err(Declined::Broken("a DC difference of more than 16 bits"));
         }
-        self.ensure(b)?;
+        self.ensure(&mut b)?;
         let diff = b.receive_extend(size);
+        Ok((b, diff))
+    }
+
+    /// One block: its DC difference; the AC coefficients passed over.
+    #[inline(always)]
+    fn block(&mut self, b: &mut Bits, dc: &Table, ac: &Table) -> Result<i32> {
+        self.ensure(b)?;
+        let e = u32::from(dc.whole[(b.acc >> (64 - DC_LOOKUP)) as usize]);
+        let diff = if e != 0 {
+            // Code and magnitude in one step.
+            let (bits, size) = (e & 31, e >> 5);
+            let v = (b.acc >> (64 - bits)) as i32 & ((1 << size) - 1);
+            b.drop(bits);
+            if size > 0 && v < 1 << (size - 1) {
+                v - (1 << size) + 1
+            } else {
+                v
+            }
+        } else {
+            let diff;
+            (*b, diff) = self.dc_slow(*b, dc)?;
+            diff
+        };
         let mut k = 1;
         while k < 64 {
             self.ensure(b)?;
@@ -785,6 +819,23 @@ fn decode_scan<R: Read>(
                 // Wrapping: a corrupt stream may run the sum far off.
                 predictors[0] = predictors[0].wrapping_add(s.block(&mut b, m.dc, m.ac)?);
                 *out = mean(predictors[0], m.q);
+            }
+        }
+    } else if members
+        .iter()
+        .all(|m| (components[m.ci].h, components[m.ci].v) == (1, 1))
+    {
+        // One block of each per MCU (4:4:4): the same place in every plane.
+        let (mcus_x, mcus_y) = mcus(width, height, components);
+        for my in 0..mcus_y {
+            for mx in 0..mcus_x {
+                next_unit!();
+                for (k, m) in members.iter().enumerate() {
+                    let diff = s.block(&mut b, m.dc, m.ac)?;
+                    predictors[k] = predictors[k].wrapping_add(diff);
+                    let (plane, stride) = &mut planes[m.ci];
+                    plane[my * *stride + mx] = mean(predictors[k], m.q);
+                }
             }
         }
     } else {
