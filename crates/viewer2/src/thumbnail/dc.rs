@@ -1116,6 +1116,41 @@ mod tests {
         means
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
+            ..ProptestConfig::default()
+        })]
+        /// Scribbled files (bytes changed, cut out or cut short, headers
+        /// included) give an image or a reason, never a panic or a hang.
+        #[test]
+        fn scribbled_files_never_panic(
+            sampling in 0usize..SAMPLINGS.len(),
+            restart in prop_oneof![Just(0u16), 1u16..8],
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..12),
+            seed in any::<u32>(),
+        ) {
+            let pixels = picture(96, 64, 3, seed);
+            let mut bytes = encode(&pixels, (96, 64), false, 75, SAMPLINGS[sampling], restart, false);
+            for (at, value, kind) in edits {
+                if bytes.is_empty() {
+                    break;
+                }
+                let i = at.index(bytes.len());
+                match kind {
+                    0 => bytes[i] = value,
+                    1 => {
+                        bytes.remove(i);
+                    }
+                    _ => bytes.truncate(i.max(2)),
+                }
+            }
+            if let Ok(e) = decode(&bytes[..], Limits::default(), |_, _| true) {
+                prop_assert_eq!(e.rgba.len(), (e.width * e.height * 4) as usize);
+            }
+        }
+    }
+
     #[test]
     fn progressive_and_arithmetic_files_are_left_to_the_general_decoder() {
         let pixels = picture(64, 48, 3, 7);
