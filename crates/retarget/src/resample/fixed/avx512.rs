@@ -56,11 +56,6 @@ struct Plan {
     narrow: [Class; MOST_PAIRS + 1],
     wide: [Class; MOST_PAIRS + 1],
     scalar: Vec<usize>,
-    /// Where each output byte lies after the multishift. Kept here, as data
-    /// the compiler can't see into, so that it doesn't fuse the permute and
-    /// the store into a truncating store (`vpmovqw` to memory), which is
-    /// several times slower on AMD Zen 4.
-    gather: __m512i,
 }
 
 impl Plan {
@@ -70,10 +65,6 @@ impl Plan {
             narrow: Default::default(),
             wide: Default::default(),
             scalar: Vec::new(),
-            gather: bytes64(&std::array::from_fn(|i| {
-                let i = i as u8 % 16;
-                (i / 2) * 8 + i % 2
-            })),
         };
         for start in (0..out_stride).step_by(CHUNK) {
             let out = start.min(out_stride - CHUNK);
@@ -218,7 +209,7 @@ fn rows_of<const C: usize, const R: usize>(
                 let indices: [__m512i; $p] = std::array::from_fn(|p| indices[p]);
                 let weights: [__m512i; $p] = std::array::from_fn(|p| weights[p]);
                 for (row, out) in rows.iter().zip(outs.iter_mut()) {
-                    let v = chunk_of::<$p, $wide>(row, chunk.base, &indices, &weights, plan.gather);
+                    let v = chunk_of::<$p, $wide>(row, chunk.base, &indices, &weights);
                     store16(out, chunk.out, v);
                 }
             }
@@ -243,7 +234,6 @@ fn chunk_of<const P: usize, const WIDE: bool>(
     base: usize,
     indices: &[__m512i; P],
     weights: &[__m512i; P],
-    gather: __m512i,
 ) -> __m128i {
     let low = load64(row, base);
     let high = if WIDE { load64(row, base + LOAD) } else { low };
@@ -268,6 +258,17 @@ fn chunk_of<const P: usize, const WIDE: bool>(
     let levels = _mm512_multishift_epi64_epi8(
         _mm512_set1_epi64(i64::from(BITS) | (i64::from(32 + BITS) << 8)),
         acc,
+    );
+    // Bytes 0 and 1 of each 64-bit lane, in order.
+    let gather = _mm512_setr_epi64(
+        0x1918_1110_0908_0100,
+        0x3938_3130_2928_2120,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
     );
     _mm512_castsi512_si128(_mm512_permutexvar_epi8(gather, levels))
 }
