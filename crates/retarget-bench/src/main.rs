@@ -34,6 +34,9 @@ enum Command {
         /// Timed runs of each library call (the fastest is kept).
         #[arg(long, default_value_t = 15)]
         runs: usize,
+        /// The best code ours may use: how an older CPU fares.
+        #[arg(long, value_enum, default_value_t = KernelCap::Best)]
+        kernel: KernelCap,
     },
     /// Where our time goes: energy, plan and resampling, each alone.
     Stages {
@@ -42,6 +45,9 @@ enum Command {
         /// Timed runs of each stage (the fastest is kept).
         #[arg(long, default_value_t = 15)]
         runs: usize,
+        /// The best code ours may use: how an older CPU fares.
+        #[arg(long, value_enum, default_value_t = KernelCap::Best)]
+        kernel: KernelCap,
     },
     /// Scores every method and draws the contact sheet.
     Quality {
@@ -198,12 +204,50 @@ fn probe_grid(w: u32, h: u32) -> Raster<u8> {
 
 fn main() -> Result<()> {
     match Args::parse().command {
-        Command::Speed { images, runs } => speed::run(&load(&images)?, runs),
-        Command::Stages { images, runs } => speed::stages(&load(&images)?, runs),
+        Command::Speed {
+            images,
+            runs,
+            kernel,
+        } => {
+            retarget::resample::cap_kernels(kernel.into());
+            speed::run(&load(&images)?, runs)
+        }
+        Command::Stages {
+            images,
+            runs,
+            kernel,
+        } => {
+            retarget::resample::cap_kernels(kernel.into());
+            speed::stages(&load(&images)?, runs)
+        }
         Command::Quality {
             images,
             sheet,
             sheet_height,
         } => quality::run(&load(&images)?, &sheet, sheet_height),
+    }
+}
+
+/// The best code ours may pick (`--kernel`).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum KernelCap {
+    /// Whatever this CPU has (AVX-512 VBMI, AVX2, SSSE3).
+    Best,
+    /// AVX2 at most: resampling's AVX2 kernel, energy's AVX2 build.
+    Avx2,
+    /// SSSE3 at most, energy portable.
+    Ssse3,
+    /// Scalar resampling, energy portable.
+    Scalar,
+}
+
+impl From<KernelCap> for retarget::resample::Kernel {
+    fn from(k: KernelCap) -> Self {
+        match k {
+            KernelCap::Best => Self::Best,
+            KernelCap::Avx2 => Self::Avx2,
+            KernelCap::Ssse3 => Self::Ssse3,
+            KernelCap::Scalar => Self::Scalar,
+        }
     }
 }

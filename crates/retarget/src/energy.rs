@@ -458,7 +458,11 @@ fn profiles_with<S: Sample>(
 ) -> Result<Profiles, RetargetError> {
     opts.check()?;
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if matches!(
+        crate::resample::kernel_cap(),
+        crate::resample::Kernel::Best | crate::resample::Kernel::Avx2
+    ) && std::arch::is_x86_feature_detected!("avx2")
+    {
         // SAFETY: the CPU was just found to have AVX2, the only feature the
         // function enables.
         return unsafe { profiles_avx2(src, opts, exact) };

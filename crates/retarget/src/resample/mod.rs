@@ -11,8 +11,9 @@
 
 mod fixed;
 
+pub(crate) use fixed::kernel_cap;
 #[doc(hidden)]
-pub use fixed::{Kernel, resample_width_with};
+pub use fixed::{Kernel, cap_kernels, resample_width_with};
 
 use crate::error::{RetargetError, try_vec};
 use crate::raster::{Limits, Raster, Sample};

@@ -14,6 +14,8 @@
 //! window of the row (`avx512.rs`). Kernels are picked at run time; the
 //! tests hold each to the scalar code here, exactly.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use super::Taps;
 use crate::error::{RetargetError, try_vec};
 use crate::raster::{Limits, Raster};
@@ -131,6 +133,7 @@ fn row_scalar<const C: usize>(row: &[u8], taps: &FixedTaps, out: &mut [u8]) {
 /// scalar one).
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Kernel {
     /// The best the CPU has.
     Best,
@@ -142,13 +145,35 @@ pub enum Kernel {
     Scalar,
 }
 
+/// The best kernel the library may pick by itself, as a [`Kernel`].
+static CAP: AtomicU8 = AtomicU8::new(Kernel::Best as u8);
+
+/// Caps the code the library picks by itself (the resampling kernels and
+/// the AVX2 build of the energy), process-wide: how a CPU without AVX-512
+/// or AVX2 would fare, measured on one that has them (`retarget-bench
+/// --kernel`).
+#[doc(hidden)]
+pub fn cap_kernels(kernel: Kernel) {
+    CAP.store(kernel as u8, Ordering::Relaxed);
+}
+
+/// The cap [`cap_kernels`] set.
+pub(crate) fn kernel_cap() -> Kernel {
+    match CAP.load(Ordering::Relaxed) {
+        0 => Kernel::Best,
+        1 => Kernel::Avx2,
+        2 => Kernel::Ssse3,
+        _ => Kernel::Scalar,
+    }
+}
+
 /// Resamples the width of an 8-bit image without alpha (1 or 3 channels).
 pub(crate) fn resample_width(
     src: &Raster<u8>,
     taps: &Taps,
     limits: &Limits,
 ) -> Result<Raster<u8>, RetargetError> {
-    resample_width_with(src, taps, limits, Kernel::Best)
+    resample_width_with(src, taps, limits, kernel_cap())
 }
 
 /// [`resample_width`] with a chosen kernel (a kernel the CPU lacks falls
