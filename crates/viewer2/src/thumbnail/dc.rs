@@ -3,16 +3,19 @@
 //! At 1/8 scale each 8×8 block becomes one pixel, its mean, which is its DC
 //! coefficient (dequantised, divided by 8, plus 128: libjpeg's 1×1 IDCT).
 //! The AC coefficients are still in the stream and must be read, but only
-//! to be passed over: none is stored, dequantised or transformed. For most
-//! AC symbols one lookup on the next 11 bits gives the code and its
-//! magnitude bits together, so passing one over costs a load and a shift.
+//! to be passed over: none is stored, dequantised or transformed. One
+//! lookup on the next 11 bits passes over up to two AC symbols with their
+//! magnitude bits, so the chain of dependent table loads that bounds the
+//! speed is half as long; the bit buffer is a local of the scan loop, in
+//! registers.
 //!
 //! Baseline and extended sequential 8-bit Huffman JPEGs (what cameras and
 //! most software write): grey or YCbCr, sampling factors 1 to 4, restart
-//! intervals. Anything else (progressive, arithmetic coding, 12 bits,
-//! CMYK, RGB-coded, one scan per component) is [`Unsupported`], and the
-//! caller uses the general decoder. So is a stream that breaks midway: the
-//! general decoder then decides what to show.
+//! intervals, one interleaved scan or one scan per component. Anything
+//! else (progressive, arithmetic coding, 12 bits, CMYK, RGB-coded) is
+//! [`Unsupported`], and the caller uses the general decoder. So is a
+//! stream that breaks midway: the general decoder then decides what to
+//! show.
 
 use std::io::Read;
 
@@ -165,7 +168,8 @@ struct Component {
     quant: usize,
 }
 
-/// The file: a buffer over the reader, and the entropy-coded bits.
+/// The file through a buffer of its own (the bit state of a scan is
+/// [`Bits`]).
 struct Stream<R> {
     reader: R,
     buf: Vec<u8>,
