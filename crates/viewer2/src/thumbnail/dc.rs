@@ -449,17 +449,17 @@ impl<R: Read> Stream<R> {
         self.pos = b.pos;
         let marker = match self.marker.take() {
             Some(m) => m,
-            None => loop {
-                match self.byte()? {
-                    0xFF => {
-                        let m = self.byte()?;
-                        if m != 0xFF && m != 0 {
-                            break m;
-                        }
-                    }
-                    _ => return Err(Declined::Broken("data where a restart marker was due")),
+            None => {
+                if self.byte()? != 0xFF {
+                    return Err(Declined::Broken("data where a restart marker was due"));
                 }
-            },
+                // Fill bytes may come before the marker.
+                let mut m = self.byte()?;
+                while m == 0xFF {
+                    m = self.byte()?;
+                }
+                m
+            }
         };
         if (0xD0..=0xD7).contains(&marker) {
             Ok(Bits {
@@ -493,16 +493,25 @@ fn next_scan<R: Read>(
     covers: &impl Fn(u32, u32) -> bool,
 ) -> Result<Option<Vec<u8>>> {
     loop {
+        // The marker that ended the last scan's data was read already.
+        let mut m = match s.marker.take() {
+            Some(m) => m,
+            None => {
+                if s.byte()? != 0xFF {
+                    return Err(Declined::Broken("data where a marker was due"));
+                }
+                s.byte()?
+            }
+        };
         // Markers may be preceded by fill bytes.
-        if s.byte()? != 0xFF {
-            return Err(Declined::Broken("data where a marker was due"));
-        }
-        let mut m = s.byte()?;
         while m == 0xFF {
             m = s.byte()?;
         }
         match m {
             0xC0 | 0xC1 => {
+                if t.frame.is_some() {
+                    return Err(Declined::Broken("a second frame header"));
+                }
                 let (w, h, components) = parse_frame(&s.segment()?)?;
                 check_size(w, h, limits).map_err(Declined::Error)?;
                 if !covers(w, h) {
@@ -680,12 +689,6 @@ pub(crate) fn decode<R: Read>(
                 )?,
                 full: (*width, *height),
             });
-        }
-        // The next scan starts on a marker.
-        if let Some(m) = s.marker.take() {
-            // Put the marker back for the header reader.
-            s.pos -= 2;
-            debug_assert!(s.buf[s.pos + 1] == m);
         }
     }
     Err(Declined::Broken("the image ends before every component"))
@@ -1149,14 +1152,107 @@ mod tests {
                     _ => bytes.truncate(i.max(2)),
                 }
             }
-            if let Ok(e) = decode(&bytes[..], Limits::default(), |_, _| true) {
+            // Whole, and a byte per read (markers at the buffer's end).
+            let whole = decode(&bytes[..], Limits::default(), |_, _| true);
+            let trickled = decode(Trickle(&bytes), Limits::default(), |_, _| true);
+            for e in [whole, trickled].into_iter().flatten() {
                 prop_assert_eq!(e.rgba.len(), (e.width * e.height * 4) as usize);
             }
         }
     }
 
+    /// A reader that gives one byte per call, so that every marker meets
+    /// the end of the buffer somewhere.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            match (self.0.split_first(), out.first_mut()) {
+                (Some((&b, rest)), Some(o)) => {
+                    *o = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
     #[test]
-    fn progressive_and_arithmetic_files_are_left_to_the_general_decoder() {
+    fn a_file_read_a_byte_at_a_time_decodes_the_same() {
+        // One scan per component (factor 4), and restart markers.
+        for (sampling, restart) in [(SamplingFactor::F_4_1, 0), (SamplingFactor::F_2_2, 3)] {
+            let pixels = picture(200, 120, 3, 11);
+            let bytes = encode(&pixels, (200, 120), false, 85, sampling, restart, false);
+            let whole = ours(&bytes);
+            let trickled = decode(Trickle(&bytes), Limits::default(), |_, _| true);
+            let Ok(trickled) = trickled else {
+                panic!("{sampling:?}: declined read a byte at a time");
+            };
+            assert_eq!(trickled.rgba, whole.rgba, "{sampling:?}");
+        }
+    }
+
+    #[test]
+    fn fill_bytes_before_a_restart_marker_are_skipped() {
+        let pixels = picture(160, 96, 3, 5);
+        let bytes = encode(
+            &pixels,
+            (160, 96),
+            false,
+            85,
+            SamplingFactor::F_2_2,
+            2,
+            false,
+        );
+        // An extra 0xFF before every RSTn, as the standard allows.
+        let mut filled = Vec::with_capacity(bytes.len() + 64);
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == 0xFF && bytes.get(i + 1).is_some_and(|m| (0xD0..=0xD7).contains(m)) {
+                filled.push(0xFF);
+            }
+            filled.push(b);
+        }
+        assert!(filled.len() > bytes.len(), "the file has restart markers");
+        assert_eq!(ours(&filled).rgba, ours(&bytes).rgba);
+    }
+
+    #[test]
+    fn a_second_frame_header_is_refused() {
+        let pixels = picture(64, 48, 3, 2);
+        let bytes = encode(
+            &pixels,
+            (64, 48),
+            false,
+            85,
+            SamplingFactor::F_4_1,
+            0,
+            false,
+        );
+        // Repeat the frame header with another size just before the
+        // second scan.
+        let sof = bytes.windows(2).position(|w| w == [0xFF, 0xC0]).unwrap();
+        let len = usize::from(u16::from_be_bytes([bytes[sof + 2], bytes[sof + 3]]));
+        let mut frame = bytes[sof..sof + 2 + len].to_vec();
+        frame[5..7].copy_from_slice(&480u16.to_be_bytes());
+        let scans: Vec<usize> = bytes
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| *w == [0xFF, 0xDA])
+            .map(|(i, _)| i)
+            .collect();
+        assert!(scans.len() > 1, "one scan per component");
+        let mut twice = bytes[..scans[1]].to_vec();
+        twice.extend_from_slice(&frame);
+        twice.extend_from_slice(&bytes[scans[1]..]);
+        assert!(matches!(
+            decode(&twice[..], Limits::default(), |_, _| true),
+            Err(Declined::Broken(_))
+        ));
+    }
+
+    #[test]
+    fn progressive_files_are_left_to_the_general_decoder() {
         let pixels = picture(64, 48, 3, 7);
         let bytes = encode(&pixels, (64, 48), false, 90, SamplingFactor::F_2_2, 0, true);
         assert!(matches!(
