@@ -198,9 +198,6 @@ pub fn thumbnail<R: Read + Seek>(
             Err(dc::Declined::Error(e)) => return Err(e),
             Err(dc::Declined::Unsupported(why) | dc::Declined::Broken(why)) => {
                 tracing::debug!("1/8 decode declined ({why}); the general decoder takes it");
-                if std::env::var("TMPT").is_ok() {
-                    eprintln!("DECLINED {why}");
-                }
                 reader.seek(SeekFrom::Start(0))?;
             }
         }
