@@ -108,6 +108,19 @@ impl Strings {
     fn bytes_used(&self) -> usize {
         self.bytes.len() + self.docs.len() + 4 * (self.starts.len() + self.doc_starts.len())
     }
+
+    /// The table with its strings' document lists, one per string.
+    fn with_lists(mut self, lists: Vec<ListWriter>) -> Strings {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        self.doc_starts.push(0);
+        for list in lists {
+            self.docs.extend_from_slice(&list.finish());
+            self.doc_starts.push(self.docs.len() as u32);
+        }
+        self
+    }
 }
 
 /// The search index over a catalogue's files.
@@ -135,14 +148,21 @@ pub struct SearchIndex {
     postings: Vec<u8>,
     /// Per folder, the words its files' names hold (those with a letter),
     /// each once with the indexes it has in names, as a bit set (bit 7 for
-    /// 7 and above): `word 0 high low`, the set's two halves each as
-    /// `0x20 + nibble` (bytes below any letter or digit, so a search word
-    /// never matches across them). An empty set marks a [`RUN`]. Ranking
-    /// bounds a folder's files from this without reading them.
+    /// 7 and above): `word << 8 | set`, the word a number in `name_vocab`.
+    /// An empty set marks a [`RUN`]. Ranking bounds a folder's files from
+    /// this without reading them; a query looks its words up in the
+    /// vocabulary once, then reads each folder's entries as numbers.
     name_word_starts: Vec<u32>,
-    name_words: Vec<u8>,
+    name_words: Vec<u32>,
+    /// Every word (or run) of `name_words`, once (no document lists).
+    name_vocab: Strings,
     /// The documents with a caption.
     captioned: Vec<u8>,
+    /// The words of captions (split at spaces, `JOIN`s taken out: what a
+    /// search word can match in), each with the documents whose caption
+    /// holds it. Ranking bounds a captioned file from these bits rather
+    /// than reading its caption.
+    caption_words: Strings,
     /// Folders with fewer files are ranked file by file, without a bound
     /// (not stored; tests lower it to reach the bound on small corpora).
     bound_min_folder: u32,
@@ -272,16 +292,8 @@ impl Interner {
         id
     }
 
-    fn finish(mut self) -> Strings {
-        if self.table.starts.is_empty() {
-            self.table.starts.push(0);
-        }
-        self.table.doc_starts.push(0);
-        for list in self.lists {
-            self.table.docs.extend_from_slice(&list.finish());
-            self.table.doc_starts.push(self.table.docs.len() as u32);
-        }
-        self.table
+    fn finish(self) -> Strings {
+        self.table.with_lists(self.lists)
     }
 }
 
@@ -315,6 +327,48 @@ pub struct IndexBuilder {
     /// A run being gathered (kept to reuse its allocation).
     run: Vec<u8>,
     captioned: ListWriter,
+    caption_words: WordTable,
+}
+
+/// Builds [`SearchIndex::caption_words`].
+#[derive(Default)]
+struct WordTable {
+    ids: HashMap<Vec<u8>, u32, FastHash>,
+    table: Strings,
+    lists: Vec<ListWriter>,
+    /// A word being gathered (kept to reuse its allocation).
+    word: Vec<u8>,
+}
+
+impl WordTable {
+    /// Records that document `doc`'s marked text `marked` holds its words.
+    fn add(&mut self, marked: &[u8], doc: u32) {
+        for piece in marked.split(|&b| b == SPACE).filter(|p| !p.is_empty()) {
+            self.word.clear();
+            self.word
+                .extend(piece.iter().copied().filter(|&b| b != JOIN));
+            let id = match self.ids.get(self.word.as_slice()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.lists.len() as u32;
+                    if self.table.starts.is_empty() {
+                        self.table.starts.push(0);
+                    }
+                    self.table.bytes.extend_from_slice(&self.word);
+                    self.table.starts.push(self.table.bytes.len() as u32);
+                    self.lists.push(ListWriter::default());
+                    self.ids.insert(self.word.clone(), id);
+                    id
+                }
+            };
+            // A word twice in one caption: the list ignores the repeat.
+            self.lists[id as usize].push(doc);
+        }
+    }
+
+    fn finish(self) -> Strings {
+        self.table.with_lists(self.lists)
+    }
 }
 
 impl Default for IndexBuilder {
@@ -341,6 +395,7 @@ impl IndexBuilder {
             name_words: Vec::new(),
             run: Vec::new(),
             captioned: ListWriter::default(),
+            caption_words: WordTable::default(),
         }
     }
 
@@ -423,6 +478,7 @@ impl IndexBuilder {
         marked_into(s.caption, &mut ix.records);
         if ix.records.len() > from {
             self.captioned.push(doc);
+            self.caption_words.add(&ix.records[from..], doc);
         }
         trigrams_of(&ix.records[from..], tris);
         ix.records.push(0);
@@ -459,24 +515,45 @@ impl IndexBuilder {
         ix.cameras = self.cameras.finish();
         ix.exts = self.exts.finish();
         ix.name_word_starts.push(0);
+        let mut vocab: HashMap<Vec<u8>, u32, FastHash> = HashMap::default();
+        let mut table = Strings {
+            starts: vec![0],
+            doc_starts: vec![0],
+            ..Strings::default()
+        };
         for d in 0..ix.dirs.len() {
-            let mut words: Vec<(Vec<u8>, u8)> = self
+            let words = self
                 .name_words
                 .get_mut(d)
                 .map(std::mem::take)
-                .unwrap_or_default()
-                .into_iter()
-                .collect();
-            words.sort_unstable();
-            for (w, i) in words {
-                ix.name_words.extend_from_slice(&w);
-                ix.name_words
-                    .extend_from_slice(&[0, 0x20 | (i >> 4), 0x20 | (i & 15)]);
+                .unwrap_or_default();
+            let from = ix.name_words.len();
+            for (w, set) in words {
+                let id = match vocab.get(&w) {
+                    Some(&id) => id,
+                    None => {
+                        let id = u32::try_from(vocab.len())
+                            .ok()
+                            .filter(|&id| id < 1 << 24)
+                            .ok_or(IndexError::TooBig)?;
+                        table.bytes.extend_from_slice(&w);
+                        let end =
+                            u32::try_from(table.bytes.len()).map_err(|_| IndexError::TooBig)?;
+                        table.starts.push(end);
+                        table.doc_starts.push(0);
+                        vocab.insert(w, id);
+                        id
+                    }
+                };
+                ix.name_words.push(id << 8 | u32::from(set));
             }
+            ix.name_words[from..].sort_unstable();
             let end = u32::try_from(ix.name_words.len()).map_err(|_| IndexError::TooBig)?;
             ix.name_word_starts.push(end);
         }
+        ix.name_vocab = table;
         ix.captioned = self.captioned.finish();
+        ix.caption_words = self.caption_words.finish();
         Ok(ix)
     }
 }
@@ -521,9 +598,11 @@ impl SearchIndex {
                 + self.dirs.bytes_used()
                 + self.cameras.bytes_used()
                 + self.exts.bytes_used()
-                + self.name_words.len()
+                + 4 * self.name_words.len()
                 + 4 * self.name_word_starts.len()
-                + self.captioned.len(),
+                + self.name_vocab.bytes_used()
+                + self.captioned.len()
+                + self.caption_words.bytes_used(),
         }
     }
 
@@ -775,42 +854,63 @@ impl SearchIndex {
         // caption, whole runs at a time; a captioned file adds its
         // caption's bound.
         let bound = if scored {
-            RankBound::new(q, &possible, mode)
+            RankBound::new(self, q, &possible, mode)
         } else {
             None
         };
+        // Which captions hold which wanted terms, from the caption words'
+        // lists: a captioned file is bounded without reading its caption.
+        let mut holders = bound.as_ref().map(|b| b.holders(self));
         // Per folder: its bound tables (see `RankBound::folder`), and the
-        // bound for its files without a caption; worked out when first met.
+        // bound for its *quiet* files, those whose caption cannot lower
+        // it (see `Holders`); worked out when first met.
         let mut folder_bounds: HashMap<u32, (Vec<[u32; 8]>, u32), FastHash> = HashMap::default();
         let mut captioned = ListIter::new(&self.captioned);
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
-            if let (Some(bound), Some(&(worst, _))) = (&bound, page.peek())
+            if let (Some(bound), Some(holders), Some(&(worst, _))) =
+                (&bound, &mut holders, page.peek())
                 && page.len() == limit
             {
                 let d = self.dir.get(doc as usize).copied().unwrap_or(0);
-                let (tables, bare) = folder_bounds.entry(d).or_insert_with(|| {
+                let (tables, quiet) = folder_bounds.entry(d).or_insert_with(|| {
                     // A bound costs about as much as ranking a dozen
                     // files: small folders are ranked file by file.
                     if self.folder_size(d) < self.bound_min_folder {
                         return (Vec::new(), 0);
                     }
                     let tables = bound.folder(self, d);
-                    let bare = bound.file(&tables, None, &[]);
-                    (tables, bare)
+                    let quiet = bound.file(&tables, holders.known(), |_, _| false);
+                    (tables, quiet)
                 });
-                let next_captioned = captioned.next_geq(doc);
-                if next_captioned != Some(doc) {
-                    if *bare >= worst {
-                        // Up to the folder's run end or the next captioned
-                        // file, nothing here can make the page.
-                        let end = self.folder_run_end(d, doc);
-                        next = next_captioned.map_or(end, |c| c.min(end)).max(doc + 1);
+                if !tables.is_empty() {
+                    // The first file from `doc` on, up to the folder's run
+                    // end, that may make the page: `doc` itself when quiet
+                    // files may, else the first file whose caption lowers
+                    // its bound enough.
+                    let end = self.folder_run_end(d, doc);
+                    let mut from = doc;
+                    let target = loop {
+                        let c = holders.next_loud(&mut captioned, from).filter(|&c| c < end);
+                        if *quiet < worst && c != Some(doc) {
+                            break doc;
+                        }
+                        match c {
+                            None => break end,
+                            Some(c)
+                                if bound.file(tables, true, |a, i| holders.holds(a, i, c))
+                                    < worst =>
+                            {
+                                break c;
+                            }
+                            Some(c) if *quiet < worst => break c + 1,
+                            Some(c) => from = c + 1,
+                        }
+                    };
+                    if target != doc {
+                        next = target.max(doc + 1);
                         continue;
                     }
-                } else if bound.file(tables, Some(&finders), self.caption_of(doc)) >= worst {
-                    next = doc + 1;
-                    continue;
                 }
             }
             let v = self.view(doc, Some(&finders));
@@ -839,18 +939,33 @@ impl SearchIndex {
             .collect()
     }
 
-    /// A document's marked caption (its record's second field).
-    fn caption_of(&self, doc: u32) -> &[u8] {
-        let d = doc as usize;
-        let record = match (self.starts.get(d), self.starts.get(d + 1)) {
-            (Some(&a), Some(&b)) => self.records.get(a as usize..b as usize).unwrap_or(&[]),
-            _ => &[],
+    /// The files whose caption holds `t`'s word (as `folded_contains`
+    /// finds it: within a space-separated piece, `JOIN`s taken out), or
+    /// `None` where any caption may: a fuzzy term, or a piece of so many
+    /// caption words that listing them costs more than it saves.
+    fn caption_holders(&self, t: &Term) -> Option<Bits> {
+        let word = t.words.first()?.as_bytes();
+        if t.fuzzy || word.is_empty() || word.contains(&SPACE) || word.contains(&JOIN) {
+            return None;
+        }
+        let table = &self.caption_words;
+        let mut found = Vec::new();
+        table.holding(&memmem::Finder::new(word), |s| found.push(s));
+        let list_bytes = |s: u32| {
+            let s = s as usize;
+            match (table.doc_starts.get(s), table.doc_starts.get(s + 1)) {
+                (Some(&a), Some(&b)) => (b - a) as usize,
+                _ => 0,
+            }
         };
-        let Some(from) = memchr::memchr(0, record).map(|i| i + 1) else {
-            return &[];
-        };
-        let rest = record.get(from..).unwrap_or(&[]);
-        &rest[..memchr::memchr(0, rest).unwrap_or(rest.len())]
+        if found.iter().map(|&s| list_bytes(s)).sum::<usize>() > table.docs.len() / 4 + 4096 {
+            return None;
+        }
+        let mut bits = Bits::new(self.len());
+        for s in found {
+            bits.add_list(table.docs(s));
+        }
+        Some(bits)
     }
 
     /// How many documents folder `d` holds.
@@ -877,35 +992,43 @@ impl SearchIndex {
         doc + 1
     }
 
-    /// The indexes (bit 7: 7 and above) at which a name in folder `d`
-    /// holds a word that contains `word`.
-    fn name_indexes(&self, d: u32, word: &str) -> Option<u8> {
-        let d = d as usize;
-        let (a, b) = (
-            *self.name_word_starts.get(d)? as usize,
-            *self.name_word_starts.get(d + 1)? as usize,
-        );
-        let summary = self.name_words.get(a..b)?;
-        let mut set = 0u8;
-        for at in memmem::find_iter(summary, word.as_bytes()) {
-            set |= entry_set(summary, at)?;
-        }
-        Some(set)
+    /// The words of the name vocabulary that contain `word`, one bit
+    /// each.
+    fn name_vocab_holding(&self, word: &memmem::Finder<'_>) -> Vec<u64> {
+        let mut bits = vec![0u64; self.name_vocab.len().div_ceil(64)];
+        self.name_vocab.holding(word, |w| {
+            if let Some(b) = bits.get_mut(w as usize / 64) {
+                *b |= 1 << (w % 64);
+            }
+        });
+        bits
     }
 
-    /// Whether a name in folder `d` may hold `word` across words (in a
-    /// run), so that it matches there without any word containing it.
-    fn name_runs_hold(&self, d: u32, word: &str) -> bool {
+    /// Where names in folder `d` hold a word in `holding` (from
+    /// [`SearchIndex::name_vocab_holding`]): the indexes of such words in
+    /// names (bit 7: 7 and above), and whether such a run (see [`RUN`])
+    /// is there, so that the search word may stand across words.
+    fn name_places(&self, d: u32, holding: &[u64]) -> (u8, bool) {
         let d = d as usize;
         let (Some(&a), Some(&b)) = (
             self.name_word_starts.get(d),
             self.name_word_starts.get(d + 1),
         ) else {
-            return true;
+            return (0xff, true);
         };
-        let summary = self.name_words.get(a as usize..b as usize).unwrap_or(&[]);
-        memmem::find_iter(summary, word.as_bytes())
-            .any(|at| entry_set(summary, at).is_none_or(|set| set == RUN))
+        let (mut set, mut run) = (0u8, false);
+        for &entry in self.name_words.get(a as usize..b as usize).unwrap_or(&[]) {
+            let w = (entry >> 8) as usize;
+            if holding
+                .get(w / 64)
+                .is_some_and(|b| b & (1 << (w % 64)) != 0)
+            {
+                let s = entry as u8;
+                set |= s;
+                run |= s == RUN;
+            }
+        }
+        (set, run)
     }
 
     /// How many documents the query's stream offers and how many of them
@@ -1081,22 +1204,32 @@ impl<'a> Stream<'a> {
         }
     }
 
-    /// All of `parts`, keeping the six narrowest (the check does the
-    /// rest).
+    /// All of `parts`, keeping each part's narrowest stream and then the
+    /// narrowest of the rest, up to six in all (the check does the rest).
+    /// A word's trigrams must not crowd out another word: `img festival`
+    /// keeps `img`'s list beside `festival`'s six.
     fn and(parts: Vec<Stream<'a>>, n: u32) -> Stream<'a> {
-        let mut parts: Vec<Stream<'a>> = parts
-            .into_iter()
-            .flat_map(|s| match s {
+        let mut kept: Vec<Stream<'a>> = Vec::new();
+        let mut rest: Vec<Stream<'a>> = Vec::new();
+        for part in parts {
+            let mut inner = match part {
                 Stream::And(inner) => inner,
                 s => vec![s],
-            })
-            .filter(|s| !matches!(s, Stream::All(_)))
-            .collect();
-        if parts.iter().any(|s| matches!(s, Stream::Empty)) {
+            };
+            inner.retain(|s| !matches!(s, Stream::All(_)));
+            inner.sort_by_key(Stream::estimate);
+            let mut inner = inner.into_iter();
+            kept.extend(inner.next());
+            rest.extend(inner);
+        }
+        if kept.iter().any(|s| matches!(s, Stream::Empty)) {
             return Stream::Empty;
         }
+        rest.sort_by_key(Stream::estimate);
+        let room = 6usize.saturating_sub(kept.len());
+        kept.extend(rest.into_iter().take(room));
+        let mut parts = kept;
         parts.sort_by_key(Stream::estimate);
-        parts.truncate(6);
         match parts.len() {
             0 => Stream::All(n),
             1 => parts.pop().unwrap_or(Stream::Empty),
@@ -1222,7 +1355,7 @@ impl<'a> ShortScan<'a> {
 }
 
 /// The stored form's first bytes (and its version).
-const MAGIC: &[u8; 8] = b"v2index3";
+const MAGIC: &[u8; 8] = b"v2index5";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(
@@ -1369,7 +1502,7 @@ impl SearchIndex {
         for table in [&self.dir, &self.camera, &self.ext] {
             put_array(&mut out, table, u32::to_le_bytes);
         }
-        for strings in [&self.dirs, &self.cameras, &self.exts] {
+        for strings in [&self.dirs, &self.cameras, &self.exts, &self.caption_words] {
             strings.write(&mut out);
         }
         put_array(&mut out, &self.grams, u32::to_le_bytes);
@@ -1377,7 +1510,8 @@ impl SearchIndex {
         put_array(&mut out, &self.gram_starts, u32::to_le_bytes);
         put_array(&mut out, &self.postings, |b| [b]);
         put_array(&mut out, &self.name_word_starts, u32::to_le_bytes);
-        put_array(&mut out, &self.name_words, |b| [b]);
+        put_array(&mut out, &self.name_words, u32::to_le_bytes);
+        self.name_vocab.write(&mut out);
         put_array(&mut out, &self.captioned, |b| [b]);
         if !out.buf.is_empty() {
             out.hand_on();
@@ -1405,12 +1539,14 @@ impl SearchIndex {
             dirs: Strings::read(&mut r)?,
             cameras: Strings::read(&mut r)?,
             exts: Strings::read(&mut r)?,
+            caption_words: Strings::read(&mut r)?,
             grams: r.u32s()?,
             gram_counts: r.u32s()?,
             gram_starts: r.u32s()?,
             postings: r.u8s()?,
             name_word_starts: r.u32s()?,
-            name_words: r.u8s()?,
+            name_words: r.u32s()?,
+            name_vocab: Strings::read(&mut r)?,
             captioned: r.u8s()?,
             bound_min_folder: BOUND_MIN_FOLDER,
         };
@@ -1431,19 +1567,15 @@ impl SearchIndex {
             || !offsets_ok(&ix.gram_starts, ix.postings.len())
             || ix.name_word_starts.len() != ix.dirs.len() + 1
             || !offsets_ok(&ix.name_word_starts, ix.name_words.len())
+            || ix
+                .name_words
+                .iter()
+                .any(|&e| (e >> 8) as usize >= ix.name_vocab.len())
         {
             return Err(IndexError::Damaged("its tables do not fit together"));
         }
         Ok(ix)
     }
-}
-
-/// The index set of the summary entry holding byte `at` (after its word's
-/// terminating 0).
-fn entry_set(summary: &[u8], at: usize) -> Option<u8> {
-    let end = memchr::memchr(0, summary.get(at..)?)? + at;
-    let (high, low) = (*summary.get(end + 1)?, *summary.get(end + 2)?);
-    Some(((high & 15) << 4) | (low & 15))
 }
 
 /// A set of documents, one bit each.
@@ -1581,12 +1713,18 @@ struct RankBound<'q> {
     /// Each alternative's wanted terms, and whether a group (an OR inside)
     /// lets any of them be absent.
     alternatives: Vec<(Vec<&'q Term>, bool)>,
+    /// A searcher for each term's word, alternative by alternative (built
+    /// once: building one costs more than a folder's search).
+    finders: Vec<Vec<memmem::Finder<'q>>>,
+    /// For each term, the words of the index's name vocabulary holding it
+    /// (see [`SearchIndex::name_vocab_holding`]).
+    vocab: Vec<Vec<Vec<u64>>>,
     mode: Mode,
 }
 
 impl<'q> RankBound<'q> {
     /// `possible[i]`: whether any file can match alternative `i`.
-    fn new(q: &'q Query, possible: &[bool], mode: Mode) -> Option<RankBound<'q>> {
+    fn new(ix: &SearchIndex, q: &'q Query, possible: &[bool], mode: Mode) -> Option<RankBound<'q>> {
         let mut alternatives = Vec::new();
         for ((terms, clauses), _) in q
             .wanted_by_alternative()
@@ -1603,7 +1741,25 @@ impl<'q> RankBound<'q> {
             }
             alternatives.push((terms, grouped));
         }
-        Some(RankBound { alternatives, mode })
+        let finders: Vec<Vec<memmem::Finder<'q>>> = alternatives
+            .iter()
+            .map(|(terms, _)| {
+                terms
+                    .iter()
+                    .map(|t| memmem::Finder::new(t.words[0].as_bytes()))
+                    .collect()
+            })
+            .collect();
+        let vocab = finders
+            .iter()
+            .map(|f| f.iter().map(|f| ix.name_vocab_holding(f)).collect())
+            .collect();
+        Some(RankBound {
+            alternatives,
+            finders,
+            vocab,
+            mode,
+        })
     }
 
     /// Bounds on the path's score for the files of folder `d`, per
@@ -1617,33 +1773,66 @@ impl<'q> RankBound<'q> {
     /// be absent.
     fn folder(&self, ix: &SearchIndex, d: u32) -> Vec<[u32; 8]> {
         let folder = ix.dirs.get(d);
-        let words: Vec<&[u8]> = folder
-            .split(|&b| b == SPACE || b == JOIN)
-            .filter(|w| !w.is_empty())
-            .collect();
-        let after = words.len() as u32;
+        // The index of the word each byte of the folder lies in (separators
+        // belong to the word after them).
+        let mut word_of = Vec::with_capacity(folder.len());
+        let mut after = 0u32;
+        let mut in_word = false;
+        for &b in folder {
+            if b == SPACE || b == JOIN {
+                in_word = false;
+            } else if !in_word {
+                in_word = true;
+                after += 1;
+            }
+            word_of.push(after.saturating_sub(1));
+        }
+        let mut words: Option<Vec<&str>> = None;
         let mut tables = Vec::with_capacity(self.alternatives.len());
-        for (terms, grouped) in &self.alternatives {
-            // Each term's places in the folder, its earliest possible
-            // place in a name, and whether it may be missing.
-            let mut places: Vec<Vec<u32>> = Vec::new();
+        for (((terms, grouped), finders), vocab) in
+            self.alternatives.iter().zip(&self.finders).zip(&self.vocab)
+        {
+            // Each term's places in the folder and in names, and whether it
+            // may be missing.
+            let mut places: Vec<Vec<u32>> = Vec::with_capacity(terms.len());
             // Each term's indexes in names (bit 7: 7 and above).
-            let mut name_sets: Vec<u8> = Vec::new();
-            let mut may_miss: Vec<bool> = Vec::new();
-            for t in terms {
+            let mut name_sets: Vec<u8> = Vec::with_capacity(terms.len());
+            let mut may_miss: Vec<bool> = Vec::with_capacity(terms.len());
+            for ((t, finder), holding) in terms.iter().zip(finders).zip(vocab) {
+                let (in_names, runs) = ix.name_places(d, holding);
                 let word = &t.words[0];
-                places.push(
-                    words
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, w)| {
-                            std::str::from_utf8(w).is_ok_and(|w| t.word_matches(word, w))
-                        })
-                        .map(|(i, _)| i as u32)
-                        .take(8)
-                        .collect(),
-                );
-                let found = places.last().map_or(0, Vec::len);
+                let mut at: Vec<u32> = Vec::new();
+                if t.fuzzy {
+                    let words = words.get_or_insert_with(|| {
+                        folder
+                            .split(|&b| b == SPACE || b == JOIN)
+                            .filter(|w| !w.is_empty())
+                            .map(|w| std::str::from_utf8(w).unwrap_or(""))
+                            .collect()
+                    });
+                    at.extend(
+                        words
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, w)| t.word_matches(word, w))
+                            .map(|(i, _)| i as u32)
+                            .take(8),
+                    );
+                } else {
+                    // A word holds no separator, so each hit lies in one
+                    // folder word (the one `word_of` names).
+                    for hit in finder.find_iter(folder) {
+                        let w = word_of.get(hit).copied().unwrap_or(0);
+                        if at.last() != Some(&w) {
+                            at.push(w);
+                        }
+                        if at.len() == 8 {
+                            break;
+                        }
+                    }
+                }
+                let found = at.len();
+                places.push(at);
                 let digits = word.bytes().any(|b| b.is_ascii_digit());
                 // The ranking looks at a term's first eight places only:
                 // with eight in the folder, the name never counts.
@@ -1653,15 +1842,13 @@ impl<'q> RankBound<'q> {
                     // Typos and numbers are not in the summary: anywhere.
                     0xff
                 } else {
-                    ix.name_indexes(d, word).unwrap_or(0xff)
+                    in_names
                 };
                 name_sets.push(set);
                 let outside = matches!(t.scope, Some(Scope::Caption | Scope::Camera | Scope::Ext));
                 let across = self.mode == Mode::Default
                     && t.is_substring()
-                    && (digits
-                        || (found == 0 && folded_contains(None, folder, word))
-                        || ix.name_runs_hold(d, word));
+                    && (digits || (found == 0 && folded_contains(None, folder, word)) || runs);
                 may_miss.push(*grouped || outside || across);
             }
             // A term in a name sits at one of its indexes; at "7 and
@@ -1678,82 +1865,170 @@ impl<'q> RankBound<'q> {
                     p.push(after + 7);
                     p.extend(named.iter().copied().filter(|&e| e > after + 7));
                 }
+                p.sort_unstable();
+                p.dedup();
             }
-            let mut table = [u32::MAX; 8];
-            for (mask, slot) in table.iter_mut().enumerate().take(1 << terms.len()) {
-                let miss: Vec<bool> = may_miss
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &m)| m || mask & (1 << i) != 0)
-                    .collect();
-                *slot = least_score(&places, &miss, &mut Vec::new(), 0);
-            }
-            tables.push(table);
+            tables.push(least_scores(&places, &may_miss));
         }
         tables
     }
 
-    /// The bound for a file of a folder with these `tables`, given its
-    /// caption (empty for none).
-    fn file(&self, tables: &[[u32; 8]], finders: Option<&Finders<'_>>, caption: &[u8]) -> u32 {
+    /// The bound for a file of a folder with these `tables`: with a
+    /// caption or without, and `held(a, i)`, whether its caption may hold
+    /// term `i` of alternative `a`.
+    fn file(
+        &self,
+        tables: &[[u32; 8]],
+        captioned: bool,
+        held: impl Fn(usize, usize) -> bool,
+    ) -> u32 {
         if tables.len() != self.alternatives.len() {
             // No tables (a small folder): no bound.
             return 0;
         }
         let mut best = u32::MAX;
-        for ((terms, _), table) in self.alternatives.iter().zip(tables) {
-            let mut held = 0usize;
-            for (i, t) in terms.iter().enumerate() {
-                // A fuzzy term may hold with a typo, a substring across
-                // words: count those held.
-                if !caption.is_empty()
-                    && (t.fuzzy || folded_contains(finders, caption, &t.words[0]))
-                {
-                    held |= 1 << i;
+        for (a, ((terms, _), table)) in self.alternatives.iter().zip(tables).enumerate() {
+            let mut mask = 0usize;
+            if captioned {
+                for i in 0..terms.len() {
+                    if held(a, i) {
+                        mask |= 1 << i;
+                    }
                 }
             }
             // The caption scores at least 8 for each term it lacks.
-            let caption_bound = if caption.is_empty() {
-                u32::MAX
+            let caption_bound = if captioned {
+                8 * (terms.len() - mask.count_ones() as usize) as u32
             } else {
-                8 * (terms.len() - held.count_ones() as usize) as u32
+                u32::MAX
             };
-            best = best.min(table[held]).min(caption_bound);
+            best = best.min(table[mask]).min(caption_bound);
         }
         best
     }
+
+    /// Which captions hold which of the alternatives' terms.
+    fn holders(&self, ix: &SearchIndex) -> Holders {
+        let terms: Vec<Vec<Option<Bits>>> = self
+            .alternatives
+            .iter()
+            .map(|(terms, _)| terms.iter().map(|t| ix.caption_holders(t)).collect())
+            .collect();
+        let mut any: Option<Bits> = Some(Bits::new(ix.len()));
+        for bits in terms.iter().flatten() {
+            match (&mut any, bits) {
+                (Some(a), Some(b)) => a.union(b),
+                _ => any = None,
+            }
+        }
+        Holders { terms, any }
+    }
 }
 
-/// The least `8 × missing + extra distance + 3 × inversions` over one
-/// choice per term (one of its places, or missing where `may_miss`), terms
-/// in query order; `u32::MAX` where no choice is left.
-fn least_score(places: &[Vec<u32>], may_miss: &[bool], picked: &mut Vec<u32>, missing: u32) -> u32 {
-    let Some((first, rest)) = places.split_first() else {
-        let (lo, hi) = (
-            picked.iter().min().copied().unwrap_or(0),
-            picked.iter().max().copied().unwrap_or(0),
-        );
-        let extra = if picked.len() < 2 {
+/// Which captioned files may hold each wanted term. A file is *loud* when
+/// its caption may lower its bound, *quiet* otherwise: when every term's
+/// holders are known, the loud files are those whose caption holds one
+/// of them; otherwise every captioned file is loud.
+struct Holders {
+    /// Per alternative, per term: the files whose caption holds it, or
+    /// `None` where any caption may (a fuzzy term, or one too common to
+    /// list).
+    terms: Vec<Vec<Option<Bits>>>,
+    /// Every term's holders together, when all are known.
+    any: Option<Bits>,
+}
+
+impl Holders {
+    /// Whether quiet files may have a caption (one that holds no term).
+    fn known(&self) -> bool {
+        self.any.is_some()
+    }
+
+    /// Whether file `doc`'s caption may hold term `i` of alternative `a`.
+    fn holds(&self, a: usize, i: usize, doc: u32) -> bool {
+        match self.terms.get(a).and_then(|t| t.get(i)) {
+            Some(Some(bits)) => bits.contains(doc),
+            _ => true,
+        }
+    }
+
+    /// The first loud file at or after `from` (`captioned` walks the
+    /// captioned files, asked with rising targets).
+    fn next_loud(&mut self, captioned: &mut ListIter<'_>, from: u32) -> Option<u32> {
+        match &mut self.any {
+            Some(any) => any.next_one(from),
+            None => captioned.next_geq(from),
+        }
+    }
+}
+
+/// For each set of terms let off (bit `i` for term `i`), the least
+/// `8 × missing + extra distance + 3 × inversions` over one choice per
+/// term: one of its places, or missing where `may_miss` or let off; terms
+/// in query order (at most three); `u32::MAX` where no choice is left.
+fn least_scores(places: &[Vec<u32>], may_miss: &[bool]) -> [u32; 8] {
+    let n = places.len().min(3);
+    // The best score per set of missing terms, over every choice.
+    let mut by_missing = [u32::MAX; 8];
+    // choice[i]: an index into places[i], or places[i].len() for missing.
+    let mut choice = [0usize; 3];
+    'choices: loop {
+        let mut picked = [0u32; 3];
+        let mut present = 0usize;
+        let mut missing = 0usize;
+        for i in 0..n {
+            match places[i].get(choice[i]) {
+                Some(&p) => {
+                    picked[present] = p;
+                    present += 1;
+                }
+                None => missing |= 1 << i,
+            }
+        }
+        let picked = &picked[..present];
+        let (lo, hi) = picked
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        let extra = if present < 2 {
             0
         } else {
-            (hi - lo).saturating_sub(picked.len() as u32 - 1)
+            (hi - lo).saturating_sub(present as u32 - 1)
         };
-        let inversions = (0..picked.len())
-            .flat_map(|i| (i + 1..picked.len()).map(move |j| (i, j)))
-            .filter(|&(i, j)| picked[i] > picked[j])
-            .count() as u32;
-        return 8 * missing + extra + 3 * inversions;
-    };
-    let (miss_here, miss_rest) = may_miss.split_first().unwrap_or((&true, &[]));
-    let mut best = if *miss_here {
-        least_score(rest, miss_rest, picked, missing + 1)
-    } else {
-        u32::MAX
-    };
-    for &p in first {
-        picked.push(p);
-        best = best.min(least_score(rest, miss_rest, picked, missing));
-        picked.pop();
+        let mut inversions = 0;
+        for i in 0..present {
+            for j in i + 1..present {
+                inversions += u32::from(picked[i] > picked[j]);
+            }
+        }
+        let score = 8 * missing.count_ones() + extra + 3 * inversions;
+        by_missing[missing] = by_missing[missing].min(score);
+        // Next choice (odometer).
+        let mut k = 0;
+        loop {
+            if k == n {
+                break 'choices;
+            }
+            choice[k] += 1;
+            if choice[k] <= places[k].len() {
+                break;
+            }
+            choice[k] = 0;
+            k += 1;
+        }
     }
-    best
+    let free = may_miss
+        .iter()
+        .take(n)
+        .enumerate()
+        .fold(0usize, |m, (i, &miss)| m | (usize::from(miss) << i));
+    let mut table = [u32::MAX; 8];
+    for (mask, slot) in table.iter_mut().enumerate().take(1 << n) {
+        let allowed = free | mask;
+        for (m, &score) in by_missing.iter().enumerate() {
+            if m & !allowed == 0 {
+                *slot = (*slot).min(score);
+            }
+        }
+    }
+    table
 }
