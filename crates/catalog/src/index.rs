@@ -864,7 +864,7 @@ impl SearchIndex {
         // Per folder: its bound tables (see `RankBound::folder`), and the
         // bound for its *quiet* files, those whose caption cannot lower
         // it (see `Holders`); worked out when first met.
-        let mut folder_bounds: HashMap<u32, (Vec<[u32; 8]>, u32), FastHash> = HashMap::default();
+        let mut folder_bounds: HashMap<u32, (Vec<Table>, u32), FastHash> = HashMap::default();
         let mut captioned = ListIter::new(&self.captioned);
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
@@ -1736,7 +1736,7 @@ impl<'q> RankBound<'q> {
             let grouped = clauses.iter().any(|c| matches!(c, Clause::Group(_)));
             let scores = terms.len() >= 2 || terms.iter().any(|t| t.fuzzy);
             // An alternative that scores 0 anywhere bounds nothing.
-            if !scores || terms.len() > 3 || terms.iter().any(|t| t.words.len() != 1) {
+            if !scores || terms.len() > BOUND_TERMS || terms.iter().any(|t| t.words.len() != 1) {
                 return None;
             }
             alternatives.push((terms, grouped));
@@ -1771,7 +1771,7 @@ impl<'q> RankBound<'q> {
     /// holds it, it can stand across words there (a substring), it lies
     /// outside the path (`caption:`, `camera:`, `ext:`), or a group lets it
     /// be absent.
-    fn folder(&self, ix: &SearchIndex, d: u32) -> Vec<[u32; 8]> {
+    fn folder(&self, ix: &SearchIndex, d: u32) -> Vec<Table> {
         let folder = ix.dirs.get(d);
         // The index of the word each byte of the folder lies in (separators
         // belong to the word after them).
@@ -1876,12 +1876,7 @@ impl<'q> RankBound<'q> {
     /// The bound for a file of a folder with these `tables`: with a
     /// caption or without, and `held(a, i)`, whether its caption may hold
     /// term `i` of alternative `a`.
-    fn file(
-        &self,
-        tables: &[[u32; 8]],
-        captioned: bool,
-        held: impl Fn(usize, usize) -> bool,
-    ) -> u32 {
+    fn file(&self, tables: &[Table], captioned: bool, held: impl Fn(usize, usize) -> bool) -> u32 {
         if tables.len() != self.alternatives.len() {
             // No tables (a small folder): no bound.
             return 0;
@@ -1962,18 +1957,39 @@ impl Holders {
     }
 }
 
+/// The most terms an alternative may have for the ranking to bound it.
+const BOUND_TERMS: usize = 4;
+
+/// A folder's bounds: one per set of terms its file's caption holds.
+type Table = [u32; 1 << BOUND_TERMS];
+
 /// For each set of terms let off (bit `i` for term `i`), the least
 /// `8 × missing + extra distance + 3 × inversions` over one choice per
 /// term: one of its places, or missing where `may_miss` or let off; terms
-/// in query order (at most three); `u32::MAX` where no choice is left.
-fn least_scores(places: &[Vec<u32>], may_miss: &[bool]) -> [u32; 8] {
-    let n = places.len().min(3);
+/// in query order (at most [`BOUND_TERMS`]); `u32::MAX` where no choice is
+/// left. Where the choices are too many to try, the arrangement counts 0
+/// (a lower bound still).
+fn least_scores(places: &[Vec<u32>], may_miss: &[bool]) -> Table {
+    let n = places.len().min(BOUND_TERMS);
     // The best score per set of missing terms, over every choice.
-    let mut by_missing = [u32::MAX; 8];
+    let mut by_missing: Table = [u32::MAX; 1 << BOUND_TERMS];
+    let choices = places[..n]
+        .iter()
+        .fold(1usize, |c, p| c.saturating_mul(p.len() + 1));
+    if choices > 512 {
+        for (m, slot) in by_missing.iter_mut().enumerate().take(1 << n) {
+            if (0..n).all(|i| m & (1 << i) != 0 || !places[i].is_empty()) {
+                *slot = 8 * m.count_ones();
+            }
+        }
+    }
     // choice[i]: an index into places[i], or places[i].len() for missing.
-    let mut choice = [0usize; 3];
+    let mut choice = [0usize; BOUND_TERMS];
     'choices: loop {
-        let mut picked = [0u32; 3];
+        if choices > 512 {
+            break;
+        }
+        let mut picked = [0u32; BOUND_TERMS];
         let mut present = 0usize;
         let mut missing = 0usize;
         for i in 0..n {
@@ -2021,7 +2037,7 @@ fn least_scores(places: &[Vec<u32>], may_miss: &[bool]) -> [u32; 8] {
         .take(n)
         .enumerate()
         .fold(0usize, |m, (i, &miss)| m | (usize::from(miss) << i));
-    let mut table = [u32::MAX; 8];
+    let mut table: Table = [u32::MAX; 1 << BOUND_TERMS];
     for (mask, slot) in table.iter_mut().enumerate().take(1 << n) {
         let allowed = free | mask;
         for (m, &score) in by_missing.iter().enumerate() {

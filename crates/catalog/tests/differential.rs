@@ -112,7 +112,7 @@ fn item() -> impl Strategy<Value = String> {
 }
 
 fn and() -> impl Strategy<Value = String> {
-    prop::collection::vec(item(), 1..4).prop_map(|v| v.join(" "))
+    prop::collection::vec(item(), 1..6).prop_map(|v| v.join(" "))
 }
 
 fn query() -> impl Strategy<Value = String> {
@@ -508,6 +508,32 @@ fn ranked_pages_use_exact_name_places() {
     index.set_bound_min_folder(0);
     assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
     assert_eq!(index.search(&q, Mode::Default, 2, true), [ids[1], ids[0]]);
+}
+
+/// Four terms are bounded too, by trying every choice of places, or, where
+/// the choices are too many, by the terms a folder lacks alone. Each bound
+/// here equals the better file's score: one higher would pass it over.
+#[test]
+fn ranked_pages_bound_four_terms() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat
+        .add_files(&[
+            // dog cat owl bee spread over 6 places for 4 terms: 2.
+            ("p/dog/cat/y/y/owl/Bee.jpg", ""),
+            // Over 5: 1.
+            ("x/dog/cat/y/owl/Bee.jpg", ""),
+            // aa bb cc dd over 5: 1.
+            ("p/aa/bb/cc/x/dd.jpg", ""),
+            // Side by side (4 × 4 places in the folder: too many to try): 0.
+            ("aa/bb/cc/dd/aa/bb/cc/dd/aa/bb/cc/dd/aa/bb/cc/dd/f.jpg", ""),
+        ])
+        .unwrap();
+    let mut index = (*cat.search_index().unwrap()).clone();
+    index.set_bound_min_folder(0);
+    let q = parse("dog cat owl bee").unwrap();
+    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
+    let q = parse("aa bb cc dd").unwrap();
+    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[3]]);
 }
 
 /// A date taken that is not a date is refused with the file's path, and the
