@@ -342,28 +342,34 @@ struct WordTable {
 
 impl WordTable {
     /// Records that document `doc`'s marked text `marked` holds its words.
-    fn add(&mut self, marked: &[u8], doc: u32) {
+    fn add(&mut self, marked: &[u8], doc: u32) -> Result<(), IndexError> {
+        let mut word = std::mem::take(&mut self.word);
         for piece in marked.split(|&b| b == SPACE).filter(|p| !p.is_empty()) {
-            self.word.clear();
-            self.word
-                .extend(piece.iter().copied().filter(|&b| b != JOIN));
-            let id = match self.ids.get(self.word.as_slice()) {
-                Some(&id) => id,
-                None => {
-                    let id = self.lists.len() as u32;
-                    if self.table.starts.is_empty() {
-                        self.table.starts.push(0);
-                    }
-                    self.table.bytes.extend_from_slice(&self.word);
-                    self.table.starts.push(self.table.bytes.len() as u32);
-                    self.lists.push(ListWriter::default());
-                    self.ids.insert(self.word.clone(), id);
-                    id
-                }
-            };
+            word.clear();
+            word.extend(piece.iter().copied().filter(|&b| b != JOIN));
+            let id = self.intern(&word)?;
             // A word twice in one caption: the list ignores the repeat.
             self.lists[id as usize].push(doc);
         }
+        self.word = word;
+        Ok(())
+    }
+
+    /// The word's number, given it the first time it is seen.
+    fn intern(&mut self, word: &[u8]) -> Result<u32, IndexError> {
+        if let Some(&id) = self.ids.get(word) {
+            return Ok(id);
+        }
+        let id = u32::try_from(self.lists.len()).map_err(|_| IndexError::TooBig)?;
+        if self.table.starts.is_empty() {
+            self.table.starts.push(0);
+        }
+        self.table.bytes.extend_from_slice(word);
+        let end = u32::try_from(self.table.bytes.len()).map_err(|_| IndexError::TooBig)?;
+        self.table.starts.push(end);
+        self.lists.push(ListWriter::default());
+        self.ids.insert(word.to_vec(), id);
+        Ok(id)
     }
 
     fn finish(self) -> Strings {
@@ -478,7 +484,7 @@ impl IndexBuilder {
         marked_into(s.caption, &mut ix.records);
         if ix.records.len() > from {
             self.captioned.push(doc);
-            self.caption_words.add(&ix.records[from..], doc);
+            self.caption_words.add(&ix.records[from..], doc)?;
         }
         trigrams_of(&ix.records[from..], tris);
         ix.records.push(0);
@@ -515,12 +521,8 @@ impl IndexBuilder {
         ix.cameras = self.cameras.finish();
         ix.exts = self.exts.finish();
         ix.name_word_starts.push(0);
-        let mut vocab: HashMap<Vec<u8>, u32, FastHash> = HashMap::default();
-        let mut table = Strings {
-            starts: vec![0],
-            doc_starts: vec![0],
-            ..Strings::default()
-        };
+        // The name vocabulary: a word table whose lists stay empty.
+        let mut vocab = WordTable::default();
         for d in 0..ix.dirs.len() {
             let words = self
                 .name_words
@@ -529,29 +531,17 @@ impl IndexBuilder {
                 .unwrap_or_default();
             let from = ix.name_words.len();
             for (w, set) in words {
-                let id = match vocab.get(&w) {
-                    Some(&id) => id,
-                    None => {
-                        let id = u32::try_from(vocab.len())
-                            .ok()
-                            .filter(|&id| id < 1 << 24)
-                            .ok_or(IndexError::TooBig)?;
-                        table.bytes.extend_from_slice(&w);
-                        let end =
-                            u32::try_from(table.bytes.len()).map_err(|_| IndexError::TooBig)?;
-                        table.starts.push(end);
-                        table.doc_starts.push(0);
-                        vocab.insert(w, id);
-                        id
-                    }
-                };
+                let id = vocab.intern(&w)?;
+                if id >= 1 << 24 {
+                    return Err(IndexError::TooBig);
+                }
                 ix.name_words.push(id << 8 | u32::from(set));
             }
             ix.name_words[from..].sort_unstable();
             let end = u32::try_from(ix.name_words.len()).map_err(|_| IndexError::TooBig)?;
             ix.name_word_starts.push(end);
         }
-        ix.name_vocab = table;
+        ix.name_vocab = vocab.finish();
         ix.captioned = self.captioned.finish();
         ix.caption_words = self.caption_words.finish();
         Ok(ix)
@@ -850,17 +840,12 @@ impl SearchIndex {
         let finders = Finders::new(q);
         let mut page: BinaryHeap<(u32, u32)> = BinaryHeap::new();
         // Once the page is full, files that cannot beat its worst are
-        // passed over unread: a folder's bound covers its files without a
-        // caption, whole runs at a time; a captioned file adds its
-        // caption's bound.
-        let bound = if scored {
-            RankBound::new(self, q, &possible, mode)
-        } else {
-            None
-        };
-        // Which captions hold which wanted terms, from the caption words'
-        // lists: a captioned file is bounded without reading its caption.
-        let mut holders = bound.as_ref().map(|b| b.holders(self));
+        // passed over unread: a folder's bound covers its files, whole runs
+        // at a time, and which captions hold which wanted terms (from the
+        // caption words' lists) bounds a captioned file without reading
+        // its caption. Both are made when the page first fills: most
+        // queries end before.
+        let mut bounding: Option<Option<(RankBound<'_>, Holders)>> = None;
         // Per folder: its bound tables (see `RankBound::folder`), and the
         // bound for its *quiet* files, those whose caption cannot lower
         // it (see `Holders`); worked out when first met.
@@ -868,9 +853,17 @@ impl SearchIndex {
         let mut captioned = ListIter::new(&self.captioned);
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
-            if let (Some(bound), Some(holders), Some(&(worst, _))) =
-                (&bound, &mut holders, page.peek())
+            if let Some(&(worst, _)) = page.peek()
+                && scored
                 && page.len() == limit
+                && let Some((bound, holders)) = bounding
+                    .get_or_insert_with(|| {
+                        RankBound::new(self, q, &possible, mode).map(|b| {
+                            let holders = b.holders(self);
+                            (b, holders)
+                        })
+                    })
+                    .as_mut()
             {
                 let d = self.dir.get(doc as usize).copied().unwrap_or(0);
                 let (tables, quiet) = folder_bounds.entry(d).or_insert_with(|| {
@@ -1204,8 +1197,9 @@ impl<'a> Stream<'a> {
         }
     }
 
-    /// All of `parts`, keeping each part's narrowest stream and then the
-    /// narrowest of the rest, up to six in all (the check does the rest).
+    /// All of `parts`, keeping each part's narrowest stream, then the
+    /// narrowest of the rest while fewer than six are kept (the check does
+    /// the rest).
     /// A word's trigrams must not crowd out another word: `img festival`
     /// keeps `img`'s list beside `festival`'s six.
     fn and(parts: Vec<Stream<'a>>, n: u32) -> Stream<'a> {

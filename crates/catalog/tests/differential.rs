@@ -510,6 +510,27 @@ fn ranked_pages_use_exact_name_places() {
     assert_eq!(index.search(&q, Mode::Default, 2, true), [ids[1], ids[0]]);
 }
 
+/// A file whose caption holds the terms side by side beats the page even
+/// where its folder and name hold none of them: the caption words' lists
+/// must stop the pass over its folder there.
+#[test]
+fn ranked_pages_find_a_better_caption() {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat
+        .add_files(&[
+            // dog cat one word apart in the path: 1.
+            ("p/dog/x/cat.jpg", ""),
+            // Side by side in the caption: 0; the path lacks both.
+            ("q/zzz/b.jpg", "a dog cat"),
+        ])
+        .unwrap();
+    let mut index = (*cat.search_index().unwrap()).clone();
+    index.set_bound_min_folder(0);
+    let q = parse("dog cat").unwrap();
+    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
+    assert_eq!(index.search(&q, Mode::Default, 2, true), [ids[1], ids[0]]);
+}
+
 /// Four terms are bounded too, by trying every choice of places, or, where
 /// the choices are too many, by the terms a folder lacks alone. Each bound
 /// here equals the better file's score: one higher would pass it over.
