@@ -24,6 +24,7 @@ use memchr::memmem;
 
 use crate::postings::{ListIter, ListWriter};
 use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, split_path};
+use crate::rank::Ranker;
 use crate::store::FileId;
 use crate::token::{JOIN, SPACE, marked_into};
 
@@ -838,6 +839,7 @@ impl SearchIndex {
             .collect();
         let mut stream = Stream::or(alternatives, self.len() as u32);
         let finders = Finders::new(q);
+        let mut ranker = if scored { Ranker::new(q, mode) } else { None };
         let mut page: BinaryHeap<(u32, u32)> = BinaryHeap::new();
         // Once the page is full, files that cannot beat its worst are
         // passed over unread: a folder's bound covers its files, whole runs
@@ -908,7 +910,11 @@ impl SearchIndex {
             }
             let v = self.view(doc, Some(&finders));
             if q.matches_view(mode, &v) {
-                let score = if scored { q.rank_view(mode, &v) } else { 0 };
+                let score = match (&mut ranker, scored) {
+                    (_, false) => 0,
+                    (Some(r), true) => r.rank(&v, v.dir, v.name, v.caption),
+                    (None, true) => q.rank_view(mode, &v),
+                };
                 if page.len() < limit {
                     page.push((score, doc));
                 } else if page.peek().is_some_and(|&worst| (score, doc) < worst) {

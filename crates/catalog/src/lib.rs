@@ -41,6 +41,7 @@ mod index;
 mod placements;
 mod postings;
 mod query;
+mod rank;
 mod store;
 mod token;
 

@@ -677,7 +677,7 @@ impl Query {
 }
 
 /// Whether every clause of one alternative holds.
-fn alternative_matches(clauses: &[Clause], mode: Mode, v: &impl View) -> bool {
+pub(crate) fn alternative_matches(clauses: &[Clause], mode: Mode, v: &impl View) -> bool {
     clauses.iter().all(|c| match c {
         Clause::Term(t) => t.matches_view(mode, v),
         Clause::Not(q) => !q.matches_view(mode, v),

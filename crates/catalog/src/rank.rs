@@ -1,0 +1,329 @@
+//! [`Query::rank`] for the index's documents, without allocating: the
+//! search ranks every file it offers before the page fills, so the plain
+//! definition (which splits the path into a vector of words per file) was
+//! most of a ranked query's time.
+//!
+//! Only queries of plain words take this path (no phrase, no fuzzy term);
+//! the others are ranked by the definition itself. The differential test
+//! holds both to the same pages.
+
+use memchr::memmem;
+
+use crate::query::{Clause, Mode, Query, Term, View};
+use crate::token::{JOIN, SPACE};
+
+/// How many places of a term the ranking looks at (see `rank_terms`).
+const PLACES: usize = 8;
+
+/// A term's first places (word indexes) in a string.
+#[derive(Clone, Copy, Default)]
+struct Places {
+    at: [u32; PLACES],
+    len: usize,
+}
+
+impl Places {
+    fn push(&mut self, w: u32) {
+        if self.len < PLACES && (self.len == 0 || self.at[self.len - 1] != w) {
+            self.at[self.len] = w;
+            self.len += 1;
+        }
+    }
+
+    fn get(&self) -> &[u32] {
+        &self.at[..self.len]
+    }
+}
+
+/// The ranking's terms: at most this many per alternative take the fast
+/// path.
+const TERMS: usize = 6;
+
+/// One alternative of the query, as the ranking sees it.
+struct Alternative<'q> {
+    clauses: &'q [Clause],
+    /// Searchers for its wanted terms' words, in query order.
+    finders: Vec<memmem::Finder<'q>>,
+}
+
+/// Ranks documents as [`Query::rank`] does, for a query whose wanted
+/// terms are all plain single words.
+pub(crate) struct Ranker<'q> {
+    alternatives: Vec<Alternative<'q>>,
+    mode: Mode,
+    /// The folder last ranked (its text's address and length), its word
+    /// count and each term's places in it, alternative by alternative:
+    /// files come folder by folder.
+    folder: (usize, usize),
+    folder_words: u32,
+    folder_places: Vec<[Places; TERMS]>,
+}
+
+impl<'q> Ranker<'q> {
+    /// `None` where a wanted term is a phrase, fuzzy, empty, holds a
+    /// separator, or an alternative has more than [`TERMS`] of them.
+    pub(crate) fn new(q: &'q Query, mode: Mode) -> Option<Ranker<'q>> {
+        let mut alternatives = Vec::with_capacity(q.alternatives.len());
+        for (clauses, wanted) in q.alternatives.iter().zip(q.wanted_by_alternative()) {
+            if wanted.len() > TERMS || !wanted.iter().all(|t| plain(t)) {
+                return None;
+            }
+            alternatives.push(Alternative {
+                clauses,
+                finders: wanted
+                    .iter()
+                    .map(|t| memmem::Finder::new(t.words[0].as_bytes()))
+                    .collect(),
+            });
+        }
+        let n = alternatives.len();
+        Some(Ranker {
+            alternatives,
+            mode,
+            folder: (0, usize::MAX),
+            folder_words: 0,
+            folder_places: vec![[Places::default(); TERMS]; n],
+        })
+    }
+
+    /// The document's score (see [`Query::rank`]); `dir`, `name` and
+    /// `caption` are its marked regions.
+    pub(crate) fn rank(&mut self, v: &impl View, dir: &[u8], name: &[u8], caption: &[u8]) -> u32 {
+        let key = (dir.as_ptr() as usize, dir.len());
+        if self.folder != key {
+            self.folder = key;
+            self.folder_words = words_in(dir);
+            for (alt, places) in self.alternatives.iter().zip(&mut self.folder_places) {
+                for (finder, p) in alt.finders.iter().zip(places.iter_mut()) {
+                    *p = Places::default();
+                    places_in(finder, dir, 0, p);
+                }
+            }
+        }
+        let single = self.alternatives.len() == 1;
+        let mut best = u32::MAX;
+        for (alt, in_folder) in self.alternatives.iter().zip(&self.folder_places) {
+            // The document matched the query: with one alternative, that
+            // one.
+            if !single && !crate::query::alternative_matches(alt.clauses, self.mode, v) {
+                continue;
+            }
+            let n = alt.finders.len();
+            if n < 2 {
+                // One plain word scores 0, the least there is.
+                return 0;
+            }
+            // The path: the folder's places, then the name's.
+            let mut path = [Places::default(); TERMS];
+            for ((finder, p), folder) in alt.finders.iter().zip(&mut path).zip(in_folder) {
+                *p = *folder;
+                if p.len < PLACES {
+                    places_in(finder, name, self.folder_words, p);
+                }
+            }
+            best = best.min(score(&path[..n]));
+            // The caption, where there is one (an empty one lacks every
+            // term).
+            if caption.is_empty() {
+                best = best.min(8 * n as u32);
+            } else {
+                let mut words = [Places::default(); TERMS];
+                for (finder, p) in alt.finders.iter().zip(&mut words) {
+                    places_in(finder, caption, 0, p);
+                }
+                best = best.min(score(&words[..n]));
+            }
+        }
+        if best == u32::MAX { 0 } else { best }
+    }
+}
+
+/// Whether the fast path ranks term `t` as the definition does: one word,
+/// exact, that no separator can stand inside.
+fn plain(t: &Term) -> bool {
+    !t.fuzzy
+        && t.words.len() == 1
+        && !t.words[0].is_empty()
+        && !t.words[0].bytes().any(|b| b == SPACE || b == JOIN)
+}
+
+/// Whether byte `b` of marked text belongs to a word (a word is a run of
+/// bytes other than [`SPACE`] and [`JOIN`]).
+fn in_word(b: u8) -> bool {
+    b != SPACE && b != JOIN
+}
+
+/// How many words marked `text` holds.
+fn words_in(text: &[u8]) -> u32 {
+    let mut words = 0;
+    let mut after_separator = true;
+    for &b in text {
+        words += u32::from(in_word(b) && after_separator);
+        after_separator = !in_word(b);
+    }
+    words
+}
+
+/// Adds to `places` the indexes (counted from `first`) of the words of
+/// marked `text` that hold `finder`'s word. The word holds no separator,
+/// so each hit lies inside one word.
+fn places_in(finder: &memmem::Finder<'_>, text: &[u8], first: u32, places: &mut Places) {
+    // Words started in text[..scanned].
+    let mut words = 0u32;
+    let mut scanned = 0usize;
+    let mut after_separator = true;
+    for hit in finder.find_iter(text) {
+        if places.len == PLACES {
+            break;
+        }
+        for &b in text.get(scanned..=hit).unwrap_or(&[]) {
+            words += u32::from(in_word(b) && after_separator);
+            after_separator = !in_word(b);
+        }
+        scanned = hit + 1;
+        places.push(first + words.saturating_sub(1));
+    }
+}
+
+/// A string's score for terms with these places: 8 for each term it lacks,
+/// plus the best `extra distance + 3 × inversions` of the others (see
+/// [`Query::rank`]).
+fn score(terms: &[Places]) -> u32 {
+    let mut present = [&[][..]; TERMS];
+    let mut n = 0;
+    for p in terms {
+        if p.len > 0 {
+            present[n] = p.get();
+            n += 1;
+        }
+    }
+    let missing = (terms.len() - n) as u32;
+    8 * missing + best_arrangement(&present[..n])
+}
+
+/// The lowest `extra distance + 3 × inversions` over one place per term
+/// (terms in query order, at most [`TERMS`]), as the definition finds it,
+/// by a depth-first search that drops a partial choice once it cannot win.
+fn best_arrangement(places: &[&[u32]]) -> u32 {
+    let n = places.len();
+    if n < 2 {
+        return 0;
+    }
+    if n == 2 {
+        let mut best = u32::MAX;
+        for &a in places[0] {
+            for &b in places[1] {
+                // extra = |a - b| - 1, floored at 0; an out-of-order pair
+                // adds 3.
+                best = best.min(a.abs_diff(b).saturating_sub(1) + 3 * u32::from(a > b));
+            }
+        }
+        return best;
+    }
+    let mut picked = [0u32; TERMS];
+    let mut best = u32::MAX;
+    arrange(places, &mut picked, 0, 0, &mut best);
+    best
+}
+
+/// Tries each place of term `k` after `picked[..k]`, whose inversions are
+/// `inversions`; keeps the best full choice in `best`.
+fn arrange(
+    places: &[&[u32]],
+    picked: &mut [u32; TERMS],
+    k: usize,
+    inversions: u32,
+    best: &mut u32,
+) {
+    let n = places.len();
+    let Some(&here) = places.get(k) else {
+        let (lo, hi) = picked[..n]
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+        *best = (*best).min((hi - lo).saturating_sub(n as u32 - 1) + 3 * inversions);
+        return;
+    };
+    for &p in here {
+        let inversions = inversions + picked[..k].iter().filter(|&&q| q > p).count() as u32;
+        // The span only grows and at most n - 1 of it is free: a lower
+        // bound on any completion.
+        let (lo, hi) = picked[..k]
+            .iter()
+            .fold((p, p), |(lo, hi), &q| (lo.min(q), hi.max(q)));
+        if (hi - lo).saturating_sub(n as u32 - 1) + 3 * inversions >= *best {
+            continue;
+        }
+        picked[k] = p;
+        arrange(places, picked, k + 1, inversions, best);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::{Document, parse, split_path};
+    use crate::token::marked_into;
+    use proptest::prelude::*;
+
+    const WORDS: &[&str] = &[
+        "cat", "cute", "kitten", "dog", "beach", "2019", "07", "jpg", "café", "Cat", "img",
+    ];
+
+    fn text(seps: &'static [&'static str]) -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            (prop::sample::select(WORDS), prop::sample::select(seps)),
+            0..9,
+        )
+        .prop_map(|ws| ws.into_iter().map(|(w, s)| format!("{w}{s}")).collect())
+    }
+
+    /// A plain word of the query: a whole word or a piece of one.
+    fn term() -> impl Strategy<Value = String> {
+        (prop::sample::select(WORDS), 0usize..3, 1usize..5)
+            .prop_map(|(w, a, n)| w.chars().skip(a).take(n).collect::<String>())
+            .prop_filter("a word", |t| t.chars().any(char::is_alphanumeric))
+    }
+
+    fn query() -> impl Strategy<Value = String> {
+        let and =
+            prop::collection::vec((term(), prop::bool::weighted(0.15)), 1..6).prop_map(|ts| {
+                ts.into_iter()
+                    .map(|(t, neg)| if neg { format!("-{t}") } else { t })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            });
+        prop::collection::vec(and, 1..4).prop_map(|v| v.join(" OR "))
+    }
+
+    proptest! {
+        /// The fast ranking scores every matching file exactly as the
+        /// definition does.
+        #[test]
+        fn ranks_as_the_definition(
+            path in text(&["/", "_", " ", "", "-", "/"]),
+            caption in prop_oneof![Just(String::new()), text(&[" ", "", ", "])],
+            queries in prop::collection::vec(query(), 1..6),
+        ) {
+            let doc = Document::with_meta(&path, &caption, "", "");
+            let (dir, name) = split_path(&path);
+            let mut marked = [Vec::new(), Vec::new(), Vec::new()];
+            for (text, out) in [dir, name, &caption].into_iter().zip(&mut marked) {
+                marked_into(text, out);
+            }
+            for text in &queries {
+                let Ok(q) = parse(text) else { continue };
+                for mode in [Mode::Default, Mode::Seed] {
+                    if !q.matches_document(mode, &doc) {
+                        continue;
+                    }
+                    let mut ranker = Ranker::new(&q, mode).unwrap();
+                    prop_assert_eq!(
+                        ranker.rank(&doc, &marked[0], &marked[1], &marked[2]),
+                        q.rank(mode, &doc),
+                        "query {:?} on {:?} / {:?}", text, path, caption
+                    );
+                }
+            }
+        }
+    }
+}
