@@ -147,10 +147,10 @@ pub struct SearchIndex {
     gram_counts: Vec<u32>,
     gram_starts: Vec<u32>,
     postings: Vec<u8>,
-    /// Per folder, the words its files' names hold (those with a letter),
-    /// each once with the indexes it has in names, as a bit set (bit 7 for
-    /// 7 and above): `word << 8 | set`, the word a number in `name_vocab`.
-    /// An empty set marks a [`RUN`]. Ranking bounds a folder's files from
+    /// Per folder, the words its files' names hold, each once with the
+    /// indexes it has in names, as a bit set (bit 7 for 7 and above):
+    /// `word << 8 | set`, the word a number in `name_vocab`. Numbers all
+    /// count as one word, [`NUMBERS`]. An empty set marks a [`RUN`]. Ranking bounds a folder's files from
     /// this without reading them; a query looks its words up in the
     /// vocabulary once, then reads each folder's entries as numbers.
     name_word_starts: Vec<u32>,
@@ -173,6 +173,12 @@ pub struct SearchIndex {
 /// words with a letter that a case change joined (`cutekittenpicture`),
 /// kept so the ranking knows where a search word may stand across words.
 const RUN: u8 = 0;
+
+/// The name vocabulary's word 0, standing for every number (a word of
+/// ASCII digits: a name's own, `IMG_1234`, are too many to list). A digit
+/// search word can only lie in a word of digits, so where a folder's names
+/// have numbers bounds where it can be. No search word holds its byte.
+const NUMBERS: &[u8] = b"\0";
 
 /// See [`SearchIndex::set_bound_min_folder`].
 const BOUND_MIN_FOLDER: u32 = 16;
@@ -448,10 +454,12 @@ impl IndexBuilder {
             .filter(|w| !w.is_empty())
             .enumerate()
         {
-            if w.iter().all(u8::is_ascii_digit) {
-                continue;
-            }
             let bit = 1u8 << i.min(7);
+            let w = if w.iter().all(u8::is_ascii_digit) {
+                NUMBERS
+            } else {
+                w
+            };
             // Allocating only for a word the folder has not had yet.
             match words.get_mut(w) {
                 Some(set) => *set |= bit,
@@ -522,8 +530,10 @@ impl IndexBuilder {
         ix.cameras = self.cameras.finish();
         ix.exts = self.exts.finish();
         ix.name_word_starts.push(0);
-        // The name vocabulary: a word table whose lists stay empty.
+        // The name vocabulary: a word table whose lists stay empty, with
+        // NUMBERS first.
         let mut vocab = WordTable::default();
+        vocab.intern(NUMBERS)?;
         for d in 0..ix.dirs.len() {
             let words = self
                 .name_words
@@ -1230,6 +1240,13 @@ impl<'a> Stream<'a> {
         kept.extend(rest.into_iter().take(room));
         let mut parts = kept;
         parts.sort_by_key(Stream::estimate);
+        // Behind a narrower stream, a short word checks the documents it
+        // is offered rather than scanning ahead for its next one.
+        for p in parts.iter_mut().skip(1) {
+            if let Stream::Short(scan) = p {
+                scan.checks_only = true;
+            }
+        }
         match parts.len() {
             0 => Stream::All(n),
             1 => parts.pop().unwrap_or(Stream::Empty),
@@ -1304,6 +1321,11 @@ struct ShortScan<'a> {
     /// The last record scan: from which document, and what it found.
     scanned_from: u32,
     found: Option<Option<u32>>,
+    /// Answer for the target alone: the target where it may hold the
+    /// word, else the next document, a lower bound on the next one that
+    /// does (for an `And` whose other parts lead: every stream only
+    /// offers candidates, checked after).
+    checks_only: bool,
 }
 
 impl<'a> ShortScan<'a> {
@@ -1322,6 +1344,7 @@ impl<'a> ShortScan<'a> {
             starts: &ix.starts,
             scanned_from: 0,
             found: None,
+            checks_only: false,
         }
     }
 
@@ -1347,6 +1370,17 @@ impl<'a> ShortScan<'a> {
         if target >= self.n {
             return None;
         }
+        if self.checks_only {
+            let t = target as usize;
+            let record = match (self.starts.get(t), self.starts.get(t + 1)) {
+                (Some(&a), Some(&b)) => self.records.get(a as usize..b as usize).unwrap_or(&[]),
+                _ => &[],
+            };
+            if self.marked.contains(target) || self.finder.find(record).is_some() {
+                return Some(target);
+            }
+            return target.checked_add(1).filter(|&t| t < self.n);
+        }
         match (self.marked.next_one(target), self.next_in_records(target)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -1355,7 +1389,7 @@ impl<'a> ShortScan<'a> {
 }
 
 /// The stored form's first bytes (and its version).
-const MAGIC: &[u8; 8] = b"v2index5";
+const MAGIC: &[u8; 8] = b"v2index6";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(
@@ -1750,9 +1784,26 @@ impl<'q> RankBound<'q> {
                     .collect()
             })
             .collect();
-        let vocab = finders
+        let vocab = alternatives
             .iter()
-            .map(|f| f.iter().map(|f| ix.name_vocab_holding(f)).collect())
+            .zip(&finders)
+            .map(|((terms, _), f)| {
+                terms
+                    .iter()
+                    .zip(f)
+                    .map(|(t, f)| {
+                        let mut holding = ix.name_vocab_holding(f);
+                        // Digits lie in numbers (word 0) or in the words
+                        // that hold them as written.
+                        if t.words[0].bytes().all(|b| b.is_ascii_digit())
+                            && let Some(b) = holding.first_mut()
+                        {
+                            *b |= 1;
+                        }
+                        holding
+                    })
+                    .collect()
+            })
             .collect();
         Some(RankBound {
             alternatives,
@@ -1838,8 +1889,8 @@ impl<'q> RankBound<'q> {
                 // with eight in the folder, the name never counts.
                 let set = if found == 8 {
                     0
-                } else if t.fuzzy || word.bytes().all(|b| b.is_ascii_digit()) {
-                    // Typos and numbers are not in the summary: anywhere.
+                } else if t.fuzzy {
+                    // Typos are not in the summary: anywhere.
                     0xff
                 } else {
                     in_names

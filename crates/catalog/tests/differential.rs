@@ -438,32 +438,40 @@ fn changes_reach_the_index_and_keep_ids() {
     );
 }
 
+/// A catalogue of `files` (path, caption), its ids, and its index with
+/// every folder bounded before it is ranked, however small.
+fn bounded(files: &[(&str, &str)]) -> (Catalog, Vec<i64>, SearchIndex) {
+    let mut cat = Catalog::in_memory().unwrap();
+    let ids = cat.add_files(files).unwrap();
+    let mut index = (*cat.search_index().unwrap()).clone();
+    index.set_bound_min_folder(0);
+    (cat, ids, index)
+}
+
+/// The first `limit` files `index` ranks for `query`.
+fn ranked(index: &SearchIndex, query: &str, limit: usize) -> Vec<i64> {
+    index.search(&parse(query).unwrap(), Mode::Default, limit, true)
+}
+
 /// Ranked pages pass over folders whose files cannot beat the page; a term
 /// that is in the folder's words may still score best from the name.
 #[test]
 fn ranked_pages_do_not_pass_over_a_better_name() {
-    let mut cat = Catalog::in_memory().unwrap();
-    let ids = cat
-        .add_files(&[
-            ("p/dog x cat.jpg", ""),
-            ("x/cat/y/y/y/y/y/DogCat.jpg", ""),
-            ("x/cat/y/y/y/y/y/Dog.jpg", ""),
-        ])
-        .unwrap();
+    let (cat, ids, index) = bounded(&[
+        ("p/dog x cat.jpg", ""),
+        ("x/cat/y/y/y/y/y/DogCat.jpg", ""),
+        ("x/cat/y/y/y/y/y/Dog.jpg", ""),
+    ]);
     let q = parse("dog cat").unwrap();
-    assert_eq!(cat.search_ranked(&q, Mode::Default, 1).unwrap(), [ids[1]]);
-    assert_eq!(
-        cat.search_ranked(&q, Mode::Default, 3).unwrap(),
-        [ids[1], ids[0], ids[2]]
-    );
-    // The same with every folder bounded first.
-    let mut index = (*cat.search_index().unwrap()).clone();
-    index.set_bound_min_folder(0);
-    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
-    assert_eq!(
-        index.search(&q, Mode::Default, 3, true),
-        [ids[1], ids[0], ids[2]]
-    );
+    let want = [ids[1], ids[0], ids[2]];
+    for limit in [1, 3] {
+        assert_eq!(
+            cat.search_ranked(&q, Mode::Default, limit).unwrap(),
+            want[..limit]
+        );
+        // The same with every folder bounded first.
+        assert_eq!(ranked(&index, "dog cat", limit), want[..limit]);
+    }
 }
 
 /// A ranked page keeps files whose term matches only across words (a
@@ -471,22 +479,17 @@ fn ranked_pages_do_not_pass_over_a_better_name() {
 /// that passes folders over must let such a term be absent from the words.
 #[test]
 fn ranked_pages_keep_matches_across_words() {
-    let mut cat = Catalog::in_memory().unwrap();
-    let ids = cat
-        .add_files(&[
-            ("a/dog/b/c/d/e/f/g/h/i/j/k/tek.jpg", ""),
-            ("x/y/DogCuteKitten.jpg", ""),
-            ("x/z/Dog.jpg", "CuteKitten"),
-        ])
-        .unwrap();
+    let (cat, ids, index) = bounded(&[
+        ("a/dog/b/c/d/e/f/g/h/i/j/k/tek.jpg", ""),
+        ("x/y/DogCuteKitten.jpg", ""),
+        ("x/z/Dog.jpg", "CuteKitten"),
+    ]);
     let q = parse("dog tek").unwrap();
     // Scores: 11 (far apart), 8 (tek only across words), 8.
     let want = [ids[1], ids[2], ids[0]];
     assert_eq!(cat.search_ranked(&q, Mode::Default, 3).unwrap(), want);
-    let mut index = (*cat.search_index().unwrap()).clone();
-    index.set_bound_min_folder(0);
     for limit in 1..=3 {
-        assert_eq!(index.search(&q, Mode::Default, limit, true), want[..limit]);
+        assert_eq!(ranked(&index, "dog tek", limit), want[..limit]);
     }
 }
 
@@ -494,20 +497,28 @@ fn ranked_pages_keep_matches_across_words() {
 /// would pass over a file that belongs on the page.
 #[test]
 fn ranked_pages_use_exact_name_places() {
-    let mut cat = Catalog::in_memory().unwrap();
-    let ids = cat
-        .add_files(&[
-            // dog at 1, cat at 11: 9.
-            ("p/dog/a/b/c/d/e/f/g/h/i/cat.jpg", ""),
-            // cat at 1 in the folder, dog at 7 in the name, reversed: 8.
-            ("x/cat/y/y/y/y/y/Dog.jpg", ""),
-        ])
-        .unwrap();
-    let q = parse("dog cat").unwrap();
-    let mut index = (*cat.search_index().unwrap()).clone();
-    index.set_bound_min_folder(0);
-    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
-    assert_eq!(index.search(&q, Mode::Default, 2, true), [ids[1], ids[0]]);
+    let (_, ids, index) = bounded(&[
+        // dog at 1, cat at 11: 9.
+        ("p/dog/a/b/c/d/e/f/g/h/i/cat.jpg", ""),
+        // cat at 1 in the folder, dog at 7 in the name, reversed: 8.
+        ("x/cat/y/y/y/y/y/Dog.jpg", ""),
+    ]);
+    assert_eq!(ranked(&index, "dog cat", 1), [ids[1]]);
+    assert_eq!(ranked(&index, "dog cat", 2), [ids[1], ids[0]]);
+}
+
+/// The folder bound takes the places names have numbers at: one place
+/// later would pass over a file that belongs on the page.
+#[test]
+fn ranked_pages_use_number_places() {
+    let (_, ids, index) = bounded(&[
+        // dog at 1, 2019 at 3: 1.
+        ("p/dog/x/2019.jpg", ""),
+        // dog at 1, 2019 at 2, the name's first word: 0.
+        ("q/dog/2019.jpg", ""),
+    ]);
+    assert_eq!(ranked(&index, "dog 2019", 1), [ids[1]]);
+    assert_eq!(ranked(&index, "dog 01", 1), [ids[1]]);
 }
 
 /// A file whose caption holds the terms side by side beats the page even
@@ -515,20 +526,14 @@ fn ranked_pages_use_exact_name_places() {
 /// must stop the pass over its folder there.
 #[test]
 fn ranked_pages_find_a_better_caption() {
-    let mut cat = Catalog::in_memory().unwrap();
-    let ids = cat
-        .add_files(&[
-            // dog cat one word apart in the path: 1.
-            ("p/dog/x/cat.jpg", ""),
-            // Side by side in the caption: 0; the path lacks both.
-            ("q/zzz/b.jpg", "a dog cat"),
-        ])
-        .unwrap();
-    let mut index = (*cat.search_index().unwrap()).clone();
-    index.set_bound_min_folder(0);
-    let q = parse("dog cat").unwrap();
-    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
-    assert_eq!(index.search(&q, Mode::Default, 2, true), [ids[1], ids[0]]);
+    let (_, ids, index) = bounded(&[
+        // dog cat one word apart in the path: 1.
+        ("p/dog/x/cat.jpg", ""),
+        // Side by side in the caption: 0; the path lacks both.
+        ("q/zzz/b.jpg", "a dog cat"),
+    ]);
+    assert_eq!(ranked(&index, "dog cat", 1), [ids[1]]);
+    assert_eq!(ranked(&index, "dog cat", 2), [ids[1], ids[0]]);
 }
 
 /// Four terms are bounded too, by trying every choice of places, or, where
@@ -536,25 +541,18 @@ fn ranked_pages_find_a_better_caption() {
 /// here equals the better file's score: one higher would pass it over.
 #[test]
 fn ranked_pages_bound_four_terms() {
-    let mut cat = Catalog::in_memory().unwrap();
-    let ids = cat
-        .add_files(&[
-            // dog cat owl bee spread over 6 places for 4 terms: 2.
-            ("p/dog/cat/y/y/owl/Bee.jpg", ""),
-            // Over 5: 1.
-            ("x/dog/cat/y/owl/Bee.jpg", ""),
-            // aa bb cc dd over 5: 1.
-            ("p/aa/bb/cc/x/dd.jpg", ""),
-            // Side by side (4 × 4 places in the folder: too many to try): 0.
-            ("aa/bb/cc/dd/aa/bb/cc/dd/aa/bb/cc/dd/aa/bb/cc/dd/f.jpg", ""),
-        ])
-        .unwrap();
-    let mut index = (*cat.search_index().unwrap()).clone();
-    index.set_bound_min_folder(0);
-    let q = parse("dog cat owl bee").unwrap();
-    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[1]]);
-    let q = parse("aa bb cc dd").unwrap();
-    assert_eq!(index.search(&q, Mode::Default, 1, true), [ids[3]]);
+    let (_, ids, index) = bounded(&[
+        // dog cat owl bee spread over 6 places for 4 terms: 2.
+        ("p/dog/cat/y/y/owl/Bee.jpg", ""),
+        // Over 5: 1.
+        ("x/dog/cat/y/owl/Bee.jpg", ""),
+        // aa bb cc dd over 5: 1.
+        ("p/aa/bb/cc/x/dd.jpg", ""),
+        // Side by side (4 × 4 places in the folder: too many to try): 0.
+        ("aa/bb/cc/dd/aa/bb/cc/dd/aa/bb/cc/dd/aa/bb/cc/dd/f.jpg", ""),
+    ]);
+    assert_eq!(ranked(&index, "dog cat owl bee", 1), [ids[1]]);
+    assert_eq!(ranked(&index, "aa bb cc dd", 1), [ids[3]]);
 }
 
 /// A date taken that is not a date is refused with the file's path, and the
