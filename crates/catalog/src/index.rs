@@ -24,7 +24,7 @@ use memchr::memmem;
 
 use crate::postings::{ListIter, ListWriter};
 use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, split_path};
-use crate::rank::Ranker;
+use crate::rank::{self, PLACES, Ranker};
 use crate::store::FileId;
 use crate::token::{JOIN, SPACE, marked_into};
 
@@ -858,10 +858,7 @@ impl SearchIndex {
         // its caption. Both are made when the page first fills: most
         // queries end before.
         let mut bounding: Option<Option<(RankBound<'_>, Holders)>> = None;
-        // Per folder: its bound tables (see `RankBound::folder`), and the
-        // bound for its *quiet* files, those whose caption cannot lower
-        // it (see `Holders`); worked out when first met.
-        let mut folder_bounds: HashMap<u32, (Vec<Table>, u32), FastHash> = HashMap::default();
+        let mut folder_bounds = FolderBounds::default();
         let mut captioned = ListIter::new(&self.captioned);
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
@@ -878,16 +875,7 @@ impl SearchIndex {
                     .as_mut()
             {
                 let d = self.dir.get(doc as usize).copied().unwrap_or(0);
-                let (tables, quiet) = folder_bounds.entry(d).or_insert_with(|| {
-                    // A bound costs about as much as ranking a dozen
-                    // files: small folders are ranked file by file.
-                    if self.folder_size(d) < self.bound_min_folder {
-                        return (Vec::new(), 0);
-                    }
-                    let tables = bound.folder(self, d);
-                    let quiet = bound.file(&tables, holders.known(), |_, _| false);
-                    (tables, quiet)
-                });
+                let (tables, quiet) = folder_bounds.get(self, bound, holders, d);
                 if !tables.is_empty() {
                     // The first file from `doc` on, up to the folder's run
                     // end, that may make the page: `doc` itself when quiet
@@ -897,7 +885,7 @@ impl SearchIndex {
                     let mut from = doc;
                     let target = loop {
                         let c = holders.next_loud(&mut captioned, from).filter(|&c| c < end);
-                        if *quiet < worst && c != Some(doc) {
+                        if quiet < worst && c != Some(doc) {
                             break doc;
                         }
                         match c {
@@ -908,7 +896,7 @@ impl SearchIndex {
                             {
                                 break c;
                             }
-                            Some(c) if *quiet < worst => break c + 1,
+                            Some(c) if quiet < worst => break c + 1,
                             Some(c) => from = c + 1,
                         }
                     };
@@ -1001,23 +989,34 @@ impl SearchIndex {
         doc + 1
     }
 
-    /// The words of the name vocabulary that contain `word`, one bit
-    /// each.
-    fn name_vocab_holding(&self, word: &memmem::Finder<'_>) -> Vec<u64> {
-        let mut bits = vec![0u64; self.name_vocab.len().div_ceil(64)];
+    /// The words of the name vocabulary that contain `word`, and
+    /// [`NUMBERS`] with them where `numbers`.
+    fn name_vocab_holding(&self, word: &memmem::Finder<'_>, numbers: bool) -> VocabSet {
+        let mut set = VocabSet {
+            bits: vec![0u64; self.name_vocab.len().div_ceil(64)],
+            ids: Vec::new(),
+        };
+        if numbers {
+            set.ids.push(0);
+        }
         self.name_vocab.holding(word, |w| {
-            if let Some(b) = bits.get_mut(w as usize / 64) {
-                *b |= 1 << (w % 64);
+            if w != 0 || !numbers {
+                set.ids.push(w);
             }
         });
-        bits
+        for &w in &set.ids {
+            if let Some(b) = set.bits.get_mut(w as usize / 64) {
+                *b |= 1 << (w % 64);
+            }
+        }
+        set
     }
 
     /// Where names in folder `d` hold a word in `holding` (from
     /// [`SearchIndex::name_vocab_holding`]): the indexes of such words in
     /// names (bit 7: 7 and above), and whether such a run (see [`RUN`])
     /// is there, so that the search word may stand across words.
-    fn name_places(&self, d: u32, holding: &[u64]) -> (u8, bool) {
+    fn name_places(&self, d: u32, holding: &VocabSet) -> (u8, bool) {
         let d = d as usize;
         let (Some(&a), Some(&b)) = (
             self.name_word_starts.get(d),
@@ -1025,16 +1024,32 @@ impl SearchIndex {
         ) else {
             return (0xff, true);
         };
+        let entries = self.name_words.get(a as usize..b as usize).unwrap_or(&[]);
         let (mut set, mut run) = (0u8, false);
-        for &entry in self.name_words.get(a as usize..b as usize).unwrap_or(&[]) {
-            let w = (entry >> 8) as usize;
-            if holding
-                .get(w / 64)
-                .is_some_and(|b| b & (1 << (w % 64)) != 0)
-            {
-                let s = entry as u8;
-                set |= s;
-                run |= s == RUN;
+        let mut take = |entry: u32| {
+            let s = entry as u8;
+            set |= s;
+            run |= s == RUN;
+        };
+        // A few words are looked up (the entries are sorted by word, each
+        // word once); many are tested entry by entry.
+        if holding.ids.len() * 8 < entries.len() {
+            for &w in &holding.ids {
+                let i = entries.partition_point(|&e| e >> 8 < w);
+                if let Some(&e) = entries.get(i).filter(|&&e| e >> 8 == w) {
+                    take(e);
+                }
+            }
+        } else {
+            for &entry in entries {
+                let w = (entry >> 8) as usize;
+                if holding
+                    .bits
+                    .get(w / 64)
+                    .is_some_and(|b| b & (1 << (w % 64)) != 0)
+                {
+                    take(entry);
+                }
             }
         }
         (set, run)
@@ -1752,7 +1767,7 @@ struct RankBound<'q> {
     finders: Vec<Vec<memmem::Finder<'q>>>,
     /// For each term, the words of the index's name vocabulary holding it
     /// (see [`SearchIndex::name_vocab_holding`]).
-    vocab: Vec<Vec<Vec<u64>>>,
+    vocab: Vec<Vec<VocabSet>>,
     mode: Mode,
 }
 
@@ -1792,15 +1807,9 @@ impl<'q> RankBound<'q> {
                     .iter()
                     .zip(f)
                     .map(|(t, f)| {
-                        let mut holding = ix.name_vocab_holding(f);
-                        // Digits lie in numbers (word 0) or in the words
-                        // that hold them as written.
-                        if t.words[0].bytes().all(|b| b.is_ascii_digit())
-                            && let Some(b) = holding.first_mut()
-                        {
-                            *b |= 1;
-                        }
-                        holding
+                        // Digits lie in numbers or in the words that hold
+                        // them as written.
+                        ix.name_vocab_holding(f, t.words[0].bytes().all(|b| b.is_ascii_digit()))
                     })
                     .collect()
             })
@@ -1822,37 +1831,22 @@ impl<'q> RankBound<'q> {
     /// holds it, it can stand across words there (a substring), it lies
     /// outside the path (`caption:`, `camera:`, `ext:`), or a group lets it
     /// be absent.
-    fn folder(&self, ix: &SearchIndex, d: u32) -> Vec<Table> {
+    fn folder(&self, ix: &SearchIndex, d: u32, tables: &mut Vec<Table>) {
         let folder = ix.dirs.get(d);
-        // The index of the word each byte of the folder lies in (separators
-        // belong to the word after them).
-        let mut word_of = Vec::with_capacity(folder.len());
-        let mut after = 0u32;
-        let mut in_word = false;
-        for &b in folder {
-            if b == SPACE || b == JOIN {
-                in_word = false;
-            } else if !in_word {
-                in_word = true;
-                after += 1;
-            }
-            word_of.push(after.saturating_sub(1));
-        }
+        let after = rank::words_in(folder);
         let mut words: Option<Vec<&str>> = None;
-        let mut tables = Vec::with_capacity(self.alternatives.len());
         for (((terms, grouped), finders), vocab) in
             self.alternatives.iter().zip(&self.finders).zip(&self.vocab)
         {
-            // Each term's places in the folder and in names, and whether it
-            // may be missing.
-            let mut places: Vec<Vec<u32>> = Vec::with_capacity(terms.len());
-            // Each term's indexes in names (bit 7: 7 and above).
-            let mut name_sets: Vec<u8> = Vec::with_capacity(terms.len());
-            let mut may_miss: Vec<bool> = Vec::with_capacity(terms.len());
-            for ((t, finder), holding) in terms.iter().zip(finders).zip(vocab) {
+            // Each term's places: in the folder, then in names.
+            let mut places = [[0u32; 2 * PLACES]; BOUND_TERMS];
+            let mut counts = [0usize; BOUND_TERMS];
+            // Whether each term may be missing (bit i for term i).
+            let mut may_miss = 0usize;
+            for (i, ((t, finder), holding)) in terms.iter().zip(finders).zip(vocab).enumerate() {
                 let (in_names, runs) = ix.name_places(d, holding);
                 let word = &t.words[0];
-                let mut at: Vec<u32> = Vec::new();
+                let mut at = rank::Places::default();
                 if t.fuzzy {
                     let words = words.get_or_insert_with(|| {
                         folder
@@ -1861,33 +1855,21 @@ impl<'q> RankBound<'q> {
                             .map(|w| std::str::from_utf8(w).unwrap_or(""))
                             .collect()
                     });
-                    at.extend(
-                        words
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, w)| t.word_matches(word, w))
-                            .map(|(i, _)| i as u32)
-                            .take(8),
-                    );
-                } else {
-                    // A word holds no separator, so each hit lies in one
-                    // folder word (the one `word_of` names).
-                    for hit in finder.find_iter(folder) {
-                        let w = word_of.get(hit).copied().unwrap_or(0);
-                        if at.last() != Some(&w) {
-                            at.push(w);
-                        }
-                        if at.len() == 8 {
-                            break;
-                        }
+                    for (w, _) in words
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, w)| t.word_matches(word, w))
+                    {
+                        at.push(w as u32);
                     }
+                } else {
+                    rank::places_in(finder, folder, 0, &mut at);
                 }
-                let found = at.len();
-                places.push(at);
+                let found = at.get().len();
                 let digits = word.bytes().any(|b| b.is_ascii_digit());
                 // The ranking looks at a term's first eight places only:
                 // with eight in the folder, the name never counts.
-                let set = if found == 8 {
+                let set = if found == PLACES {
                     0
                 } else if t.fuzzy {
                     // Typos are not in the summary: anywhere.
@@ -1895,33 +1877,47 @@ impl<'q> RankBound<'q> {
                 } else {
                     in_names
                 };
-                name_sets.push(set);
+                // A term in a name sits at one of its indexes; at "7 and
+                // above", 7 bounds it (moving places above 7 down to 7
+                // lowers no score).
+                let (p, n) = (&mut places[i], &mut counts[i]);
+                for &w in at.get() {
+                    p[*n] = w;
+                    *n += 1;
+                }
+                for b in (0..8).filter(|b| set & (1 << b) != 0) {
+                    p[*n] = after + b;
+                    *n += 1;
+                }
+                p[..*n].sort_unstable();
+                let kept = dedup_sorted(&mut p[..*n]);
+                *n = kept;
                 let outside = matches!(t.scope, Some(Scope::Caption | Scope::Camera | Scope::Ext));
+                // Found nowhere as written, the word may still stand across
+                // the folder's case changes.
+                let across_folder = || {
+                    memchr::memchr(JOIN, folder).is_some() && {
+                        let joined: Vec<u8> =
+                            folder.iter().copied().filter(|&b| b != JOIN).collect();
+                        finder.find(&joined).is_some()
+                    }
+                };
                 let across = self.mode == Mode::Default
                     && t.is_substring()
-                    && (digits || (found == 0 && folded_contains(None, folder, word)) || runs);
-                may_miss.push(*grouped || outside || across);
-            }
-            // A term in a name sits at one of its indexes; at "7 and
-            // above" it may sit at 7 or at any later place another term
-            // takes.
-            let named: Vec<u32> = name_sets
-                .iter()
-                .flat_map(|&set| (0..8).filter(move |b| set & (1 << b) != 0))
-                .map(|b| after + b)
-                .collect();
-            for (p, &set) in places.iter_mut().zip(&name_sets) {
-                p.extend((0..7).filter(|b| set & (1 << b) != 0).map(|b| after + b));
-                if set & 0x80 != 0 {
-                    p.push(after + 7);
-                    p.extend(named.iter().copied().filter(|&e| e > after + 7));
+                    && (digits || runs || (found == 0 && across_folder()));
+                if *grouped || outside || across {
+                    may_miss |= 1 << i;
                 }
-                p.sort_unstable();
-                p.dedup();
             }
-            tables.push(least_scores(&places, &may_miss));
+            let mut lists: [&[u32]; BOUND_TERMS] = [&[]; BOUND_TERMS];
+            for ((l, p), &n) in lists.iter_mut().zip(&places).zip(&counts) {
+                *l = &p[..n];
+            }
+            tables.push(least_scores(
+                &lists[..terms.len().min(BOUND_TERMS)],
+                may_miss,
+            ));
         }
-        tables
     }
 
     /// The bound for a file of a folder with these `tables`: with a
@@ -1971,6 +1967,58 @@ impl<'q> RankBound<'q> {
     }
 }
 
+/// Each folder's bound tables (see [`RankBound::folder`]) and the bound
+/// for its *quiet* files, those whose caption cannot lower it (see
+/// [`Holders`]), worked out when the search first meets the folder.
+#[derive(Default)]
+struct FolderBounds {
+    /// Per folder: 0 before it is met, else 1 + its place in `met`.
+    slot: Vec<u32>,
+    /// Per folder met: where its tables start in `tables` (none for a
+    /// folder too small to bound), and its quiet bound.
+    met: Vec<(Option<usize>, u32)>,
+    tables: Vec<Table>,
+}
+
+impl FolderBounds {
+    /// Folder `d`'s tables (none: no bound) and quiet bound.
+    fn get(
+        &mut self,
+        ix: &SearchIndex,
+        bound: &RankBound<'_>,
+        holders: &Holders,
+        d: u32,
+    ) -> (&[Table], u32) {
+        if self.slot.is_empty() {
+            self.slot = vec![0; ix.dirs.len()];
+        }
+        let known = self.slot.get(d as usize).copied().unwrap_or(0) as usize;
+        let (start, quiet) = match self.met.get(known.wrapping_sub(1)) {
+            Some(&met) => met,
+            None => {
+                // A bound costs about as much as ranking a dozen files:
+                // small folders are ranked file by file.
+                let met = if ix.folder_size(d) < ix.bound_min_folder {
+                    (None, 0)
+                } else {
+                    let start = self.tables.len();
+                    bound.folder(ix, d, &mut self.tables);
+                    let quiet = bound.file(&self.tables[start..], holders.known(), |_, _| false);
+                    (Some(start), quiet)
+                };
+                self.met.push(met);
+                if let Some(s) = self.slot.get_mut(d as usize) {
+                    *s = self.met.len() as u32;
+                }
+                met
+            }
+        };
+        let n = bound.alternatives.len();
+        let tables = start.and_then(|s| self.tables.get(s..s + n)).unwrap_or(&[]);
+        (tables, quiet)
+    }
+}
+
 /// Which captioned files may hold each wanted term. A file is *loud* when
 /// its caption may lower its bound, *quiet* otherwise: when every term's
 /// holders are known, the loud files are those whose caption holds one
@@ -2008,8 +2056,28 @@ impl Holders {
     }
 }
 
+/// Words of the name vocabulary, as bits (one per word) and as their
+/// numbers in increasing order.
+struct VocabSet {
+    bits: Vec<u64>,
+    ids: Vec<u32>,
+}
+
 /// The most terms an alternative may have for the ranking to bound it.
 const BOUND_TERMS: usize = 4;
+
+/// Keeps one of each value of sorted `values` at its front; returns how
+/// many.
+fn dedup_sorted(values: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for i in 0..values.len() {
+        if kept == 0 || values[i] != values[kept - 1] {
+            values[kept] = values[i];
+            kept += 1;
+        }
+    }
+    kept
+}
 
 /// A folder's bounds: one per set of terms its file's caption holds.
 type Table = [u32; 1 << BOUND_TERMS];
@@ -2020,7 +2088,7 @@ type Table = [u32; 1 << BOUND_TERMS];
 /// in query order (at most [`BOUND_TERMS`]); `u32::MAX` where no choice is
 /// left. Where the choices are too many to try, the arrangement counts 0
 /// (a lower bound still).
-fn least_scores(places: &[Vec<u32>], may_miss: &[bool]) -> Table {
+fn least_scores(places: &[&[u32]], may_miss: usize) -> Table {
     let n = places.len().min(BOUND_TERMS);
     // The best score per set of missing terms, over every choice.
     let mut by_missing: Table = [u32::MAX; 1 << BOUND_TERMS];
@@ -2083,11 +2151,7 @@ fn least_scores(places: &[Vec<u32>], may_miss: &[bool]) -> Table {
             k += 1;
         }
     }
-    let free = may_miss
-        .iter()
-        .take(n)
-        .enumerate()
-        .fold(0usize, |m, (i, &miss)| m | (usize::from(miss) << i));
+    let free = may_miss & ((1 << n) - 1);
     let mut table: Table = [u32::MAX; 1 << BOUND_TERMS];
     for (mask, slot) in table.iter_mut().enumerate().take(1 << n) {
         let allowed = free | mask;

@@ -13,24 +13,24 @@ use crate::query::{Clause, Mode, Query, Term, View};
 use crate::token::{JOIN, SPACE};
 
 /// How many places of a term the ranking looks at (see `rank_terms`).
-const PLACES: usize = 8;
+pub(crate) const PLACES: usize = 8;
 
 /// A term's first places (word indexes) in a string.
 #[derive(Clone, Copy, Default)]
-struct Places {
+pub(crate) struct Places {
     at: [u32; PLACES],
     len: usize,
 }
 
 impl Places {
-    fn push(&mut self, w: u32) {
+    pub(crate) fn push(&mut self, w: u32) {
         if self.len < PLACES && (self.len == 0 || self.at[self.len - 1] != w) {
             self.at[self.len] = w;
             self.len += 1;
         }
     }
 
-    fn get(&self) -> &[u32] {
+    pub(crate) fn get(&self) -> &[u32] {
         &self.at[..self.len]
     }
 }
@@ -154,7 +154,7 @@ fn in_word(b: u8) -> bool {
 }
 
 /// How many words marked `text` holds.
-fn words_in(text: &[u8]) -> u32 {
+pub(crate) fn words_in(text: &[u8]) -> u32 {
     let mut words = 0;
     let mut after_separator = true;
     for &b in text {
@@ -167,7 +167,7 @@ fn words_in(text: &[u8]) -> u32 {
 /// Adds to `places` the indexes (counted from `first`) of the words of
 /// marked `text` that hold `finder`'s word. The word holds no separator,
 /// so each hit lies inside one word.
-fn places_in(finder: &memmem::Finder<'_>, text: &[u8], first: u32, places: &mut Places) {
+pub(crate) fn places_in(finder: &memmem::Finder<'_>, text: &[u8], first: u32, places: &mut Places) {
     // Words started in text[..scanned].
     let mut words = 0u32;
     let mut scanned = 0usize;
