@@ -849,7 +849,7 @@ impl SearchIndex {
             .collect();
         let mut stream = Stream::or(alternatives, self.len() as u32);
         let finders = Finders::new(q);
-        let mut ranker = if scored { Ranker::new(q, mode) } else { None };
+        let mut ranker = if scored { Ranker::new(q) } else { None };
         let mut page: BinaryHeap<(u32, u32)> = BinaryHeap::new();
         // Once the page is full, files that cannot beat its worst are
         // passed over unread: a folder's bound covers its files, whole runs
@@ -907,10 +907,15 @@ impl SearchIndex {
                 }
             }
             let v = self.view(doc, Some(&finders));
-            if q.matches_view(mode, &v) {
+            // The ranking scores each alternative the file matches.
+            let matching = match ranker {
+                Some(_) if q.alternatives.len() > 1 => q.matching_alternatives(mode, &v),
+                _ => u64::from(q.matches_view(mode, &v)),
+            };
+            if matching != 0 {
                 let score = match (&mut ranker, scored) {
                     (_, false) => 0,
-                    (Some(r), true) => r.rank(&v, v.dir, v.name, v.caption),
+                    (Some(r), true) => r.rank(matching, v.dir, v.name, v.caption),
                     (None, true) => q.rank_view(mode, &v),
                 };
                 if page.len() < limit {
@@ -1153,8 +1158,20 @@ fn folded_contains(finders: Option<&Finders<'_>>, region: &[u8], word: &str) -> 
     if memchr::memchr(JOIN, region).is_none() {
         return false;
     }
-    let joined: Vec<u8> = region.iter().copied().filter(|&b| b != JOIN).collect();
-    Finders::contains(finders, &joined, word)
+    // Most regions are short: joined on the stack, not allocated per file.
+    let (mut here, mut heap) = ([0u8; 512], Vec::new());
+    let joined: &[u8] = if region.len() <= here.len() {
+        let mut n = 0;
+        for &b in region.iter().filter(|&&b| b != JOIN) {
+            here[n] = b;
+            n += 1;
+        }
+        &here[..n]
+    } else {
+        heap.extend(region.iter().copied().filter(|&b| b != JOIN));
+        &heap
+    };
+    Finders::contains(finders, joined, word)
 }
 
 impl View for DocView<'_> {

@@ -674,10 +674,21 @@ impl Query {
             .iter()
             .any(|clauses| alternative_matches(clauses, mode, v))
     }
+
+    /// Which alternatives the view matches: bit `i` for alternative `i`,
+    /// of the first 64.
+    pub(crate) fn matching_alternatives(&self, mode: Mode, v: &impl View) -> u64 {
+        self.alternatives
+            .iter()
+            .take(64)
+            .enumerate()
+            .filter(|(_, clauses)| alternative_matches(clauses, mode, v))
+            .fold(0, |m, (i, _)| m | 1 << i)
+    }
 }
 
 /// Whether every clause of one alternative holds.
-pub(crate) fn alternative_matches(clauses: &[Clause], mode: Mode, v: &impl View) -> bool {
+fn alternative_matches(clauses: &[Clause], mode: Mode, v: &impl View) -> bool {
     clauses.iter().all(|c| match c {
         Clause::Term(t) => t.matches_view(mode, v),
         Clause::Not(q) => !q.matches_view(mode, v),

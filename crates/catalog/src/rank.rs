@@ -9,7 +9,7 @@
 
 use memchr::memmem;
 
-use crate::query::{Clause, Mode, Query, Term, View};
+use crate::query::{Query, Term};
 use crate::token::{JOIN, SPACE};
 
 /// How many places of a term the ranking looks at (see `rank_terms`).
@@ -39,10 +39,9 @@ impl Places {
 /// path.
 const TERMS: usize = 6;
 
-/// One alternative of the query, as the ranking sees it.
+/// One alternative of the query, as the ranking sees it: searchers for
+/// its wanted terms' words, in query order.
 struct Alternative<'q> {
-    clauses: &'q [Clause],
-    /// Searchers for its wanted terms' words, in query order.
     finders: Vec<memmem::Finder<'q>>,
 }
 
@@ -50,7 +49,6 @@ struct Alternative<'q> {
 /// terms are all plain single words.
 pub(crate) struct Ranker<'q> {
     alternatives: Vec<Alternative<'q>>,
-    mode: Mode,
     /// The folder last ranked (its text's address and length), its word
     /// count and each term's places in it, alternative by alternative:
     /// files come folder by folder.
@@ -61,15 +59,18 @@ pub(crate) struct Ranker<'q> {
 
 impl<'q> Ranker<'q> {
     /// `None` where a wanted term is a phrase, fuzzy, empty, holds a
-    /// separator, or an alternative has more than [`TERMS`] of them.
-    pub(crate) fn new(q: &'q Query, mode: Mode) -> Option<Ranker<'q>> {
+    /// separator, an alternative has more than [`TERMS`] of them, or the
+    /// query more than 64 alternatives.
+    pub(crate) fn new(q: &'q Query) -> Option<Ranker<'q>> {
+        if q.alternatives.len() > 64 {
+            return None;
+        }
         let mut alternatives = Vec::with_capacity(q.alternatives.len());
-        for (clauses, wanted) in q.alternatives.iter().zip(q.wanted_by_alternative()) {
+        for wanted in q.wanted_by_alternative() {
             if wanted.len() > TERMS || !wanted.iter().all(|t| plain(t)) {
                 return None;
             }
             alternatives.push(Alternative {
-                clauses,
                 finders: wanted
                     .iter()
                     .map(|t| memmem::Finder::new(t.words[0].as_bytes()))
@@ -79,16 +80,16 @@ impl<'q> Ranker<'q> {
         let n = alternatives.len();
         Some(Ranker {
             alternatives,
-            mode,
             folder: (0, usize::MAX),
             folder_words: 0,
             folder_places: vec![[Places::default(); TERMS]; n],
         })
     }
 
-    /// The document's score (see [`Query::rank`]); `dir`, `name` and
-    /// `caption` are its marked regions.
-    pub(crate) fn rank(&mut self, v: &impl View, dir: &[u8], name: &[u8], caption: &[u8]) -> u32 {
+    /// The document's score (see [`Query::rank`]), given the alternatives
+    /// it matches (see [`Query::matching_alternatives`]) and its marked
+    /// regions.
+    pub(crate) fn rank(&mut self, matching: u64, dir: &[u8], name: &[u8], caption: &[u8]) -> u32 {
         let key = (dir.as_ptr() as usize, dir.len());
         if self.folder != key {
             self.folder = key;
@@ -100,12 +101,14 @@ impl<'q> Ranker<'q> {
                 }
             }
         }
-        let single = self.alternatives.len() == 1;
         let mut best = u32::MAX;
-        for (alt, in_folder) in self.alternatives.iter().zip(&self.folder_places) {
-            // The document matched the query: with one alternative, that
-            // one.
-            if !single && !crate::query::alternative_matches(alt.clauses, self.mode, v) {
+        for (i, (alt, in_folder)) in self
+            .alternatives
+            .iter()
+            .zip(&self.folder_places)
+            .enumerate()
+        {
+            if matching & (1 << i) == 0 {
                 continue;
             }
             let n = alt.finders.len();
@@ -261,7 +264,7 @@ fn arrange(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::{Document, parse, split_path};
+    use crate::query::{Document, Mode, parse, split_path};
     use crate::token::marked_into;
     use proptest::prelude::*;
 
@@ -316,9 +319,10 @@ mod tests {
                     if !q.matches_document(mode, &doc) {
                         continue;
                     }
-                    let mut ranker = Ranker::new(&q, mode).unwrap();
+                    let mut ranker = Ranker::new(&q).unwrap();
+                    let matching = q.matching_alternatives(mode, &doc);
                     prop_assert_eq!(
-                        ranker.rank(&doc, &marked[0], &marked[1], &marked[2]),
+                        ranker.rank(matching, &marked[0], &marked[1], &marked[2]),
                         q.rank(mode, &doc),
                         "query {:?} on {:?} / {:?}", text, path, caption
                     );
