@@ -23,7 +23,7 @@ use std::collections::{BinaryHeap, HashMap};
 use memchr::memmem;
 
 use crate::postings::{ListIter, ListWriter};
-use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, split_path};
+use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, contradicts_itself, split_path};
 use crate::rank::{self, PLACES, Ranker};
 use crate::store::FileId;
 use crate::token::{JOIN, SPACE, marked_into};
@@ -797,6 +797,9 @@ impl SearchIndex {
         q.alternatives
             .iter()
             .map(|clauses| {
+                if contradicts_itself(clauses, mode) {
+                    return Stream::Empty;
+                }
                 let mut parts: Vec<Stream<'a>> = Vec::new();
                 let mut excluded: Option<Bits> = None;
                 for c in clauses {

@@ -687,6 +687,51 @@ impl Query {
     }
 }
 
+/// Whether an alternative excludes what it asks for (`anna -anna`,
+/// `anna -ann`): one of its terms implies a term it excludes, so no file
+/// can match it.
+pub(crate) fn contradicts_itself(clauses: &[Clause], mode: Mode) -> bool {
+    let excluded = clauses.iter().filter_map(|c| match c {
+        Clause::Not(q) => match q.alternatives.as_slice() {
+            [alternative] => match alternative.as_slice() {
+                [Clause::Term(t)] => Some(t),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    });
+    let wanted: Vec<&Term> = clauses
+        .iter()
+        .filter_map(|c| match c {
+            Clause::Term(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    excluded
+        .into_iter()
+        .any(|n| wanted.iter().any(|p| p.implies(n, mode)))
+}
+
+impl Term {
+    /// Whether every file this term matches also matches `other`
+    /// (answering false where unsure): exact single words in the same
+    /// part, `other`'s inside this one's, and matched the same way (both
+    /// within a word, or both as substrings).
+    fn implies(&self, other: &Term, mode: Mode) -> bool {
+        let ([word], [inner]) = (self.words.as_slice(), other.words.as_slice()) else {
+            return false;
+        };
+        let same_way = mode == Mode::Seed || self.is_substring() == other.is_substring();
+        !self.fuzzy
+            && !other.fuzzy
+            && self.scope == other.scope
+            && !matches!(self.scope, Some(Scope::Ext | Scope::Date))
+            && same_way
+            && word.contains(inner.as_str())
+    }
+}
+
 /// Whether every clause of one alternative holds.
 fn alternative_matches(clauses: &[Clause], mode: Mode, v: &impl View) -> bool {
     clauses.iter().all(|c| match c {

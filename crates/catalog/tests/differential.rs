@@ -189,6 +189,36 @@ proptest! {
     }
 }
 
+/// An alternative that excludes what it asks for matches nothing, found
+/// without reading a file; one whose exclusion is matched another way (a
+/// short word within words, a long one across them) still finds files.
+#[test]
+fn exclusions_of_what_is_asked_for() {
+    let (_, ids, index) = bounded(&[("p/CuteKitten.jpg", ""), ("p/annabelle.jpg", "")]);
+    for (query, want) in [
+        ("anna -anna", vec![]),
+        ("annabel -anna", vec![]),
+        ("anna -annabel", vec![]),
+        // `ek` is in no word: the file is not excluded.
+        ("tek -ek", vec![ids[0]]),
+        ("tek -ek OR anna", vec![ids[0], ids[1]]),
+    ] {
+        let q = parse(query).unwrap();
+        for mode in [Mode::Default, Mode::Seed] {
+            let want = if mode == Mode::Seed && query.starts_with("tek") {
+                &want[1..]
+            } else {
+                &want[..]
+            };
+            assert_eq!(
+                index.search(&q, mode, 10, false),
+                want,
+                "{query} in {mode:?} mode"
+            );
+        }
+    }
+}
+
 #[test]
 fn seed_examples_through_sqlite() {
     let mut cat = Catalog::in_memory().unwrap();
