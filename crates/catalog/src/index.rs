@@ -910,6 +910,19 @@ impl SearchIndex {
                 }
             }
             let v = self.view(doc, Some(&finders));
+            // With the page full, a file that would not beat it even if it
+            // matched every alternative is passed over unmatched (scoring
+            // costs less than matching).
+            if let (Some(r), Some(&(worst, _))) = (&mut ranker, page.peek())
+                && page.len() == limit
+                && r.rank(u64::MAX, v.dir, v.name, v.caption) >= worst
+            {
+                next = doc.saturating_add(1);
+                if doc == u32::MAX {
+                    break;
+                }
+                continue;
+            }
             // The ranking scores each alternative the file matches.
             let matching = match ranker {
                 Some(_) if q.alternatives.len() > 1 => q.matching_alternatives(mode, &v),
