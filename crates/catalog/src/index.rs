@@ -617,15 +617,14 @@ impl SearchIndex {
         let name = fields.next().unwrap_or(&[]);
         let caption = fields.next().unwrap_or(&[]);
         let date = fields.next().unwrap_or(&[]);
-        let pick = |table: &'_ [u32], i: usize| table.get(i).copied().unwrap_or(u32::MAX);
         DocView {
             finders,
-            dir: self.dirs.get(pick(&self.dir, d)),
+            dir: self.dirs.get(self.dir.get(d).copied().unwrap_or(u32::MAX)),
             name,
             caption,
-            camera: self.cameras.get(pick(&self.camera, d)),
-            ext: self.exts.get(pick(&self.ext, d)),
             date,
+            meta: Some((self, doc)),
+            ..DocView::default()
         }
     }
 
@@ -850,6 +849,11 @@ impl SearchIndex {
             .iter()
             .map(|s| !matches!(s, Stream::Empty))
             .collect();
+        let possible_mask = possible
+            .iter()
+            .take(64)
+            .enumerate()
+            .fold(0u64, |m, (i, &p)| m | u64::from(p) << i);
         let mut stream = Stream::or(alternatives, self.len() as u32);
         let finders = Finders::new(q);
         let mut ranker = if scored { Ranker::new(q) } else { None };
@@ -911,11 +915,11 @@ impl SearchIndex {
             }
             let v = self.view(doc, Some(&finders));
             // With the page full, a file that would not beat it even if it
-            // matched every alternative is passed over unmatched (scoring
-            // costs less than matching).
+            // matched every alternative that any file can is passed over
+            // unmatched (scoring costs less than matching).
             if let (Some(r), Some(&(worst, _))) = (&mut ranker, page.peek())
                 && page.len() == limit
-                && r.rank(u64::MAX, v.dir, v.name, v.caption) >= worst
+                && r.rank(possible_mask, v.dir, v.name, v.caption) >= worst
             {
                 next = doc.saturating_add(1);
                 if doc == u32::MAX {
@@ -1107,9 +1111,24 @@ struct DocView<'a> {
     dir: &'a [u8],
     name: &'a [u8],
     caption: &'a [u8],
+    date: &'a [u8],
+    /// Where the camera model and extension are looked up, only when a
+    /// term asks (two more arrays to touch per file otherwise); without
+    /// it, the two fields below.
+    meta: Option<(&'a SearchIndex, u32)>,
     camera: &'a [u8],
     ext: &'a [u8],
-    date: &'a [u8],
+}
+
+impl<'a> DocView<'a> {
+    fn camera(&self) -> &'a [u8] {
+        match self.meta {
+            Some((ix, doc)) => ix
+                .cameras
+                .get(ix.camera.get(doc as usize).copied().unwrap_or(u32::MAX)),
+            None => self.camera,
+        }
+    }
 }
 
 /// The marked regions a part covers.
@@ -1119,7 +1138,7 @@ fn regions<'a>(v: &DocView<'a>, part: Part) -> ([&'a [u8]; 2], usize) {
         Part::Name => ([v.name, &[]], 1),
         Part::Dir => ([v.dir, &[]], 1),
         Part::Caption => ([v.caption, &[]], 1),
-        Part::Camera => ([v.camera, &[]], 1),
+        Part::Camera => ([v.camera(), &[]], 1),
     }
 }
 
@@ -1217,7 +1236,12 @@ impl View for DocView<'_> {
     }
 
     fn ext(&self) -> &[u8] {
-        self.ext
+        match self.meta {
+            Some((ix, doc)) => ix
+                .exts
+                .get(ix.ext.get(doc as usize).copied().unwrap_or(u32::MAX)),
+            None => self.ext,
+        }
     }
 
     fn date(&self) -> &[u8] {
