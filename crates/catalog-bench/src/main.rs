@@ -70,7 +70,8 @@ enum Sub {
     Probe {
         #[arg(long)]
         work: PathBuf,
-        /// Ask it this many more times (for a profiler).
+        /// Ask it this many more times (for a profiler), and say the
+        /// median and fastest time.
         #[arg(long, default_value_t = 0)]
         repeat: usize,
         /// Repeat it ranked rather than in id order.
@@ -136,11 +137,23 @@ fn main() -> Result<()> {
         let cat = catalog::Catalog::open(&work.join("ours.sqlite"))?;
         let index = cat.search_index()?;
         let q = catalog::parse(&query.join(" "))?;
-        for _ in 0..*repeat {
-            index.search(&q, catalog::Mode::Default, PAGE, *ranked);
-        }
+        let mut times: Vec<f64> = (0..*repeat)
+            .map(|_| {
+                let t = Instant::now();
+                index.search(&q, catalog::Mode::Default, PAGE, *ranked);
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
         // A closed pipe (`| head`) ends the output with an error, not a panic.
         let mut out = std::io::stdout().lock();
+        if let (Some(low), Some(mid)) = (times.first(), times.get(times.len() / 2)) {
+            writeln!(
+                out,
+                "{} repeated {repeat} times: median {mid:.3} ms, fastest {low:.3} ms",
+                if *ranked { "ranked" } else { "id order" }
+            )?;
+        }
         for ranked in [false, true] {
             let t = Instant::now();
             let found = index.search(&q, catalog::Mode::Default, PAGE, ranked).len();

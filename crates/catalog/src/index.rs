@@ -147,15 +147,16 @@ pub struct SearchIndex {
     gram_counts: Vec<u32>,
     gram_starts: Vec<u32>,
     postings: Vec<u8>,
-    /// Per folder, the words its files' names hold, each once with the
-    /// indexes it has in names, as a bit set (bit 7 for 7 and above):
-    /// `word << 8 | set`, the word a number in `name_vocab`. Numbers all
-    /// count as one word, [`NUMBERS`]. An empty set marks a [`RUN`]. Ranking bounds a folder's files from
-    /// this without reading them; a query looks its words up in the
-    /// vocabulary once, then reads each folder's entries as numbers.
+    /// Per word of `name_vocab`, the folders whose files' names hold it,
+    /// each once with the indexes it has in those names, as a bit set
+    /// (bit 7 for 7 and above): `folder << 8 | set`, in folder order.
+    /// Numbers all count as one word, [`NUMBERS`]. An empty set marks a
+    /// [`RUN`]. Ranking bounds a folder's files from this without reading
+    /// them: a query looks its words up in the vocabulary, then reads
+    /// their lists once into a byte per folder.
     name_word_starts: Vec<u32>,
     name_words: Vec<u32>,
-    /// Every word (or run) of `name_words`, once (no document lists).
+    /// Every word (or run) of names, once (no document lists).
     name_vocab: Strings,
     /// The documents with a caption.
     captioned: Vec<u8>,
@@ -529,30 +530,39 @@ impl IndexBuilder {
         ix.dirs = self.dirs.finish();
         ix.cameras = self.cameras.finish();
         ix.exts = self.exts.finish();
-        ix.name_word_starts.push(0);
         // The name vocabulary: a word table whose lists stay empty, with
-        // NUMBERS first.
+        // NUMBERS first; each word's folders, by word then folder.
         let mut vocab = WordTable::default();
         vocab.intern(NUMBERS)?;
+        let mut entries: Vec<(u32, u32)> = Vec::new();
         for d in 0..ix.dirs.len() {
             let words = self
                 .name_words
                 .get_mut(d)
                 .map(std::mem::take)
                 .unwrap_or_default();
-            let from = ix.name_words.len();
+            let folder = u32::try_from(d)
+                .ok()
+                .filter(|&d| d < 1 << 24)
+                .ok_or(IndexError::TooBig)?;
+            entries
+                .try_reserve(words.len())
+                .map_err(|_| IndexError::TooBig)?;
             for (w, set) in words {
-                let id = vocab.intern(&w)?;
-                if id >= 1 << 24 {
-                    return Err(IndexError::TooBig);
-                }
-                ix.name_words.push(id << 8 | u32::from(set));
+                entries.push((vocab.intern(&w)?, folder << 8 | u32::from(set)));
             }
-            ix.name_words[from..].sort_unstable();
+        }
+        entries.sort_unstable();
+        ix.name_vocab = vocab.finish();
+        ix.name_word_starts.push(0);
+        let mut entries = entries.into_iter().peekable();
+        for w in 0..ix.name_vocab.len() as u32 {
+            while let Some((_, e)) = entries.next_if(|&(id, _)| id == w) {
+                ix.name_words.push(e);
+            }
             let end = u32::try_from(ix.name_words.len()).map_err(|_| IndexError::TooBig)?;
             ix.name_word_starts.push(end);
         }
-        ix.name_vocab = vocab.finish();
         ix.captioned = self.captioned.finish();
         ix.caption_words = self.caption_words.finish();
         Ok(ix)
@@ -1014,70 +1024,41 @@ impl SearchIndex {
         doc + 1
     }
 
-    /// The words of the name vocabulary that contain `word`, and
-    /// [`NUMBERS`] with them where `numbers`.
-    fn name_vocab_holding(&self, word: &memmem::Finder<'_>, numbers: bool) -> VocabSet {
-        let mut set = VocabSet {
-            bits: vec![0u64; self.name_vocab.len().div_ceil(64)],
-            ids: Vec::new(),
+    /// Where the names of each folder hold `word` (and any number, where
+    /// `numbers`), from the words of the name vocabulary that contain it:
+    /// see [`NamePlaces`].
+    fn name_places(&self, word: &memmem::Finder<'_>, numbers: bool) -> NamePlaces {
+        let mut places = NamePlaces {
+            by_folder: vec![0; self.dirs.len()],
+        };
+        let mut add = |w: u32| {
+            let w = w as usize;
+            let (Some(&a), Some(&b)) = (
+                self.name_word_starts.get(w),
+                self.name_word_starts.get(w + 1),
+            ) else {
+                return;
+            };
+            for &e in self.name_words.get(a as usize..b as usize).unwrap_or(&[]) {
+                if let Some(p) = places.by_folder.get_mut((e >> 8) as usize) {
+                    let set = e as u8;
+                    *p |= if set == RUN {
+                        NamePlaces::RUN
+                    } else {
+                        u16::from(set)
+                    };
+                }
+            }
         };
         if numbers {
-            set.ids.push(0);
+            add(0);
         }
         self.name_vocab.holding(word, |w| {
             if w != 0 || !numbers {
-                set.ids.push(w);
+                add(w);
             }
         });
-        for &w in &set.ids {
-            if let Some(b) = set.bits.get_mut(w as usize / 64) {
-                *b |= 1 << (w % 64);
-            }
-        }
-        set
-    }
-
-    /// Where names in folder `d` hold a word in `holding` (from
-    /// [`SearchIndex::name_vocab_holding`]): the indexes of such words in
-    /// names (bit 7: 7 and above), and whether such a run (see [`RUN`])
-    /// is there, so that the search word may stand across words.
-    fn name_places(&self, d: u32, holding: &VocabSet) -> (u8, bool) {
-        let d = d as usize;
-        let (Some(&a), Some(&b)) = (
-            self.name_word_starts.get(d),
-            self.name_word_starts.get(d + 1),
-        ) else {
-            return (0xff, true);
-        };
-        let entries = self.name_words.get(a as usize..b as usize).unwrap_or(&[]);
-        let (mut set, mut run) = (0u8, false);
-        let mut take = |entry: u32| {
-            let s = entry as u8;
-            set |= s;
-            run |= s == RUN;
-        };
-        // A few words are looked up (the entries are sorted by word, each
-        // word once); many are tested entry by entry.
-        if holding.ids.len() * 8 < entries.len() {
-            for &w in &holding.ids {
-                let i = entries.partition_point(|&e| e >> 8 < w);
-                if let Some(&e) = entries.get(i).filter(|&&e| e >> 8 == w) {
-                    take(e);
-                }
-            }
-        } else {
-            for &entry in entries {
-                let w = (entry >> 8) as usize;
-                if holding
-                    .bits
-                    .get(w / 64)
-                    .is_some_and(|b| b & (1 << (w % 64)) != 0)
-                {
-                    take(entry);
-                }
-            }
-        }
-        (set, run)
+        places
     }
 
     /// How many documents the query's stream offers and how many of them
@@ -1461,7 +1442,7 @@ impl<'a> ShortScan<'a> {
 }
 
 /// The stored form's first bytes (and its version).
-const MAGIC: &[u8; 8] = b"v2index6";
+const MAGIC: &[u8; 8] = b"v2index7";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(
@@ -1671,12 +1652,12 @@ impl SearchIndex {
             || ix.gram_counts.len() != ix.grams.len()
             || ix.gram_starts.len() != ix.grams.len() + 1
             || !offsets_ok(&ix.gram_starts, ix.postings.len())
-            || ix.name_word_starts.len() != ix.dirs.len() + 1
+            || ix.name_word_starts.len() != ix.name_vocab.len() + 1
             || !offsets_ok(&ix.name_word_starts, ix.name_words.len())
             || ix
                 .name_words
                 .iter()
-                .any(|&e| (e >> 8) as usize >= ix.name_vocab.len())
+                .any(|&e| (e >> 8) as usize >= ix.dirs.len())
         {
             return Err(IndexError::Damaged("its tables do not fit together"));
         }
@@ -1822,9 +1803,9 @@ struct RankBound<'q> {
     /// A searcher for each term's word, alternative by alternative (built
     /// once: building one costs more than a folder's search).
     finders: Vec<Vec<memmem::Finder<'q>>>,
-    /// For each term, the words of the index's name vocabulary holding it
-    /// (see [`SearchIndex::name_vocab_holding`]).
-    vocab: Vec<Vec<VocabSet>>,
+    /// For each term, where it lies in each folder's names (see
+    /// [`SearchIndex::name_places`]).
+    vocab: Vec<Vec<NamePlaces>>,
     mode: Mode,
 }
 
@@ -1866,7 +1847,7 @@ impl<'q> RankBound<'q> {
                     .map(|(t, f)| {
                         // Digits lie in numbers or in the words that hold
                         // them as written.
-                        ix.name_vocab_holding(f, t.words[0].bytes().all(|b| b.is_ascii_digit()))
+                        ix.name_places(f, t.words[0].bytes().all(|b| b.is_ascii_digit()))
                     })
                     .collect()
             })
@@ -1901,7 +1882,7 @@ impl<'q> RankBound<'q> {
             // Whether each term may be missing (bit i for term i).
             let mut may_miss = 0usize;
             for (i, ((t, finder), holding)) in terms.iter().zip(finders).zip(vocab).enumerate() {
-                let (in_names, runs) = ix.name_places(d, holding);
+                let (in_names, runs) = holding.get(d);
                 let word = &t.words[0];
                 let mut at = rank::Places::default();
                 if t.fuzzy {
@@ -2113,11 +2094,25 @@ impl Holders {
     }
 }
 
-/// Words of the name vocabulary, as bits (one per word) and as their
-/// numbers in increasing order.
-struct VocabSet {
-    bits: Vec<u64>,
-    ids: Vec<u32>,
+/// Where one search word lies in each folder's names (see
+/// [`SearchIndex::name_places`]).
+struct NamePlaces {
+    /// Per folder: the indexes in names of words holding it (bits 0 to 7,
+    /// bit 7 for 7 and above), and [`NamePlaces::RUN`] where a run holds
+    /// it, so that it may stand across words.
+    by_folder: Vec<u16>,
+}
+
+impl NamePlaces {
+    const RUN: u16 = 1 << 8;
+
+    /// Folder `d`'s name indexes and whether a run holds the word.
+    fn get(&self, d: u32) -> (u8, bool) {
+        match self.by_folder.get(d as usize) {
+            Some(&p) => (p as u8, p & NamePlaces::RUN != 0),
+            None => (0xff, true),
+        }
+    }
 }
 
 /// The most terms an alternative may have for the ranking to bound it.
