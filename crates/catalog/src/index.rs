@@ -1805,7 +1805,7 @@ struct RankBound<'q> {
     finders: Vec<Vec<memmem::Finder<'q>>>,
     /// For each term, where it lies in each folder's names (see
     /// [`SearchIndex::name_places`]).
-    vocab: Vec<Vec<NamePlaces>>,
+    in_names: Vec<Vec<NamePlaces>>,
     mode: Mode,
 }
 
@@ -1837,7 +1837,7 @@ impl<'q> RankBound<'q> {
                     .collect()
             })
             .collect();
-        let vocab = alternatives
+        let in_names = alternatives
             .iter()
             .zip(&finders)
             .map(|((terms, _), f)| {
@@ -1855,7 +1855,7 @@ impl<'q> RankBound<'q> {
         Some(RankBound {
             alternatives,
             finders,
-            vocab,
+            in_names,
             mode,
         })
     }
@@ -1873,16 +1873,19 @@ impl<'q> RankBound<'q> {
         let folder = ix.dirs.get(d);
         let after = rank::words_in(folder);
         let mut words: Option<Vec<&str>> = None;
-        for (((terms, grouped), finders), vocab) in
-            self.alternatives.iter().zip(&self.finders).zip(&self.vocab)
+        for (((terms, grouped), finders), in_names) in self
+            .alternatives
+            .iter()
+            .zip(&self.finders)
+            .zip(&self.in_names)
         {
             // Each term's places: in the folder, then in names.
             let mut places = [[0u32; 2 * PLACES]; BOUND_TERMS];
             let mut counts = [0usize; BOUND_TERMS];
             // Whether each term may be missing (bit i for term i).
             let mut may_miss = 0usize;
-            for (i, ((t, finder), holding)) in terms.iter().zip(finders).zip(vocab).enumerate() {
-                let (in_names, runs) = holding.get(d);
+            for (i, ((t, finder), named)) in terms.iter().zip(finders).zip(in_names).enumerate() {
+                let (in_names, runs) = named.get(d);
                 let word = &t.words[0];
                 let mut at = rank::Places::default();
                 if t.fuzzy {
