@@ -2145,66 +2145,30 @@ type Table = [u32; 1 << BOUND_TERMS];
 /// (a lower bound still).
 fn least_scores(places: &[&[u32]], may_miss: usize) -> Table {
     let n = places.len().min(BOUND_TERMS);
-    // The best score per set of missing terms, over every choice.
-    let mut by_missing: Table = [u32::MAX; 1 << BOUND_TERMS];
     let choices = places[..n]
         .iter()
         .fold(1usize, |c, p| c.saturating_mul(p.len() + 1));
-    if choices > 512 {
-        for (m, slot) in by_missing.iter_mut().enumerate().take(1 << n) {
-            if (0..n).all(|i| m & (1 << i) != 0 || !places[i].is_empty()) {
-                *slot = 8 * m.count_ones();
+    // The best score per set of missing terms: 8 each, and the best
+    // arrangement of the others (each needs a place).
+    let mut by_missing: Table = [u32::MAX; 1 << BOUND_TERMS];
+    for (m, slot) in by_missing.iter_mut().enumerate().take(1 << n) {
+        let mut present: [&[u32]; BOUND_TERMS] = [&[]; BOUND_TERMS];
+        let mut k = 0;
+        for (i, p) in places[..n].iter().enumerate() {
+            if m & (1 << i) == 0 {
+                present[k] = p;
+                k += 1;
             }
         }
-    }
-    // choice[i]: an index into places[i], or places[i].len() for missing.
-    let mut choice = [0usize; BOUND_TERMS];
-    'choices: loop {
-        if choices > 512 {
-            break;
+        if present[..k].iter().any(|p| p.is_empty()) {
+            continue;
         }
-        let mut picked = [0u32; BOUND_TERMS];
-        let mut present = 0usize;
-        let mut missing = 0usize;
-        for i in 0..n {
-            match places[i].get(choice[i]) {
-                Some(&p) => {
-                    picked[present] = p;
-                    present += 1;
-                }
-                None => missing |= 1 << i,
-            }
-        }
-        let picked = &picked[..present];
-        let (lo, hi) = picked
-            .iter()
-            .fold((u32::MAX, 0), |(lo, hi), &p| (lo.min(p), hi.max(p)));
-        let extra = if present < 2 {
+        let arrangement = if choices > 512 {
             0
         } else {
-            (hi - lo).saturating_sub(present as u32 - 1)
+            rank::best_arrangement(&present[..k])
         };
-        let mut inversions = 0;
-        for i in 0..present {
-            for j in i + 1..present {
-                inversions += u32::from(picked[i] > picked[j]);
-            }
-        }
-        let score = 8 * missing.count_ones() + extra + 3 * inversions;
-        by_missing[missing] = by_missing[missing].min(score);
-        // Next choice (odometer).
-        let mut k = 0;
-        loop {
-            if k == n {
-                break 'choices;
-            }
-            choice[k] += 1;
-            if choice[k] <= places[k].len() {
-                break;
-            }
-            choice[k] = 0;
-            k += 1;
-        }
+        *slot = 8 * m.count_ones() + arrangement;
     }
     let free = may_miss & ((1 << n) - 1);
     let mut table: Table = [u32::MAX; 1 << BOUND_TERMS];

@@ -207,7 +207,7 @@ fn score(terms: &[Places]) -> u32 {
 /// The lowest `extra distance + 3 × inversions` over one place per term
 /// (terms in query order, at most [`TERMS`]), as the definition finds it,
 /// by a depth-first search that drops a partial choice once it cannot win.
-fn best_arrangement(places: &[&[u32]]) -> u32 {
+pub(crate) fn best_arrangement(places: &[&[u32]]) -> u32 {
     let n = places.len();
     if n < 2 {
         return 0;
