@@ -1171,10 +1171,13 @@ fn folded_contains(finders: Option<&Finders<'_>>, region: &[u8], word: &str) -> 
     if Finders::contains(finders, region, word) {
         return true;
     }
-    if memchr::memchr(JOIN, region).is_none() {
-        return false;
-    }
-    // Most regions are short: joined on the stack, not allocated per file.
+    memchr::memchr(JOIN, region).is_some()
+        && with_joined(region, |joined| Finders::contains(finders, joined, word))
+}
+
+/// Calls `f` with marked `region`, `JOIN`s taken out. Most regions are
+/// short: they are joined on the stack, not allocated per file.
+fn with_joined<R>(region: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
     let (mut here, mut heap) = ([0u8; 512], Vec::new());
     let joined: &[u8] = if region.len() <= here.len() {
         let mut n = 0;
@@ -1187,7 +1190,7 @@ fn folded_contains(finders: Option<&Finders<'_>>, region: &[u8], word: &str) -> 
         heap.extend(region.iter().copied().filter(|&b| b != JOIN));
         &heap
     };
-    Finders::contains(finders, joined, word)
+    f(joined)
 }
 
 impl View for DocView<'_> {
@@ -1937,11 +1940,8 @@ impl<'q> RankBound<'q> {
                 // Found nowhere as written, the word may still stand across
                 // the folder's case changes.
                 let across_folder = || {
-                    memchr::memchr(JOIN, folder).is_some() && {
-                        let joined: Vec<u8> =
-                            folder.iter().copied().filter(|&b| b != JOIN).collect();
-                        finder.find(&joined).is_some()
-                    }
+                    memchr::memchr(JOIN, folder).is_some()
+                        && with_joined(folder, |joined| finder.find(joined).is_some())
                 };
                 let across = self.mode == Mode::Default
                     && t.is_substring()
