@@ -1445,7 +1445,7 @@ impl<'a> ShortScan<'a> {
 }
 
 /// The stored form's first bytes (and its version).
-const MAGIC: &[u8; 8] = b"v2index7";
+const MAGIC: &[u8; 8] = b"v2index9";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(
