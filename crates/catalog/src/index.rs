@@ -1809,7 +1809,12 @@ struct RankBound<'q> {
     /// For each term, where it lies in each folder's names (see
     /// [`SearchIndex::name_places`]).
     in_names: Vec<Vec<NamePlaces>>,
-    mode: Mode,
+    /// For each term, whether it may be missing from a path's words though
+    /// the file matches it, whatever the folder: it lies outside the path
+    /// (`caption:`, `camera:`, `ext:`), or is a substring with a digit
+    /// (`g20` stands across a letter/digit change). And whether it is a
+    /// substring at all (then a case change may hide it from the words).
+    missable: Vec<Vec<(bool, bool)>>,
 }
 
 impl<'q> RankBound<'q> {
@@ -1855,11 +1860,26 @@ impl<'q> RankBound<'q> {
                     .collect()
             })
             .collect();
+        let missable = alternatives
+            .iter()
+            .map(|(terms, _)| {
+                terms
+                    .iter()
+                    .map(|t| {
+                        let substring = mode == Mode::Default && t.is_substring();
+                        let outside =
+                            matches!(t.scope, Some(Scope::Caption | Scope::Camera | Scope::Ext));
+                        let digits = t.words[0].bytes().any(|b| b.is_ascii_digit());
+                        (outside || (substring && digits), substring)
+                    })
+                    .collect()
+            })
+            .collect();
         Some(RankBound {
             alternatives,
             finders,
             in_names,
-            mode,
+            missable,
         })
     }
 
@@ -1876,18 +1896,25 @@ impl<'q> RankBound<'q> {
         let folder = ix.dirs.get(d);
         let after = rank::words_in(folder);
         let mut words: Option<Vec<&str>> = None;
-        for (((terms, grouped), finders), in_names) in self
+        for ((((terms, grouped), finders), in_names), missable) in self
             .alternatives
             .iter()
             .zip(&self.finders)
             .zip(&self.in_names)
+            .zip(&self.missable)
         {
             // Each term's places: in the folder, then in names.
             let mut places = [[0u32; 2 * PLACES]; BOUND_TERMS];
             let mut counts = [0usize; BOUND_TERMS];
             // Whether each term may be missing (bit i for term i).
             let mut may_miss = 0usize;
-            for (i, ((t, finder), named)) in terms.iter().zip(finders).zip(in_names).enumerate() {
+            for (i, (((t, finder), named), &(missable, substring))) in terms
+                .iter()
+                .zip(finders)
+                .zip(in_names)
+                .zip(missable)
+                .enumerate()
+            {
                 let (in_names, runs) = named.get(d);
                 let word = &t.words[0];
                 let mut at = rank::Places::default();
@@ -1910,7 +1937,6 @@ impl<'q> RankBound<'q> {
                     rank::places_in(finder, folder, 0, &mut at);
                 }
                 let found = at.get().len();
-                let digits = word.bytes().any(|b| b.is_ascii_digit());
                 // The ranking looks at a term's first eight places only:
                 // with eight in the folder, the name never counts.
                 let set = if found == PLACES {
@@ -1936,17 +1962,14 @@ impl<'q> RankBound<'q> {
                 p[..*n].sort_unstable();
                 let kept = dedup_sorted(&mut p[..*n]);
                 *n = kept;
-                let outside = matches!(t.scope, Some(Scope::Caption | Scope::Camera | Scope::Ext));
                 // Found nowhere as written, the word may still stand across
                 // the folder's case changes.
                 let across_folder = || {
                     memchr::memchr(JOIN, folder).is_some()
                         && with_joined(folder, |joined| finder.find(joined).is_some())
                 };
-                let across = self.mode == Mode::Default
-                    && t.is_substring()
-                    && (digits || runs || (found == 0 && across_folder()));
-                if *grouped || outside || across {
+                let across = substring && (runs || (found == 0 && across_folder()));
+                if *grouped || missable || across {
                     may_miss |= 1 << i;
                 }
             }
@@ -2174,7 +2197,7 @@ fn least_scores(places: &[&[u32]], may_miss: usize) -> Table {
     let mut table: Table = [u32::MAX; 1 << BOUND_TERMS];
     for (mask, slot) in table.iter_mut().enumerate().take(1 << n) {
         let allowed = free | mask;
-        for (m, &score) in by_missing.iter().enumerate() {
+        for (m, &score) in by_missing.iter().enumerate().take(1 << n) {
             if m & !allowed == 0 {
                 *slot = (*slot).min(score);
             }
