@@ -168,6 +168,11 @@ pub struct SearchIndex {
     /// Folders with fewer files are ranked file by file, without a bound
     /// (not stored; tests lower it to reach the bound on small corpora).
     bound_min_folder: u32,
+    /// Every run of consecutive documents in one folder, `(start, end,
+    /// folder)`, in document order (not stored: made from the folders'
+    /// lists). A ranked search walks it as its documents rise, so finding
+    /// a document's folder and run touches a small table, not `dir`.
+    folder_runs: Vec<(u32, u32, u32)>,
 }
 
 /// In place of a set of indexes (an empty one): the entry is a *run*,
@@ -398,6 +403,7 @@ impl IndexBuilder {
             ix: SearchIndex {
                 starts: vec![0],
                 bound_min_folder: BOUND_MIN_FOLDER,
+                folder_runs: Vec::new(),
                 ..SearchIndex::default()
             },
             dirs: Interner::default(),
@@ -565,6 +571,7 @@ impl IndexBuilder {
         }
         ix.captioned = self.captioned.finish();
         ix.caption_words = self.caption_words.finish();
+        ix.folder_runs = ix.runs_of_folders()?;
         Ok(ix)
     }
 }
@@ -613,7 +620,8 @@ impl SearchIndex {
                 + 4 * self.name_word_starts.len()
                 + self.name_vocab.bytes_used()
                 + self.captioned.len()
-                + self.caption_words.bytes_used(),
+                + self.caption_words.bytes_used()
+                + 12 * self.folder_runs.len(),
         }
     }
 
@@ -876,6 +884,10 @@ impl SearchIndex {
         // queries end before.
         let mut bounding: Option<Option<(RankBound<'_>, Holders)>> = None;
         let mut folder_bounds = FolderBounds::default();
+        let mut run_cursor = RunCursor {
+            runs: &self.folder_runs,
+            at: 0,
+        };
         let mut captioned = ListIter::new(&self.captioned);
         let mut next = 0;
         while let Some(doc) = stream.next_geq(next) {
@@ -891,14 +903,16 @@ impl SearchIndex {
                     })
                     .as_mut()
             {
-                let d = self.dir.get(doc as usize).copied().unwrap_or(0);
+                let (d, end) = run_cursor.find(doc).unwrap_or_else(|| {
+                    let d = self.dir.get(doc as usize).copied().unwrap_or(0);
+                    (d, self.folder_run_end(d, doc))
+                });
                 let (tables, quiet) = folder_bounds.get(self, bound, holders, d);
                 if !tables.is_empty() {
                     // The first file from `doc` on, up to the folder's run
                     // end, that may make the page: `doc` itself when quiet
                     // files may, else the first file whose caption lowers
                     // its bound enough.
-                    let end = self.folder_run_end(d, doc);
                     let mut from = doc;
                     let target = loop {
                         let c = holders.next_loud(&mut captioned, from).filter(|&c| c < end);
@@ -1639,6 +1653,7 @@ impl SearchIndex {
             name_vocab: Strings::read(&mut r)?,
             captioned: r.u8s()?,
             bound_min_folder: BOUND_MIN_FOLDER,
+            folder_runs: Vec::new(),
         };
         let n = ix.ids.len();
         let within = |table: &[u32], strings: &Strings| {
@@ -1664,7 +1679,45 @@ impl SearchIndex {
         {
             return Err(IndexError::Damaged("its tables do not fit together"));
         }
+        let mut ix = ix;
+        ix.folder_runs = ix.runs_of_folders()?;
         Ok(ix)
+    }
+
+    /// See [`SearchIndex::folder_runs`].
+    fn runs_of_folders(&self) -> Result<Vec<(u32, u32, u32)>, IndexError> {
+        let mut runs = Vec::new();
+        for d in 0..self.dirs.len() as u32 {
+            let mut list = self.dirs.docs(d);
+            while let Some((start, end)) = list.next_run() {
+                runs.try_reserve(1).map_err(|_| IndexError::TooBig)?;
+                runs.push((start, end, d));
+            }
+        }
+        runs.sort_unstable();
+        Ok(runs)
+    }
+}
+
+/// Walks [`SearchIndex::folder_runs`] as a search's documents rise.
+struct RunCursor<'a> {
+    runs: &'a [(u32, u32, u32)],
+    at: usize,
+}
+
+impl RunCursor<'_> {
+    /// The folder of `doc` and the end of its run there (`doc` no lower
+    /// than the last one asked).
+    fn find(&mut self, doc: u32) -> Option<(u32, u32)> {
+        while self
+            .runs
+            .get(self.at)
+            .is_some_and(|&(_, end, _)| end <= doc)
+        {
+            self.at += 1;
+        }
+        let &(start, end, d) = self.runs.get(self.at)?;
+        (start <= doc).then_some((d, end))
     }
 }
 
