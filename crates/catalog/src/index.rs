@@ -521,7 +521,13 @@ impl IndexBuilder {
     }
 
     /// The finished index.
-    pub fn finish(mut self) -> Result<SearchIndex, IndexError> {
+    pub fn finish(self) -> Result<SearchIndex, IndexError> {
+        let ix = self.assemble()?;
+        Ok(ix.compacted())
+    }
+
+    /// The index's tables, the builder's scratch dropped.
+    fn assemble(mut self) -> Result<SearchIndex, IndexError> {
         let mut ix = self.ix;
         let mut lists = self.lists;
         lists.sort_unstable_by_key(|(t, _)| *t);
@@ -1696,6 +1702,50 @@ impl SearchIndex {
         }
         runs.sort_unstable();
         Ok(runs)
+    }
+}
+
+/// Copies `v` once more at its exact size, dropping the old one.
+fn fresh<T: Clone>(v: &mut Vec<T>) {
+    *v = v.to_vec();
+}
+
+impl Strings {
+    fn compact(&mut self) {
+        fresh(&mut self.starts);
+        fresh(&mut self.bytes);
+        fresh(&mut self.doc_starts);
+        fresh(&mut self.docs);
+    }
+}
+
+impl SearchIndex {
+    /// The same index with every table copied once more, one at a time, at
+    /// its exact size. Grown piecemeal among the builder's scratch, the
+    /// tables lay scattered, and ranked searches ran a quarter slower on
+    /// them than on an index read back from its bytes; fresh copies lie
+    /// like those.
+    fn compacted(mut self) -> SearchIndex {
+        fresh(&mut self.ids);
+        fresh(&mut self.starts);
+        fresh(&mut self.records);
+        fresh(&mut self.dir);
+        fresh(&mut self.camera);
+        fresh(&mut self.ext);
+        self.dirs.compact();
+        self.cameras.compact();
+        self.exts.compact();
+        fresh(&mut self.grams);
+        fresh(&mut self.gram_counts);
+        fresh(&mut self.gram_starts);
+        fresh(&mut self.postings);
+        fresh(&mut self.name_word_starts);
+        fresh(&mut self.name_words);
+        self.name_vocab.compact();
+        fresh(&mut self.captioned);
+        self.caption_words.compact();
+        fresh(&mut self.folder_runs);
+        self
     }
 }
 
