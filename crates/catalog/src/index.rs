@@ -187,7 +187,7 @@ const RUN: u8 = 0;
 const NUMBERS: &[u8] = b"\0";
 
 /// See [`SearchIndex::set_bound_min_folder`].
-const BOUND_MIN_FOLDER: u32 = 16;
+const BOUND_MIN_FOLDER: u32 = 4;
 
 /// How big an index is, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -593,8 +593,8 @@ impl SearchIndex {
     }
 
     /// Folders with fewer files than this are ranked file by file rather
-    /// than bounded first (default 16: a bound costs about as much as
-    /// ranking a dozen files). For tests.
+    /// than bounded first (default 4: a bound costs about as much as
+    /// scoring three files). For tests.
     #[doc(hidden)]
     pub fn set_bound_min_folder(&mut self, files: u32) {
         self.bound_min_folder = files;
@@ -2163,8 +2163,8 @@ impl FolderBounds {
         let (start, quiet) = match self.met.get(known.wrapping_sub(1)) {
             Some(&met) => met,
             None => {
-                // A bound costs about as much as ranking a dozen files:
-                // small folders are ranked file by file.
+                // A bound costs about as much as scoring three files:
+                // the smallest folders are ranked file by file.
                 let met = if ix.folder_size(d) < ix.bound_min_folder {
                     (None, 0)
                 } else {
