@@ -946,16 +946,21 @@ impl SearchIndex {
             let v = self.view(doc, Some(&finders));
             // With the page full, a file that would not beat it even if it
             // matched every alternative that any file can is passed over
-            // unmatched (scoring costs less than matching).
+            // unmatched (scoring costs less than matching). That score is
+            // the file's own when it matches them all.
+            let mut scored_as_possible = None;
             if let (Some(r), Some(&(worst, _))) = (&mut ranker, page.peek())
                 && page.len() == limit
-                && r.rank(possible_mask, v.dir, v.name, v.caption) >= worst
             {
-                next = doc.saturating_add(1);
-                if doc == u32::MAX {
-                    break;
+                let least = r.rank(possible_mask, v.dir, v.name, v.caption);
+                if least >= worst {
+                    next = doc.saturating_add(1);
+                    if doc == u32::MAX {
+                        break;
+                    }
+                    continue;
                 }
-                continue;
+                scored_as_possible = Some(least);
             }
             // The ranking scores each alternative the file matches.
             let matching = match ranker {
@@ -965,7 +970,10 @@ impl SearchIndex {
             if matching != 0 {
                 let score = match (&mut ranker, scored) {
                     (_, false) => 0,
-                    (Some(r), true) => r.rank(matching, v.dir, v.name, v.caption),
+                    (Some(r), true) => match scored_as_possible {
+                        Some(least) if matching == possible_mask => least,
+                        _ => r.rank(matching, v.dir, v.name, v.caption),
+                    },
                     (None, true) => q.rank_view(mode, &v),
                 };
                 if page.len() < limit {
@@ -1073,11 +1081,7 @@ impl SearchIndex {
         if numbers {
             add(0);
         }
-        self.name_vocab.holding(word, |w| {
-            if w != 0 || !numbers {
-                add(w);
-            }
-        });
+        self.name_vocab.holding(word, add);
         places
     }
 

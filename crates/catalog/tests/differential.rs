@@ -566,6 +566,25 @@ fn ranked_pages_find_a_better_caption() {
     assert_eq!(ranked(&index, "dog cat", 2), [ids[1], ids[0]]);
 }
 
+/// A file is scored on the alternatives it matches only: its terms of
+/// another alternative side by side do not count when an exclusion keeps
+/// it out of that one.
+#[test]
+fn ranked_pages_score_only_matching_alternatives() {
+    let (cat, ids, index) = bounded(&[
+        // cat dog one word apart (the second alternative): 1.
+        ("a/cat/b/dog.jpg", ""),
+        // cat zebra five words apart: 5; cat dog side by side, but bird
+        // keeps it out of the second alternative.
+        ("cat dog bird/u/v/w/zebra.jpg", ""),
+    ]);
+    let query = "cat zebra OR cat dog -bird";
+    assert_eq!(ranked(&index, query, 1), [ids[0]]);
+    assert_eq!(ranked(&index, query, 2), [ids[0], ids[1]]);
+    let q = parse(query).unwrap();
+    assert_eq!(cat.search_ranked(&q, Mode::Default, 1).unwrap(), [ids[0]]);
+}
+
 /// Four terms are bounded too, by trying every choice of places, or, where
 /// the choices are too many, by the terms a folder lacks alone. Each bound
 /// here equals the better file's score: one higher would pass it over.
