@@ -1,8 +1,11 @@
 //! The incremental grid against a model: random sequences of inserts,
-//! small moves, teleports, resizes, removals, filter changes, relayouts and
-//! rebuilds. After every step the grid's invariants hold; at every query its
-//! pairs are exactly the model's (all pairs, or pairs touching moved
-//! objects), and a parallel grid fed the same steps answers identically.
+//! small moves (one at a time, or in bursts longer than the grid's update
+//! lag), teleports, resizes, removals, filter changes, relayouts and
+//! rebuilds. After every step the grid's invariants hold and every object's
+//! box is the model's; at every query its pairs are exactly the model's
+//! (all pairs, or pairs touching moved objects), a region query finds
+//! exactly the model's objects, and a parallel grid fed the same steps
+//! answers identically.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may panic on failure
 
@@ -16,6 +19,9 @@ use proptest::prelude::*;
 enum Op {
     Insert(Aabb),
     Nudge(usize, i8, i8),
+    /// Many nudges in a row: more than the updates that wait unapplied.
+    Burst(Vec<(usize, i8, i8)>),
+    Region(Aabb),
     Teleport(usize, Aabb),
     Resize(usize, u16, u16),
     Remove(usize),
@@ -51,6 +57,8 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         3 => local_box().prop_map(Op::Insert),
         8 => (any::<usize>(), -3i8..=3, -3i8..=3).prop_map(|(k, dx, dy)| Op::Nudge(k, dx, dy)),
+        1 => proptest::collection::vec((any::<usize>(), -3i8..=3, -3i8..=3), 10..60).prop_map(Op::Burst),
+        2 => local_box().prop_map(Op::Region),
         2 => (any::<usize>(), local_box()).prop_map(|(k, b)| Op::Teleport(k, b)),
         1 => (any::<usize>(), 0u16..80, 0u16..80).prop_map(|(k, w, h)| Op::Resize(k, w, h)),
         2 => any::<usize>().prop_map(Op::Remove),
@@ -102,6 +110,21 @@ fn model_pairs(objs: &[Obj], moved_only: bool) -> Vec<Pair> {
     }
     v.sort_unstable();
     v
+}
+
+/// Moves `o` by (dx, dy) in both grids and the model.
+fn nudge(grid: &mut Grid, par: &mut Grid, o: &mut Obj, dx: i8, dy: i8) {
+    let (lo, hi) = (o.aabb.min(), o.aabb.max());
+    let b = bx(
+        lo.x + f32::from(dx),
+        lo.y + f32::from(dy),
+        hi.x + f32::from(dx),
+        hi.y + f32::from(dy),
+    );
+    grid.update(o.handle, b).unwrap();
+    par.update(o.handle, b).unwrap();
+    o.moved |= b != o.aabb;
+    o.aabb = b;
 }
 
 /// Applies `ops` to a serial and a parallel grid and the model.
@@ -162,18 +185,32 @@ fn run(initial: Vec<Aabb>, bulk: bool, ops: Vec<Op>) -> Result<(), TestCaseError
             Op::Nudge(k, ..) | Op::Resize(k, ..) if pick(k).is_none() => {}
             Op::Nudge(k, dx, dy) => {
                 let n = objs.len();
-                let o = &mut objs[k % n];
-                let (lo, hi) = (o.aabb.min(), o.aabb.max());
-                let b = bx(
-                    lo.x + f32::from(dx),
-                    lo.y + f32::from(dy),
-                    hi.x + f32::from(dx),
-                    hi.y + f32::from(dy),
-                );
-                grid.update(o.handle, b).unwrap();
-                par.update(o.handle, b).unwrap();
-                o.moved |= b != o.aabb;
-                o.aabb = b;
+                nudge(&mut grid, &mut par, &mut objs[k % n], dx, dy);
+            }
+            Op::Burst(moves) => {
+                for (k, dx, dy) in moves {
+                    if !objs.is_empty() {
+                        let n = objs.len();
+                        nudge(&mut grid, &mut par, &mut objs[k % n], dx, dy);
+                    }
+                }
+            }
+            Op::Region(region) => {
+                let mut got: Vec<u32> = Vec::new();
+                let mut handles = Vec::new();
+                grid.query_region(&region, &mut handles).unwrap();
+                for h in handles {
+                    prop_assert!(grid.get(h).is_some(), "a live handle");
+                    got.push(h.index());
+                }
+                got.sort_unstable();
+                let mut want: Vec<u32> = objs
+                    .iter()
+                    .filter(|o| o.aabb.intersects(&region))
+                    .map(|o| o.handle.index())
+                    .collect();
+                want.sort_unstable();
+                prop_assert_eq!(got, want, "region query");
             }
             Op::Resize(k, w, h) => {
                 let n = objs.len();

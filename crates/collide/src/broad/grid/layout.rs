@@ -468,6 +468,55 @@ fn finish_row(es: &mut [Entry], row: &Row) {
     }
 }
 
+/// How many entries of a row (sorted by min x) start at or before `x`: the
+/// partition point, found from where `x` falls between the row's ends
+/// (rows are usually spread evenly in x) by galloping from there. A
+/// binary search over a long row misses the cache at nearly every probe;
+/// this touches a few lines around the answer.
+pub(crate) fn count_starting_by(es: &[Entry], x: Real) -> usize {
+    let n = es.len();
+    if n < 16 {
+        return es.partition_point(|e| e.min_x <= x);
+    }
+    let (first, last) = (f64::from(es[0].min_x), f64::from(es[n - 1].min_x));
+    let span = last - first;
+    let guess = if span > 0.0 {
+        ((f64::from(x) - first) / span * (n - 1) as f64).clamp(0.0, (n - 1) as f64) as usize
+    } else {
+        0
+    };
+    let after = |lo: usize, hi: usize| lo + 1 + es[lo + 1..hi].partition_point(|e| e.min_x <= x);
+    if es[guess].min_x <= x {
+        // The answer is after `guess`: gallop right, keeping es[lo] <= x.
+        let (mut lo, mut step) = (guess, 1);
+        loop {
+            let hi = lo + step;
+            if hi >= n {
+                return after(lo, n);
+            }
+            if es[hi].min_x > x {
+                return after(lo, hi);
+            }
+            lo = hi;
+            step *= 2;
+        }
+    } else {
+        // The answer is at or before `guess`: gallop left, keeping es[hi] > x.
+        let (mut hi, mut step) = (guess, 1);
+        loop {
+            if hi < step {
+                return es[..hi].partition_point(|e| e.min_x <= x);
+            }
+            let lo = hi - step;
+            if es[lo].min_x <= x {
+                return after(lo, hi);
+            }
+            hi = lo;
+            step *= 2;
+        }
+    }
+}
+
 /// Orders `f32`s as integers (total order; -0 before +0).
 #[inline]
 fn order_bits(x: Real) -> u32 {
@@ -508,9 +557,21 @@ impl Layout {
             .map(|k| lv.row_start as usize + k)
     }
 
-    /// Index of the row holding entry position `pos`.
+    /// Index of the row holding entry position `pos`. Rows are usually of
+    /// similar lengths, so the row at the same fraction of the rows is a
+    /// close guess; a few steps from it, else a binary search.
     pub(crate) fn row_at(&self, pos: usize) -> usize {
-        self.rows.partition_point(|r| (r.end as usize) <= pos)
+        let (rows, n) = (&self.rows, self.entries.len().max(1));
+        let guess = (pos as u128 * rows.len() as u128 / n as u128) as usize;
+        let mut r = guess.min(rows.len().saturating_sub(1));
+        for _ in 0..8 {
+            match rows.get(r) {
+                Some(row) if (row.end as usize) <= pos => r += 1,
+                Some(row) if (row.start as usize) > pos && r > 0 => r -= 1,
+                _ => return r,
+            }
+        }
+        rows.partition_point(|r| (r.end as usize) <= pos)
     }
 
     /// Rebuilds from `n` source objects (`src(i)` gives the i-th, never a
@@ -1277,6 +1338,17 @@ impl Layout {
                     assert!(rows[k - 1].key < row.key, "row keys ascend in a level");
                 }
                 assert_eq!(row.start, next_start, "rows tile entries");
+                let index = lv.row_start as usize + k;
+                assert_eq!(
+                    self.row_at(row.start as usize),
+                    index,
+                    "row_at finds the first"
+                );
+                assert_eq!(
+                    self.row_at(row.end as usize - 1),
+                    index,
+                    "row_at finds the last"
+                );
                 assert!(row.start < row.end, "rows are non-empty");
                 next_start = row.end;
                 let es = &self.entries[row.start as usize..row.end as usize];
@@ -1322,4 +1394,33 @@ impl Layout {
 /// Gap slots given to a row of `live` entries by a relayout.
 fn gap_count(live: u64) -> u64 {
     live / 8 + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The galloping search answers as a binary search does, on rows of
+        /// any spread (clumps and repeated values included).
+        #[test]
+        fn count_starting_by_is_the_partition_point(
+            mut xs in proptest::collection::vec(
+                prop_oneof![-1e6f32..1e6, 0f32..4.0, Just(7.0f32)], 0..300),
+            probes in proptest::collection::vec(-2e6f32..2e6, 1..20),
+        ) {
+            xs.sort_by(f32::total_cmp);
+            let es: Vec<Entry> = xs.iter().map(|&x| Entry::gap(x, x)).collect();
+            let mut probes = probes;
+            probes.extend(xs.iter().step_by(7).copied());
+            for x in probes {
+                prop_assert_eq!(
+                    count_starting_by(&es, x),
+                    es.partition_point(|e| e.min_x <= x),
+                    "x = {}", x
+                );
+            }
+        }
+    }
 }

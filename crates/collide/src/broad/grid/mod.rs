@@ -4,12 +4,15 @@
 //! The data (see `layout.rs`) is one flat array of entries sorted by
 //! (level, row, min x); the sweeps are in `sweep.rs`. This file holds the
 //! public API: handles, insertion, updates, removal, and the relayout policy.
+//! Updates wait a few calls before they are applied (`lag.rs`).
 
+mod lag;
 mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod sweep;
 
+use lag::{LAG, UpdateLag, prefetch};
 use layout::{BuildScratch, Entry, Layout, Serial, row_key};
 use sweep::{Ctx, Scratch};
 
@@ -171,6 +174,9 @@ pub struct Grid {
     pending_moved: Vec<bool>,
     /// One bit per entry position: moved since the last moved-pairs query.
     moved: Vec<u64>,
+    /// Updates not yet applied. While it is not empty, `pending` has room
+    /// for one more entry per waiting update, so applying never fails.
+    lag: UpdateLag,
     build_scratch: BuildScratch,
     sweep_scratch: Scratch,
     /// Per run of rows of a parallel query: its pairs, before they are
@@ -212,6 +218,7 @@ impl Grid {
             pending: Vec::new(),
             pending_moved: Vec::new(),
             moved: Vec::new(),
+            lag: UpdateLag::default(),
             build_scratch: BuildScratch::default(),
             sweep_scratch: Scratch::default(),
             #[cfg(feature = "rayon")]
@@ -297,6 +304,9 @@ impl Grid {
     /// The box of `h`, or `None` for a stale handle.
     pub fn get(&self, h: Handle) -> Option<Aabb> {
         let pos = self.slot(h).ok()?;
+        if let Some(waiting) = self.lag.latest(h.index) {
+            return waiting.aabb();
+        }
         match pending_index(pos) {
             Some(i) => self.pending[i].aabb(),
             None => self.layout.entries[pos as usize].aabb(),
@@ -336,6 +346,7 @@ impl Grid {
                 limit: MAX_OBJECTS as usize,
             });
         }
+        self.apply_waiting_updates();
         // Reserve everything first, so a failure leaves the grid unchanged.
         try_reserve(&mut self.slot_pos, 1, "grid handles")?;
         try_reserve(&mut self.slot_gen, 1, "grid handles")?;
@@ -373,22 +384,65 @@ impl Grid {
     /// otherwise the entry is rewritten in place and nudged along its row.
     /// Marks it moved (unless the box is unchanged).
     ///
+    /// The change is applied a few updates later (every other call sees it
+    /// at once), so that a burst of updates fetches its entries from memory
+    /// together instead of one after another.
+    ///
     /// # Errors
-    /// [`CollideError::StaleHandle`] for a removed object.
+    /// [`CollideError::StaleHandle`] for a removed object,
+    /// [`CollideError::OutOfMemory`] if the buffer of objects waiting for a
+    /// row cannot grow; the grid is unchanged either way.
     pub fn update(&mut self, h: Handle, aabb: Aabb) -> Result<(), CollideError> {
         let slot = self.slot(h)?;
-        let new = Entry::new(&aabb, h.index);
+        // Each waiting update may re-file its object as pending: room for
+        // all of them, so that applying them later cannot fail.
+        try_reserve(&mut self.pending, LAG + 1, "grid pending objects")?;
+        try_reserve(&mut self.pending_moved, LAG + 1, "grid pending objects")?;
+        if pending_index(slot).is_none() {
+            // The entry and its two neighbours (which the nudge compares
+            // with): 72 bytes, on at most three cache lines, each of which
+            // holds one of these three bytes.
+            let around = self
+                .layout
+                .entries
+                .as_ptr()
+                .wrapping_add(slot as usize)
+                .wrapping_sub(1);
+            for offset in [0, 36, 3 * std::mem::size_of::<Entry>() - 1] {
+                prefetch(around.cast::<u8>().wrapping_add(offset));
+            }
+        }
+        if self.lag.is_full()
+            && let Some(oldest) = self.lag.pop()
+        {
+            self.apply_update(oldest);
+        }
+        self.lag.push(Entry::new(&aabb, h.index));
+        Ok(())
+    }
+
+    /// Applies every waiting update, oldest first.
+    fn apply_waiting_updates(&mut self) {
+        while let Some(e) = self.lag.pop() {
+            self.apply_update(e);
+        }
+    }
+
+    /// Applies one update: `new.id` is a live handle index (removal applies
+    /// the waiting updates first), and `pending` has room for one more.
+    fn apply_update(&mut self, new: Entry) {
+        let slot = self.slot_pos[new.id as usize];
         if let Some(i) = pending_index(slot) {
             if !self.pending[i].same_box(&new) {
                 self.pending[i] = new;
                 self.pending_moved[i] = true;
             }
-            return Ok(());
+            return;
         }
         let p = slot as usize;
         let old = self.layout.entries[p];
         if old.same_box(&new) {
-            return Ok(());
+            return;
         }
         let level = self.layout.level_for_height(old.height_up());
         let stays = level.is_some_and(|l| {
@@ -411,13 +465,10 @@ impl Grid {
             }
             self.nudge(p);
         } else {
-            // Room for a pending entry first, so a failure changes nothing.
-            try_reserve(&mut self.pending, 1, "grid pending objects")?;
-            try_reserve(&mut self.pending_moved, 1, "grid pending objects")?;
+            debug_assert!(self.pending.len() < self.pending.capacity());
             self.bury(p);
-            self.slot_pos[h.index as usize] = self.file(new);
+            self.slot_pos[new.id as usize] = self.file(new);
         }
-        Ok(())
     }
 
     /// Removes `h`, returning its box. Pairs are never reported for it again.
@@ -425,6 +476,8 @@ impl Grid {
     /// # Errors
     /// [`CollideError::StaleHandle`] for a removed object.
     pub fn remove(&mut self, h: Handle) -> Result<Aabb, CollideError> {
+        self.slot(h)?;
+        self.apply_waiting_updates();
         let slot = self.slot(h)?;
         let old = match pending_index(slot) {
             Some(i) => {
@@ -494,6 +547,7 @@ impl Grid {
         self.pending.clear();
         self.pending_moved.clear();
         self.moved.clear();
+        self.lag.clear();
     }
 
     /// Replaces the contents with `boxes`: the object of `boxes[i]` gets
@@ -603,6 +657,7 @@ impl Grid {
     /// [`find_moved_pairs`](Self::find_moved_pairs) reports only what moves
     /// from now on.
     pub fn forget_moved(&mut self) {
+        self.apply_waiting_updates();
         self.moved.fill(0);
         self.pending_moved.fill(false);
     }
@@ -853,7 +908,12 @@ impl Grid {
         let q = Entry::new(region, layout::GAP);
         let ctx = self.ctx();
         let mut tests = 0u64;
+        // An object with a waiting update answers with its newest box.
+        let waits = |id: u32| !self.lag.is_empty() && self.lag.latest(id).is_some();
         let mut push = |id: u32| -> Result<(), CollideError> {
+            if waits(id) {
+                return Ok(());
+            }
             if out.len() == out.capacity() {
                 try_reserve(out, out.capacity().max(16), "query output")?;
             }
@@ -869,6 +929,16 @@ impl Grid {
         for p in &self.pending {
             if p.overlaps(&q) {
                 push(p.id)?;
+            }
+        }
+        for e in self.lag.iter() {
+            let newest = self.lag.latest(e.id).is_some_and(|l| std::ptr::eq(l, e));
+            if newest && e.overlaps(&q) {
+                try_reserve(out, 1, "query output")?;
+                out.push(Handle {
+                    index: e.id,
+                    generation: self.slot_gen[e.id as usize],
+                });
             }
         }
         Ok(())
@@ -890,7 +960,8 @@ impl Grid {
             self.set_moved(p, true);
             p as u32
         } else {
-            // Room was reserved by the caller (insert) or freed by `bury`.
+            // Room was reserved by the caller (insert, or update for every
+            // waiting update).
             self.pending.push(e);
             self.pending_moved.push(true);
             PENDING | (self.pending.len() - 1) as u32
@@ -920,7 +991,7 @@ impl Grid {
             return None;
         }
         let (s, t) = (row.start as usize, row.end as usize);
-        let at = s + self.layout.entries[s..t].partition_point(|x| x.min_x <= e.min_x);
+        let at = s + layout::count_starting_by(&self.layout.entries[s..t], e.min_x);
         let mut dist = 0usize;
         let pos = loop {
             let right = at + dist;
@@ -1050,6 +1121,7 @@ impl Grid {
 
     /// Relayouts if pending objects or gaps have piled up.
     fn tidy(&mut self) -> Result<(), CollideError> {
+        self.apply_waiting_updates();
         let gaps = self.layout.entries.len() - self.layout.live;
         if self.pending.len() > self.pending_limit() || gaps > self.layout.live / 2 + 64 {
             self.relayout()?;
@@ -1131,6 +1203,7 @@ impl Grid {
     /// or gaps pile up). For tests.
     #[doc(hidden)]
     pub fn relayout_now(&mut self) -> Result<(), CollideError> {
+        self.apply_waiting_updates();
         self.relayout()
     }
 
