@@ -215,6 +215,46 @@ pub(crate) fn prefer_outer(count_a: u128, exp_a: i32, count_b: u128, exp_b: i32)
     cost_a < cost_b || (cost_a == cost_b && exp_a > exp_b)
 }
 
+/// For the work estimate of a parallel split: the entries of `inner_level`'s
+/// rows in the band that an outer row sweeps, and how many of those rows
+/// each of its objects visits.
+#[cfg(feature = "rayon")]
+pub(crate) fn band_of(
+    ctx: &Ctx<'_>,
+    outer_row: &Row,
+    outer_exp: i32,
+    inner_level: &Level,
+) -> (u64, u64) {
+    let (lo, hi) = band_keys(outer_row, outer_exp - inner_level.exp);
+    let (band, _) = rows_in(ctx, inner_level, lo, hi);
+    let entries = match (band.first(), band.last()) {
+        (Some(f), Some(l)) => u64::from(l.end - f.start),
+        _ => 0,
+    };
+    let span = 1u64 << (outer_exp - inner_level.exp).clamp(0, 20);
+    (entries, (span + 2).min(band.len() as u64))
+}
+
+/// Keys of the inner rows an outer row of key `k` may meet, `d` being the
+/// outer row exponent minus the inner one. Objects of the outer row have min
+/// y in [k·Co, (k+1)·Co) and max y below (k+2)·Co; inner objects are at most
+/// Ci tall, so their rows lie in [floor(k·Co/Ci) - 1, floor((k+2)·Co/Ci)].
+/// Clamped to i64, as the keys themselves saturate: a key of i64::MIN holds
+/// every object whose true key is lower, so a saturated outer key stands
+/// for every key beyond it and its band is open on that side.
+fn band_keys(outer_row: &Row, d: i32) -> (i128, i128) {
+    let clamp = |k: i128| k.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
+    let lo = match outer_row.key {
+        i64::MIN => i128::from(i64::MIN),
+        k => clamp(scaled(k, d) - 1),
+    };
+    let hi = match outer_row.key {
+        i64::MAX => i128::from(i64::MAX),
+        k => clamp(scaled(k.saturating_add(2), d)),
+    };
+    (lo, hi)
+}
+
 /// Sweep 3: an outer row (row height `2^outer_exp`) against the rows of an
 /// inner level of any height, possibly of another grid. `emit` gets (outer
 /// pos, outer entry, inner pos, inner entry). With `only_moved`, only moved
@@ -232,23 +272,7 @@ pub(crate) fn cross(
     emit: &mut impl Emit,
 ) -> Result<(), CollideError> {
     let ek = inner_level.exp;
-    let d = outer_exp - ek;
-    // Objects of the outer row have min y in [k·Co, (k+1)·Co) and max y
-    // below (k+2)·Co; inner objects are at most Ci tall, so their rows lie
-    // in [floor(k·Co/Ci) - 1, floor((k+2)·Co/Ci)]. Clamped to i64, as the
-    // keys themselves saturate: a key of i64::MIN holds every object whose
-    // true key is lower.
-    let clamp = |k: i128| k.clamp(i128::from(i64::MIN), i128::from(i64::MAX));
-    // A saturated outer key stands for every key beyond it, so its band is
-    // open on that side.
-    let lo = match outer_row.key {
-        i64::MIN => i128::from(i64::MIN),
-        k => clamp(scaled(k, d) - 1),
-    };
-    let hi = match outer_row.key {
-        i64::MAX => i128::from(i64::MAX),
-        k => clamp(scaled(k.saturating_add(2), d)),
-    };
+    let (lo, hi) = band_keys(outer_row, outer_exp - ek);
     let (band, _) = rows_in(inner, inner_level, lo, hi);
     if band.is_empty() {
         return Ok(());
