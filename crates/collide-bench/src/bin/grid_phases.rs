@@ -1,0 +1,189 @@
+//! Where the grid's time goes: the build and the sweep of a rebuilt frame,
+//! serial and on two threads, and the updates and the moved-pairs query of
+//! a frame in which a share of the objects moves, each timed on its own
+//! (the main benchmark times whole frames).
+//!
+//! `--fresh` draws a new world for every frame. The main benchmark rebuilds
+//! the same boxes every frame, and at 10k objects the branch predictor
+//! learns much of the sweep; a fresh world shows what a game whose objects
+//! move gets.
+//!
+//! ```text
+//! cargo run --release -p collide-bench --bin grid_phases -- --n 100000 --fresh
+//! ```
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use collide::{Aabb, Execution, Grid, GridConfig, Pair};
+
+#[path = "../splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
+
+/// Times the grid's phases on dense or mixed worlds.
+#[derive(Parser, Debug)]
+struct Args {
+    /// Objects.
+    #[arg(long, default_value_t = 100_000)]
+    n: usize,
+    /// Sizes as the main benchmark's mixed workload (99% 4–30 px, 1%
+    /// 30–300 px) instead of its dense one (30 × 30).
+    #[arg(long)]
+    mixed: bool,
+    /// A new world every frame.
+    #[arg(long)]
+    fresh: bool,
+    /// Timed frames (the median is printed).
+    #[arg(long, default_value_t = 30)]
+    frames: usize,
+    /// Shares of moving objects for the incremental rows.
+    #[arg(long, default_values_t = [0.1, 1.0])]
+    moving: Vec<f64>,
+}
+
+/// A world at the main benchmark's density (1,536 px² per object).
+fn world(rng: &mut Rng, n: usize, mixed: bool) -> Result<Vec<Aabb>> {
+    let side = (n as f64 * 1536.0).sqrt();
+    (0..n)
+        .map(|_| {
+            let (x, y) = ((rng.unit() * side) as f32, (rng.unit() * side) as f32);
+            let (w, h) = if !mixed {
+                (30.0, 30.0)
+            } else {
+                let (lo, hi) = if rng.unit() < 0.01 {
+                    (30.0, 300.0)
+                } else {
+                    (4.0, 30.0)
+                };
+                let mut side = || lo + (hi - lo) * rng.unit() as f32;
+                (side(), side())
+            };
+            Ok(Aabb::new([x, y], [x + w, y + h])?)
+        })
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let mut rng = Rng(1994);
+    let worlds = if args.fresh { args.frames } else { 1 };
+    let worlds: Vec<Vec<Aabb>> = (0..worlds)
+        .map(|_| world(&mut rng, args.n, args.mixed))
+        .collect::<Result<_>>()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .context("building the thread pool")?;
+    let per_object = |t: f64| t * 1e6 / args.n as f64;
+    println!(
+        "n = {}, {} world{}",
+        args.n,
+        if args.mixed { "mixed" } else { "dense" },
+        if args.fresh {
+            "s, fresh every frame"
+        } else {
+            ""
+        }
+    );
+    println!("rebuilt frame      build ms  (ns/object)   sweep ms  (ns/object)");
+    for (name, execution) in [
+        ("serial", Execution::Serial),
+        ("2 threads", Execution::Parallel),
+    ] {
+        let mut grid = Grid::with_config(GridConfig { execution });
+        let mut out: Vec<Pair> = Vec::new();
+        let (mut build, mut sweep) = (Vec::new(), Vec::new());
+        for frame in 0..args.frames + 2 {
+            let boxes = &worlds[frame % worlds.len()];
+            out.clear();
+            let (b, s) = pool.install(|| -> Result<(f64, f64)> {
+                let t = Instant::now();
+                grid.rebuild(boxes)?;
+                let b = ms(t);
+                let t = Instant::now();
+                grid.find_all_pairs(&mut out)?;
+                Ok((b, ms(t)))
+            })?;
+            if frame >= 2 {
+                build.push(b);
+                sweep.push(s);
+            }
+        }
+        let (b, s) = (median(build), median(sweep));
+        println!(
+            "{name:<16} {b:10.3} {:12.1} {s:10.3} {:12.1}",
+            per_object(b),
+            per_object(s)
+        );
+    }
+    println!("moving share       update ms (ns/update)   query ms  (ns/moved)   rebuild ms");
+    for &share in &args.moving {
+        let mut boxes = worlds[0].clone();
+        let moving: Vec<u32> = (0..args.n as u32).filter(|_| rng.unit() < share).collect();
+        let velocity: Vec<[f32; 2]> = moving
+            .iter()
+            .map(|_| {
+                let a = rng.unit() * std::f64::consts::TAU;
+                let speed = 0.1 + 1.9 * rng.unit();
+                [(speed * a.cos()) as f32, (speed * a.sin()) as f32]
+            })
+            .collect();
+        let mut grid = Grid::new();
+        grid.rebuild(&boxes)?;
+        grid.forget_moved();
+        let mut fresh = Grid::new();
+        let mut out: Vec<Pair> = Vec::new();
+        let (mut update, mut query, mut rebuild) = (Vec::new(), Vec::new(), Vec::new());
+        for frame in 0..args.frames + 2 {
+            for (&i, v) in moving.iter().zip(&velocity) {
+                let b = boxes[i as usize];
+                let (mut lo, mut hi) = (b.min(), b.max());
+                lo.x += v[0];
+                hi.x += v[0];
+                lo.y += v[1];
+                hi.y += v[1];
+                boxes[i as usize] = Aabb::new(lo, hi)?;
+            }
+            let t = Instant::now();
+            for &i in &moving {
+                let h = grid.handle(i).context("a handle of the bulk load")?;
+                grid.update(h, boxes[i as usize])?;
+            }
+            let u = ms(t);
+            out.clear();
+            let t = Instant::now();
+            grid.find_moved_pairs(&mut out)?;
+            let q = ms(t);
+            out.clear();
+            let t = Instant::now();
+            fresh.rebuild(&boxes)?;
+            fresh.find_all_pairs(&mut out)?;
+            let r = ms(t);
+            if frame >= 2 {
+                update.push(u);
+                query.push(q);
+                rebuild.push(r);
+            }
+        }
+        let (u, q, r) = (median(update), median(query), median(rebuild));
+        let per_moved = |t: f64| t * 1e6 / moving.len().max(1) as f64;
+        println!(
+            "{:<16} {u:10.3} {:12.1} {q:10.3} {:12.1} {r:12.3}",
+            format!("{:.0}%", share * 100.0),
+            per_moved(u),
+            per_moved(q),
+        );
+    }
+    Ok(())
+}
