@@ -177,6 +177,9 @@ pub struct Grid {
     /// Updates not yet applied. While it is not empty, `pending` has room
     /// for one more entry per waiting update, so applying never fails.
     lag: UpdateLag,
+    /// The layout is a bulk load's, without gaps, and has not been relaid
+    /// out since.
+    bulk_loaded: bool,
     build_scratch: BuildScratch,
     sweep_scratch: Scratch,
     /// Per run of rows of a parallel query: its pairs, before they are
@@ -219,6 +222,7 @@ impl Grid {
             pending_moved: Vec::new(),
             moved: Vec::new(),
             lag: UpdateLag::default(),
+            bulk_loaded: false,
             build_scratch: BuildScratch::default(),
             sweep_scratch: Scratch::default(),
             #[cfg(feature = "rayon")]
@@ -548,6 +552,7 @@ impl Grid {
         self.pending_moved.clear();
         self.moved.clear();
         self.lag.clear();
+        self.bulk_loaded = false;
     }
 
     /// Replaces the contents with `boxes`: the object of `boxes[i]` gets
@@ -609,6 +614,7 @@ impl Grid {
     /// After a rebuild placed objects 0..n: the rest of the slots are free,
     /// and every object counts as moved.
     fn finish_rebuild(&mut self, n: usize) -> Result<(), CollideError> {
+        self.bulk_loaded = true;
         self.free_head = NO_SLOT;
         for i in (n..self.slot_pos.len()).rev() {
             self.slot_pos[i] = FREE | self.free_head;
@@ -1123,7 +1129,12 @@ impl Grid {
     fn tidy(&mut self) -> Result<(), CollideError> {
         self.apply_waiting_updates();
         let gaps = self.layout.entries.len() - self.layout.live;
-        if self.pending.len() > self.pending_limit() || gaps > self.layout.live / 2 + 64 {
+        // A layout as `rebuild` leaves it has no gaps, so every object that
+        // changes rows goes to `pending`, where it is queried on its own at
+        // every query until the next relayout: the first relayout comes early.
+        let gapless = self.bulk_loaded && self.pending.len() > 64;
+        if gapless || self.pending.len() > self.pending_limit() || gaps > self.layout.live / 2 + 64
+        {
             self.relayout()?;
         }
         Ok(())
@@ -1177,6 +1188,7 @@ impl Grid {
             )?;
             self.layout = fresh;
         }
+        self.bulk_loaded = false;
         // A big batch of insertions leaves a big pending buffer: give it back.
         self.pending.clear();
         self.pending_moved.clear();

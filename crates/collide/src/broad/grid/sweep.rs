@@ -20,7 +20,7 @@
 //! backward windows only partners that did not move (a moved partner
 //! reports the pair from its own forward window).
 
-use super::layout::{Entry, Level, Row, row_key};
+use super::layout::{Entry, Level, Row, count_starting_by, row_key};
 use crate::{CollideError, Real};
 
 /// Read-only view of one grid for a sweep.
@@ -98,6 +98,42 @@ fn seek_reach(es: &[Entry], from: usize, x: Real) -> usize {
     }
     let hi = hi.min(n);
     lo + 1 + es[lo + 1..hi].partition_point(|e| e.reach < x)
+}
+
+/// As [`seek_reach`], for a cursor that may be far behind its target (a
+/// coarse object's first visit of a fine row): a few steps, then from where
+/// `x` falls between the row's ends (every entry starting after `x` reaches
+/// it), galloping back to the first entry that reaches `x`. A few probes,
+/// where walking and galloping forward from the row's start take dozens.
+#[inline]
+fn seek_reach_far(es: &[Entry], from: usize, x: Real) -> usize {
+    let n = es.len();
+    let near_end = (from + 4).min(n);
+    for (i, e) in es.iter().enumerate().take(near_end).skip(from) {
+        if e.reach >= x {
+            return i;
+        }
+    }
+    if near_end == n {
+        return n;
+    }
+    let from = near_end;
+    // Entries from `g` on start after `x`, so they reach it: the answer is
+    // in [from, g].
+    let g = from + count_starting_by(&es[from..], x);
+    let (mut hi, mut step) = (g, 1);
+    let lo = loop {
+        if hi <= from {
+            break from;
+        }
+        let probe = hi.saturating_sub(step).max(from);
+        if es[probe].reach < x {
+            break probe + 1;
+        }
+        hi = probe;
+        step *= 2;
+    };
+    lo + es[lo..hi].partition_point(|e| e.reach < x)
 }
 
 /// Sweep 1: pairs inside one row. With `only_moved`, only moved entries
@@ -294,7 +330,7 @@ pub(crate) fn cross(
                 break;
             }
             let es = inner.row_entries(row);
-            let c = seek_reach(es, scratch.cursors[bi] as usize, a.min_x);
+            let c = seek_reach_far(es, scratch.cursors[bi] as usize, a.min_x);
             scratch.cursors[bi] = c as u32;
             for (k, b) in es[c..].iter().enumerate() {
                 if b.min_x > a.max_x {
@@ -664,6 +700,48 @@ impl Iterator for MovedIn<'_> {
                 return None;
             }
             self.rest = *self.bits.get(self.word)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Both seeks find the first entry at or after the cursor that
+        /// reaches `x`, on rows of any spread of starts and widths.
+        #[test]
+        fn seeks_agree_with_a_scan(
+            boxes in proptest::collection::vec(
+                (prop_oneof![0f32..2000.0, 0f32..20.0], prop_oneof![0f32..40.0, 0f32..600.0]),
+                1..400),
+            probes in proptest::collection::vec((0usize..400, -50f32..2700.0), 1..20),
+        ) {
+            let mut starts: Vec<(f32, f32)> = boxes;
+            starts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut reach = f32::NEG_INFINITY;
+            let es: Vec<Entry> = starts
+                .iter()
+                .map(|&(x, w)| {
+                    reach = reach.max(x + w);
+                    Entry { min_x: x, min_y: 0.0, max_x: x + w, max_y: 1.0, id: 0, reach }
+                })
+                .collect();
+            // Also exactly at reaches and starts: ties are where a seek
+            // goes wrong by one.
+            let mut probes = probes;
+            for (k, e) in es.iter().enumerate().step_by(5) {
+                probes.push((k / 2, e.reach));
+                probes.push((k / 3, e.min_x));
+            }
+            for (from, x) in probes {
+                let from = from % (es.len() + 1);
+                let scan = from + es[from..].iter().take_while(|e| e.reach < x).count();
+                prop_assert_eq!(seek_reach(&es, from, x), scan, "walk, from {} x {}", from, x);
+                prop_assert_eq!(seek_reach_far(&es, from, x), scan, "far, from {} x {}", from, x);
+            }
         }
     }
 }
