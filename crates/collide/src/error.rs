@@ -262,6 +262,24 @@ pub(crate) fn try_reserve_exact<T>(
 
 /// Clears `v` and resizes it to `len` copies of `value`, reporting a failed
 /// allocation as an error.
+/// Sets `v`'s length to `len` for a caller that writes every element before
+/// reading it: elements already there are kept as they are (no pass over
+/// memory that is about to be overwritten), new ones are `value`.
+pub(crate) fn try_size<T: Clone>(
+    v: &mut Vec<T>,
+    len: usize,
+    value: T,
+    what: &'static str,
+) -> Result<(), CollideError> {
+    if v.len() >= len {
+        v.truncate(len);
+    } else {
+        try_reserve(v, len - v.len(), what)?;
+        v.resize(len, value);
+    }
+    Ok(())
+}
+
 pub(crate) fn try_fill<T: Clone>(
     v: &mut Vec<T>,
     len: usize,

@@ -12,7 +12,7 @@
 //! (`max < min`). Gaps let an object that changes rows be re-filed by
 //! shifting a few neighbours instead of the whole array.
 
-use crate::error::{try_fill, try_reserve, try_reserve_exact};
+use crate::error::{try_reserve, try_reserve_exact, try_size};
 use crate::math::{ceil_log2, extent_up, floor_i64, pow2};
 use crate::{Aabb, CollideError, Real, Vec2};
 
@@ -606,7 +606,8 @@ impl Layout {
 
         // Pass 1: each object's height class (kept in `bucket`), the
         // histogram of classes, and the bounding box of the minimum corners.
-        try_fill(&mut scratch.bucket, n, 0, "grid build buckets")?;
+        // Pass 1 writes every object's entry.
+        try_size(&mut scratch.bucket, n, 0, "grid build buckets")?;
         let bucket = Disjoint::new(&mut scratch.bucket);
         let parts = exec.map(chunks, |c| {
             let mut hist = [0u32; EXP_SLOTS];
@@ -1021,13 +1022,15 @@ impl Layout {
                 what: "grid build histogram",
                 bytes: usize::MAX,
             })?;
-        try_fill(&mut scratch.hist, cells, 0, "grid build histogram")?;
+        // Each chunk zeroes its own histogram below, in parallel.
+        try_size(&mut scratch.hist, cells, 0, "grid build histogram")?;
         // Pass 3: each object's bucket, counted per chunk.
         let bucket = Disjoint::new(&mut scratch.bucket);
         let hist = Disjoint::new(&mut scratch.hist);
         exec.map(chunks, |c| {
             // SAFETY: chunk c owns its input indices and its histogram slice.
             let counts = unsafe { hist.slice_mut(c * buckets..(c + 1) * buckets) };
+            counts.fill(0);
             for i in chunk(c) {
                 let e = src(i);
                 let slot = unsafe { bucket.read(i) } as usize;
@@ -1055,7 +1058,8 @@ impl Layout {
             (l, (d - level_first_row[l]) as u64)
         };
         let groups = split_even(dense, exec.width() * 4);
-        try_fill(&mut scratch.row_start, dense, 0, "grid rows")?;
+        // The first pass below writes every row's entry.
+        try_size(&mut scratch.row_start, dense, 0, "grid rows")?;
         let row_start = Disjoint::new(&mut scratch.row_start);
         let hist = &scratch.hist;
         exec.map(groups.len(), |g| {
