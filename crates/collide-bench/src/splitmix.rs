@@ -4,7 +4,6 @@
 /// SplitMix64 state.
 pub struct Rng(pub u64);
 
-#[allow(dead_code, reason = "each benchmark binary draws only some kinds")]
 impl Rng {
     /// The next 64 random bits.
     pub fn next(&mut self) -> u64 {
@@ -19,6 +18,7 @@ impl Rng {
         self.next() % n
     }
     /// A number in `[0, 1)`.
+    #[allow(dead_code, reason = "only gpu_masks draws fractions")]
     pub fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }

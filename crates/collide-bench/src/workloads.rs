@@ -106,6 +106,25 @@ pub struct Motion {
 }
 
 impl Motion {
+    /// A `share` of the `n` objects of a dense world, each with its own
+    /// velocity of 0.1–2 px per frame in a random direction.
+    pub fn random(rng: &mut Rng, n: usize, share: f64) -> Self {
+        let moving: Vec<u32> = (0..n as u32).filter(|_| rng.unit() < share).collect();
+        let velocity = moving
+            .iter()
+            .map(|_| {
+                let a = rng.unit() * std::f64::consts::TAU;
+                let s = 0.1 + 1.9 * rng.unit();
+                [(s * a.cos()) as f32, (s * a.sin()) as f32]
+            })
+            .collect();
+        Motion {
+            moving,
+            velocity,
+            side: side(n, 1536.0) as f32 + 30.0,
+        }
+    }
+
     /// Moves every moving object one frame; `moved` receives their indices.
     pub fn step(&mut self, boxes: &mut [Aabb], moved: &mut Vec<u32>) {
         moved.clear();
@@ -235,20 +254,7 @@ pub fn generate(family: Family, n: usize, seed: u64) -> World {
         Family::Motion10 | Family::Motion100 => {
             let boxes = uniform(&mut rng, n, 30.0, 1536.0);
             let share = if family == Family::Motion10 { 0.1 } else { 1.0 };
-            let moving: Vec<u32> = (0..n as u32).filter(|_| rng.unit() < share).collect();
-            let velocity = moving
-                .iter()
-                .map(|_| {
-                    let a = rng.unit() * std::f64::consts::TAU;
-                    let s = 0.1 + 1.9 * rng.unit();
-                    [(s * a.cos()) as f32, (s * a.sin()) as f32]
-                })
-                .collect();
-            motion = Some(Motion {
-                moving,
-                velocity,
-                side: side(n, 1536.0) as f32 + 30.0,
-            });
+            motion = Some(Motion::random(&mut rng, n, share));
             boxes
         }
     };

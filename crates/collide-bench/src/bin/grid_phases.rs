@@ -18,9 +18,11 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use collide::{Aabb, Execution, Grid, GridConfig, Pair};
 
-#[path = "../splitmix.rs"]
-mod splitmix;
-use splitmix::Rng;
+// The main benchmark's worlds, so the phases are timed on the same boxes.
+#[allow(dead_code, reason = "this probe uses two of the families")]
+#[path = "../workloads.rs"]
+mod workloads;
+use workloads::{Family, Motion, Rng};
 
 /// Times the grid's phases on dense or mixed worlds.
 #[derive(Parser, Debug)]
@@ -28,8 +30,8 @@ struct Args {
     /// Objects.
     #[arg(long, default_value_t = 100_000)]
     n: usize,
-    /// Sizes as the main benchmark's mixed workload (99% 4–30 px, 1%
-    /// 30–300 px) instead of its dense one (30 × 30).
+    /// The main benchmark's mixed workload (99% 4–30 px, 1% 30–300 px)
+    /// instead of its dense one (30 × 30).
     #[arg(long)]
     mixed: bool,
     /// A new world every frame.
@@ -38,31 +40,10 @@ struct Args {
     /// Timed frames (the median is printed).
     #[arg(long, default_value_t = 30)]
     frames: usize,
-    /// Shares of moving objects for the incremental rows.
+    /// Shares of moving objects for the incremental rows (on the dense
+    /// world, moving as in the benchmark's motion workloads).
     #[arg(long, default_values_t = [0.1, 1.0])]
     moving: Vec<f64>,
-}
-
-/// A world at the main benchmark's density (1,536 px² per object).
-fn world(rng: &mut Rng, n: usize, mixed: bool) -> Result<Vec<Aabb>> {
-    let side = (n as f64 * 1536.0).sqrt();
-    (0..n)
-        .map(|_| {
-            let (x, y) = ((rng.unit() * side) as f32, (rng.unit() * side) as f32);
-            let (w, h) = if !mixed {
-                (30.0, 30.0)
-            } else {
-                let (lo, hi) = if rng.unit() < 0.01 {
-                    (30.0, 300.0)
-                } else {
-                    (4.0, 30.0)
-                };
-                let mut side = || lo + (hi - lo) * rng.unit() as f32;
-                (side(), side())
-            };
-            Ok(Aabb::new([x, y], [x + w, y + h])?)
-        })
-        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -76,11 +57,15 @@ fn ms(since: Instant) -> f64 {
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    let mut rng = Rng(1994);
+    let family = if args.mixed {
+        Family::Mixed
+    } else {
+        Family::Dense
+    };
     let worlds = if args.fresh { args.frames } else { 1 };
-    let worlds: Vec<Vec<Aabb>> = (0..worlds)
-        .map(|_| world(&mut rng, args.n, args.mixed))
-        .collect::<Result<_>>()?;
+    let worlds: Vec<Vec<Aabb>> = (0..worlds as u64)
+        .map(|seed| workloads::generate(family, args.n, 1994 + seed).boxes)
+        .collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
@@ -128,17 +113,11 @@ fn main() -> Result<()> {
         );
     }
     println!("moving share       update ms (ns/update)   query ms  (ns/moved)   rebuild ms");
+    let mut rng = Rng::new(1994);
     for &share in &args.moving {
-        let mut boxes = worlds[0].clone();
-        let moving: Vec<u32> = (0..args.n as u32).filter(|_| rng.unit() < share).collect();
-        let velocity: Vec<[f32; 2]> = moving
-            .iter()
-            .map(|_| {
-                let a = rng.unit() * std::f64::consts::TAU;
-                let speed = 0.1 + 1.9 * rng.unit();
-                [(speed * a.cos()) as f32, (speed * a.sin()) as f32]
-            })
-            .collect();
+        let mut boxes = workloads::generate(Family::Dense, args.n, 1994).boxes;
+        let mut motion = Motion::random(&mut rng, args.n, share);
+        let mut moving = Vec::new();
         let mut grid = Grid::new();
         grid.rebuild(&boxes)?;
         grid.forget_moved();
@@ -146,15 +125,7 @@ fn main() -> Result<()> {
         let mut out: Vec<Pair> = Vec::new();
         let (mut update, mut query, mut rebuild) = (Vec::new(), Vec::new(), Vec::new());
         for frame in 0..args.frames + 2 {
-            for (&i, v) in moving.iter().zip(&velocity) {
-                let b = boxes[i as usize];
-                let (mut lo, mut hi) = (b.min(), b.max());
-                lo.x += v[0];
-                hi.x += v[0];
-                lo.y += v[1];
-                hi.y += v[1];
-                boxes[i as usize] = Aabb::new(lo, hi)?;
-            }
+            motion.step(&mut boxes, &mut moving);
             let t = Instant::now();
             for &i in &moving {
                 let h = grid.handle(i).context("a handle of the bulk load")?;
