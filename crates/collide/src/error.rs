@@ -260,8 +260,6 @@ pub(crate) fn try_reserve_exact<T>(
         })
 }
 
-/// Clears `v` and resizes it to `len` copies of `value`, reporting a failed
-/// allocation as an error.
 /// Sets `v`'s length to `len` for a caller that writes every element before
 /// reading it: elements already there are kept as they are (no pass over
 /// memory that is about to be overwritten), new ones are `value`.
@@ -280,6 +278,8 @@ pub(crate) fn try_size<T: Clone>(
     Ok(())
 }
 
+/// Clears `v` and resizes it to `len` copies of `value`, reporting a failed
+/// allocation as an error.
 pub(crate) fn try_fill<T: Clone>(
     v: &mut Vec<T>,
     len: usize,
@@ -287,7 +287,5 @@ pub(crate) fn try_fill<T: Clone>(
     what: &'static str,
 ) -> Result<(), CollideError> {
     v.clear();
-    try_reserve(v, len, what)?;
-    v.resize(len, value);
-    Ok(())
+    try_size(v, len, value, what)
 }

@@ -396,17 +396,38 @@ fn split_even(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
 /// Splits `rows` into at most `parts` contiguous runs of about equal entry
 /// counts (sweep and sort work is roughly proportional to entries).
 pub(crate) fn split_rows(rows: &[Row], parts: usize) -> Vec<std::ops::Range<usize>> {
-    let total = rows.last().map_or(0, |r| r.end as usize);
+    split_by_weight(rows.len(), parts, |i| u64::from(rows[i].end))
+}
+
+/// Cuts `0..len` into at most `parts` contiguous, non-empty runs of about
+/// equal weight, where `upto(i)` is the weight of items `0..=i` (never
+/// decreasing): each cut falls after the last item whose running weight is
+/// within that fraction of the total.
+pub(crate) fn split_by_weight(
+    len: usize,
+    parts: usize,
+    upto: impl Fn(usize) -> u64,
+) -> Vec<std::ops::Range<usize>> {
+    let total = if len == 0 { 0 } else { upto(len - 1) };
     let parts = parts.max(1);
     let mut out = Vec::with_capacity(parts);
     let mut start = 0usize;
     for k in 1..=parts {
         let end = if k == parts {
-            rows.len()
+            len
         } else {
-            let target = total * k / parts;
-            rows.partition_point(|r| (r.end as usize) <= target)
-                .max(start)
+            let target = (u128::from(total) * k as u128 / parts as u128) as u64;
+            // The first item whose running weight passes the target.
+            let (mut lo, mut hi) = (start, len);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if upto(mid) <= target {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
         };
         if end > start {
             out.push(start..end);
@@ -1406,6 +1427,33 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// Runs tile the items in order, none empty, at most `parts` of
+        /// them, and none heavier than a fair share plus one item.
+        #[test]
+        fn split_by_weight_tiles_and_balances(
+            weights in proptest::collection::vec(prop_oneof![0u64..4, 0u64..1000], 0..200),
+            parts in 1usize..20,
+        ) {
+            let mut upto = Vec::new();
+            let mut sum = 0u64;
+            for w in &weights {
+                sum += w;
+                upto.push(sum);
+            }
+            let runs = split_by_weight(weights.len(), parts, |i| upto[i]);
+            prop_assert!(runs.len() <= parts);
+            let mut next = 0;
+            let heaviest = weights.iter().copied().max().unwrap_or(0);
+            for r in &runs {
+                prop_assert_eq!(r.start, next);
+                prop_assert!(r.start < r.end);
+                let w: u64 = weights[r.clone()].iter().sum();
+                prop_assert!(w <= sum.div_ceil(parts as u64) + heaviest, "run {:?} weighs {}", r, w);
+                next = r.end;
+            }
+            prop_assert_eq!(next, weights.len());
+        }
+
         /// The galloping search answers as a binary search does, on rows of
         /// any spread (clumps and repeated values included).
         #[test]

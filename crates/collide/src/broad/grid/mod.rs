@@ -480,7 +480,6 @@ impl Grid {
     /// # Errors
     /// [`CollideError::StaleHandle`] for a removed object.
     pub fn remove(&mut self, h: Handle) -> Result<Aabb, CollideError> {
-        self.slot(h)?;
         self.apply_waiting_updates();
         let slot = self.slot(h)?;
         let old = match pending_index(slot) {

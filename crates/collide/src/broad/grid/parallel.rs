@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::layout::Exec;
+use super::layout::{Exec, split_by_weight};
 use super::sweep::{self, Ctx, Scratch};
 use super::{Grid, push_pair};
 use crate::error::try_reserve;
@@ -159,21 +159,5 @@ fn split_rows_by_work(
             ends.push(total);
         }
     }
-    let parts = parts.max(1) as u64;
-    let mut runs = Vec::new();
-    try_reserve(&mut runs, parts as usize, "parallel row runs")?;
-    let mut start = 0usize;
-    for k in 1..=parts {
-        let end = if k == parts {
-            ends.len()
-        } else {
-            let target = (u128::from(total) * u128::from(k) / u128::from(parts)) as u64;
-            ends.partition_point(|&e| e <= target).max(start)
-        };
-        if end > start {
-            runs.push(start..end);
-        }
-        start = end;
-    }
-    Ok(runs)
+    Ok(split_by_weight(ends.len(), parts, |i| ends[i]))
 }
