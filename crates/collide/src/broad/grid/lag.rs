@@ -81,20 +81,6 @@ impl UpdateLag {
     }
 }
 
-/// Asks for the cache line holding `*p` without waiting for it.
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: a prefetch is a hint; it never faults and reads nothing
-        // the program can observe, whatever the address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

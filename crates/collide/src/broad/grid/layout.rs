@@ -320,6 +320,20 @@ impl Exec for Serial {
     }
 }
 
+/// Asks for the cache line holding `*p` without waiting for it.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch is a hint; it never faults and reads nothing
+        // the program can observe, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// A buffer that several workers write at disjoint indices (the counting
 /// sort's scatter, per-chunk histograms, runs of rows). Bounds are checked;
 /// disjointness is the caller's promise.
@@ -360,7 +374,7 @@ impl<T> Disjoint<T> {
     /// Asks for the cache line of index `i` (any index: a hint only).
     #[inline(always)]
     pub(crate) fn prefetch(&self, i: usize) {
-        super::lag::prefetch(self.ptr.wrapping_add(i));
+        prefetch(self.ptr.wrapping_add(i));
     }
 
     /// # Safety
@@ -545,8 +559,8 @@ pub(crate) fn count_starting_by(es: &[Entry], x: Real) -> usize {
 }
 
 /// How many objects ahead the build's scatter asks for the place it will
-/// write (that object's bucket's cursor now: later objects of the same bucket
-/// move it, rarely).
+/// write (that object's bucket's cursor now: objects of the same bucket in
+/// between move it, rarely, which only makes the hint miss).
 const SCATTER_AHEAD: usize = 16;
 
 /// Objects per block of the build's counting pass (see its comment).
@@ -1072,15 +1086,15 @@ impl Layout {
             let mut start = range.start;
             while start < range.end {
                 let end = (start + COUNT_BLOCK).min(range.end);
-                for i in start..end {
-                    let e = src(i);
-                    let slot = unsafe { bucket.read(i) } as usize;
-                    let b = plans[level_of_slot[slot] as usize].bucket_of(&e);
-                    unsafe { bucket.write(i, b as u32) };
-                    super::lag::prefetch(counts.as_ptr().wrapping_add(b));
+                // SAFETY: the block lies in chunk c's input indices.
+                let block = unsafe { bucket.slice_mut(start..end) };
+                for (i, slot) in (start..end).zip(block.iter_mut()) {
+                    let b = plans[level_of_slot[*slot as usize] as usize].bucket_of(&src(i));
+                    *slot = b as u32;
+                    prefetch(counts.as_ptr().wrapping_add(b));
                 }
-                for i in start..end {
-                    counts[unsafe { bucket.read(i) } as usize] += 1;
+                for &b in block.iter() {
+                    counts[b as usize] += 1;
                 }
                 start = end;
             }

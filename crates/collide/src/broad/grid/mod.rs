@@ -12,8 +12,8 @@ mod layout;
 mod parallel;
 mod sweep;
 
-use lag::{LAG, UpdateLag, prefetch};
-use layout::{BuildScratch, Entry, Layout, Serial, row_key};
+use lag::{LAG, UpdateLag};
+use layout::{BuildScratch, Entry, Layout, Serial, prefetch, row_key};
 use sweep::{Ctx, Scratch};
 
 use super::{BroadPhase, check_count};
