@@ -356,3 +356,34 @@ fn many_small_moves_after_a_relayout_are_filed_in_place() {
         grid.validate();
     }
 }
+
+#[test]
+fn moves_far_out_where_the_finest_rows_saturate() {
+    // Tiny objects give the grid a level of rows 2^-10 high; at y = 2^60
+    // their row keys saturate, so rows there no longer nest. A big object
+    // moving there across rows of its own (coarse) level must change rows.
+    let mut grid = Grid::new();
+    for k in 0..200 {
+        let x = k as f32 * 0.01;
+        grid.insert(bx(x, 0.0, x + 0.001, 0.001)).unwrap();
+    }
+    let far = 2f32.powi(60);
+    let h = 3.0 * 2f32.powi(39); // not a power of two: the cheap same-height test applies
+    let big = grid.insert(bx(0.0, far, h, far + h)).unwrap();
+    let jump = 2f32.powi(45);
+    let partner = grid.insert(bx(0.0, far + jump, h, far + jump + h)).unwrap();
+    grid.relayout_now().unwrap();
+    grid.validate();
+    let mut out = Vec::new();
+    grid.find_all_pairs(&mut out).unwrap();
+    assert!(!out.iter().any(|p| p.b == big.index() || p.a == big.index()));
+    grid.update(big, bx(0.0, far + jump, h, far + jump + h))
+        .unwrap();
+    out.clear();
+    grid.find_all_pairs(&mut out).unwrap();
+    grid.validate();
+    assert!(
+        out.contains(&Pair::ordered(big.index(), partner.index())),
+        "{out:?}"
+    );
+}

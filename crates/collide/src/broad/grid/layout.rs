@@ -611,7 +611,8 @@ impl Layout {
     /// close guess; a few steps from it, else a binary search.
     pub(crate) fn row_at(&self, pos: usize) -> usize {
         let (rows, n) = (&self.rows, self.entries.len().max(1));
-        let guess = (pos as u128 * rows.len() as u128 / n as u128) as usize;
+        // Positions and row counts stay below 2^31, so the product fits.
+        let guess = (pos as u64 * rows.len() as u64 / n as u64) as usize;
         let mut r = guess.min(rows.len().saturating_sub(1));
         for _ in 0..8 {
             match rows.get(r) {

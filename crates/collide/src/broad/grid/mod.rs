@@ -448,13 +448,7 @@ impl Grid {
         if old.same_box(&new) {
             return;
         }
-        let level = self.layout.level_for_height(old.height_up());
-        let stays = level.is_some_and(|l| {
-            let exp = self.layout.levels[l].exp;
-            (same_height_class(&old, &new)
-                || self.layout.level_for_height(new.height_up()) == Some(l))
-                && row_key(new.min_y, exp) == row_key(old.min_y, exp)
-        });
+        let stays = self.stays_in_row(&old, &new);
         if stays {
             // The old reach still covers everything before; raise it (and
             // the row's after it) only if the object now reaches further.
@@ -473,6 +467,31 @@ impl Grid {
             self.bury(p);
             self.slot_pos[new.id as usize] = self.file(new);
         }
+    }
+
+    /// Whether an object moving from `old` (in the layout) to `new` keeps
+    /// its level and row.
+    #[inline]
+    fn stays_in_row(&self, old: &Entry, new: &Entry) -> bool {
+        // The common case, cheaply: the same height class keeps the level,
+        // and rows nest (a row is a union of rows of every finer level), so
+        // the same row at the finest level's height is the same row at
+        // every level. Not where keys saturate, which breaks the nesting.
+        if same_height_class(old, new)
+            && let Some(finest) = self.layout.levels.first()
+        {
+            let key = row_key(new.min_y, finest.exp);
+            if key == row_key(old.min_y, finest.exp) && key != i64::MAX && key != i64::MIN {
+                return true;
+            }
+        }
+        let level = self.layout.level_for_height(old.height_up());
+        level.is_some_and(|l| {
+            let exp = self.layout.levels[l].exp;
+            (same_height_class(old, new)
+                || self.layout.level_for_height(new.height_up()) == Some(l))
+                && row_key(new.min_y, exp) == row_key(old.min_y, exp)
+        })
     }
 
     /// Removes `h`, returning its box. Pairs are never reported for it again.
