@@ -387,3 +387,68 @@ fn moves_far_out_where_the_finest_rows_saturate() {
         "{out:?}"
     );
 }
+
+#[test]
+fn pending_objects_are_swept_not_tested_each_against_each() {
+    let boxes = common::fixed_dense_world(3000, 3);
+    let mut grid = Grid::new();
+    grid.rebuild(&boxes).unwrap();
+    grid.relayout_now().unwrap();
+    let mut out = Vec::new();
+    grid.find_all_pairs(&mut out).unwrap();
+    let layout_tests = grid.last_stats().tests;
+    // Sixty objects in a row of their own, far from the rest, 100 px
+    // apart: they wait as pending objects, and none meets another.
+    for k in 0..60 {
+        let x = k as f32 * 100.0;
+        grid.insert(bx(x, 1e6, x + 10.0, 1e6 + 10.0)).unwrap();
+    }
+    out.clear();
+    grid.find_all_pairs(&mut out).unwrap();
+    grid.validate();
+    let extra = grid.last_stats().tests - layout_tests;
+    // Each against each would be 1,770 tests.
+    assert!(extra <= 60, "{extra} tests for 60 pending objects");
+}
+
+#[test]
+fn a_far_excursion_does_not_widen_windows_for_good() {
+    // Two rows of objects. One goes far right and comes back: on its way
+    // back every neighbour it passes takes its far reach, so windows into
+    // its row would reach back to the row's start from then on.
+    let mut grid = Grid::new();
+    let handles: Vec<_> = (0..400)
+        .map(|k| {
+            let (x, y) = ((k % 200) as f32 * 20.0, (k / 200) as f32 * 16.0);
+            grid.insert(bx(x, y, x + 10.0, y + 10.0)).unwrap()
+        })
+        .collect();
+    grid.relayout_now().unwrap();
+    let mut out = Vec::new();
+    grid.find_all_pairs(&mut out).unwrap();
+    grid.forget_moved();
+    // A frame of small moves: every fourth object of each row shifts by
+    // 0 or 1 px.
+    let mut frame = |grid: &mut Grid, t: usize| {
+        for (k, &h) in handles.iter().enumerate().skip(1).step_by(4) {
+            let x = (k % 200) as f32 * 20.0 + (t % 2) as f32;
+            let y = (k / 200) as f32 * 16.0;
+            grid.update(h, bx(x, y, x + 10.0, y + 10.0)).unwrap();
+        }
+        let mut out = Vec::new();
+        grid.find_moved_pairs(&mut out).unwrap();
+        grid.validate();
+        grid.last_stats().tests
+    };
+    let calm = frame(&mut grid, 1);
+    grid.update(handles[0], bx(100_000.0, 0.0, 100_010.0, 10.0))
+        .unwrap();
+    grid.find_moved_pairs(&mut out).unwrap();
+    grid.update(handles[0], bx(0.0, 0.0, 10.0, 10.0)).unwrap();
+    grid.find_moved_pairs(&mut out).unwrap();
+    let after = (2..8).map(|t| frame(&mut grid, t)).last().unwrap();
+    assert!(
+        after <= 2 * calm,
+        "{after} tests, {calm} before the excursion"
+    );
+}

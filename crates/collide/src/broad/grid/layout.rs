@@ -1355,6 +1355,22 @@ impl Layout {
         });
     }
 
+    /// Sets the reach of row `r`'s entries afresh, as tight as it can be:
+    /// updates only ever raise it (an object that moves left, or leaves,
+    /// keeps the reach it gave the entries after it), so over many frames
+    /// it drifts up and windows grow. Returns the row's slot count.
+    pub(crate) fn refresh_reach(&mut self, r: usize) -> usize {
+        let row = self.rows[r];
+        let mut reach = Real::NEG_INFINITY;
+        for e in &mut self.entries[row.start as usize..row.end as usize] {
+            if !e.is_gap() {
+                reach = reach.max(e.max_x);
+            }
+            e.reach = reach;
+        }
+        (row.end - row.start) as usize
+    }
+
     /// Moves each row's tail gaps in among its entries: one after every
     /// `stride` live entries, so an insertion shifts a handful of neighbours.
     fn spread_gaps(&mut self) {
