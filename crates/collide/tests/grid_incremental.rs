@@ -429,7 +429,7 @@ fn a_far_excursion_does_not_widen_windows_for_good() {
     grid.forget_moved();
     // A frame of small moves: every fourth object of each row shifts by
     // 0 or 1 px.
-    let mut frame = |grid: &mut Grid, t: usize| {
+    let frame = |grid: &mut Grid, t: usize| {
         for (k, &h) in handles.iter().enumerate().skip(1).step_by(4) {
             let x = (k % 200) as f32 * 20.0 + (t % 2) as f32;
             let y = (k / 200) as f32 * 16.0;
