@@ -8,8 +8,12 @@
 //! learns much of the sweep; a fresh world shows what a game whose objects
 //! move gets.
 //!
+//! `--long FRAMES` instead updates one grid for that many frames and
+//! prints, every 250 frames, the query's time and tests: they must not grow.
+//!
 //! ```text
 //! cargo run --release -p collide-bench --bin grid_phases -- --n 100000 --fresh
+//! cargo run --release -p collide-bench --bin grid_phases -- --long 2000 --moving 0.1
 //! ```
 
 use std::time::Instant;
@@ -44,6 +48,11 @@ struct Args {
     /// world, moving as in the benchmark's motion workloads).
     #[arg(long, default_values_t = [0.1, 1.0])]
     moving: Vec<f64>,
+    /// Instead of the tables: this many frames of the first moving share,
+    /// with the query's median time and tests printed every 250 frames (a
+    /// grid updated for a long time must not slow down).
+    #[arg(long)]
+    long: Option<usize>,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -57,6 +66,9 @@ fn ms(since: Instant) -> f64 {
 
 fn main() -> Result<()> {
     let args = Args::parse();
+    if let Some(frames) = args.long {
+        return long_run(&args, frames);
+    }
     let family = if args.mixed {
         Family::Mixed
     } else {
@@ -155,6 +167,48 @@ fn main() -> Result<()> {
             per_moved(u),
             per_moved(q),
         );
+    }
+    Ok(())
+}
+
+/// Frames of small moves on one grid, reported 250 frames at a time.
+fn long_run(args: &Args, frames: usize) -> Result<()> {
+    const WINDOW: usize = 250;
+    let share = args.moving.first().copied().unwrap_or(0.1);
+    let mut rng = Rng::new(1994);
+    let mut boxes = workloads::generate(Family::Dense, args.n, 1994).boxes;
+    let mut motion = Motion::random(&mut rng, args.n, share);
+    let mut moving = Vec::new();
+    let mut grid = Grid::new();
+    grid.rebuild(&boxes)?;
+    grid.forget_moved();
+    let mut out: Vec<Pair> = Vec::new();
+    let (mut update, mut query) = (Vec::new(), Vec::new());
+    println!(
+        "n = {}, {:.0}% moving: frames   update ms   query ms   tests (last frame)",
+        args.n,
+        share * 100.0
+    );
+    for frame in 1..=frames {
+        motion.step(&mut boxes, &mut moving);
+        let t = Instant::now();
+        for &i in &moving {
+            let h = grid.handle(i).context("a handle of the bulk load")?;
+            grid.update(h, boxes[i as usize])?;
+        }
+        update.push(ms(t));
+        out.clear();
+        let t = Instant::now();
+        grid.find_moved_pairs(&mut out)?;
+        query.push(ms(t));
+        if frame % WINDOW == 0 {
+            println!(
+                "{frame:>28} {:11.3} {:10.3} {:>10}",
+                median(std::mem::take(&mut update)),
+                median(std::mem::take(&mut query)),
+                grid.last_stats().tests
+            );
+        }
     }
     Ok(())
 }
