@@ -792,8 +792,8 @@ impl Grid {
         Ok(())
     }
 
-    /// Pairs involving pending objects: each queries the layout, and pending
-    /// objects test each other directly (there are few of them).
+    /// Pairs involving pending objects: each queries the layout, and they
+    /// are swept against each other in order of min x (`order` is scratch).
     fn find_pending(
         &self,
         out: &mut Vec<Pair>,
