@@ -171,7 +171,8 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-/// Frames of small moves on one grid, reported 250 frames at a time.
+/// Frames of small moves on one grid, reported 250 frames at a time:
+/// median update and query times, the mean and worst whole frame.
 fn long_run(args: &Args, frames: usize) -> Result<()> {
     const WINDOW: usize = 250;
     let share = args.moving.first().copied().unwrap_or(0.1);
@@ -185,7 +186,7 @@ fn long_run(args: &Args, frames: usize) -> Result<()> {
     let mut out: Vec<Pair> = Vec::new();
     let (mut update, mut query) = (Vec::new(), Vec::new());
     println!(
-        "n = {}, {:.0}% moving: frames   update ms   query ms   tests (last frame)",
+        "n = {}, {:.0}% moving: frames   update ms   query ms   mean ms   max ms   tests (last frame)",
         args.n,
         share * 100.0
     );
@@ -202,8 +203,13 @@ fn long_run(args: &Args, frames: usize) -> Result<()> {
         grid.find_moved_pairs(&mut out)?;
         query.push(ms(t));
         if frame % WINDOW == 0 {
+            // Mean and worst frame (update and query together): a relayout
+            // is one slow frame, which the medians do not show.
+            let frames: Vec<f64> = update.iter().zip(&query).map(|(u, q)| u + q).collect();
+            let mean = frames.iter().sum::<f64>() / frames.len() as f64;
+            let worst = frames.iter().copied().fold(0.0, f64::max);
             println!(
-                "{frame:>28} {:11.3} {:10.3} {:>10}",
+                "{frame:>28} {:11.3} {:10.3} {mean:9.3} {worst:8.3} {:>10}",
                 median(std::mem::take(&mut update)),
                 median(std::mem::take(&mut query)),
                 grid.last_stats().tests
