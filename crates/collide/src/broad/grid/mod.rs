@@ -1108,25 +1108,35 @@ impl Grid {
 
     /// As [`raise_reach`](Self::raise_reach), from the entry at `from` (just
     /// rewritten in place, which had min x `old_min_x`) to the end of its
-    /// row, without finding the row. The entries after it are still sorted,
-    /// so it stops where the reach is high enough or min x falls (a row
-    /// starts at its left end). A next row that starts right of where this
-    /// one's last entry starts is not seen to start, so its first entries
-    /// may be raised too, but only those that start before `value`, whose
-    /// reach is then merely loose.
+    /// row, usually without finding the row. The entries after it are
+    /// still sorted, so it stops where the reach is high enough or min x
+    /// falls (a row starts at its left end). A next row that starts right
+    /// of where this one's last entry starts is not seen to start, so its
+    /// first entries may be raised too (their reach is then merely loose);
+    /// past `RAISE_WALK` entries, the row the walk is in is looked up and
+    /// raised to its end, so a column of one-object rows does not carry the
+    /// raise down the whole column.
     fn raise_reach_in_row(&mut self, from: usize, old_min_x: Real, value: Real) {
-        let es = &mut self.layout.entries[from..];
-        let Some((first, rest)) = es.split_first_mut() else {
+        const RAISE_WALK: usize = 16;
+        let es = &mut self.layout.entries;
+        let Some(first) = es.get_mut(from) else {
             return;
         };
         first.reach = first.reach.max(value);
         let mut last_x = old_min_x;
-        for e in rest {
+        let walk_end = (from + 1 + RAISE_WALK).min(es.len());
+        for e in &mut es[from + 1..walk_end] {
             if e.reach >= value || e.min_x < last_x {
-                break;
+                return;
             }
             e.reach = value;
             last_x = e.min_x;
+        }
+        if walk_end < es.len() {
+            // Finish the row the walk is in (its own, or one it ran into,
+            // which must not be left with a reach that falls).
+            let end = self.layout.rows[self.layout.row_at(walk_end - 1)].end as usize;
+            self.raise_reach(walk_end, end, value);
         }
     }
 
@@ -1405,5 +1415,37 @@ impl BroadPhase for Grid {
 
     fn last_stats(&self) -> QueryStats {
         self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests may panic on failure
+
+    use super::*;
+
+    /// A column of one-object rows: a raise that ran on as long as min x
+    /// does not fall would carry one object's reach up the whole column,
+    /// and a frame of such updates would cost the square of the column.
+    #[test]
+    fn a_raise_stays_near_its_row() {
+        let boxes: Vec<Aabb> = (0..2000)
+            .map(|k| Aabb::new([0.0, k as Real * 40.0], [10.0, k as Real * 40.0 + 30.0]).unwrap())
+            .collect();
+        let mut grid = Grid::new();
+        grid.rebuild(&boxes).unwrap();
+        grid.relayout_now().unwrap();
+        let before: Vec<Real> = grid.layout.entries.iter().map(|e| e.reach).collect();
+        let p = grid.slot_pos[0] as usize;
+        grid.raise_reach_in_row(p, 0.0, 1000.0);
+        let raised = grid
+            .layout
+            .entries
+            .iter()
+            .zip(&before)
+            .filter(|(e, r)| e.reach != **r)
+            .count();
+        assert!(raised <= 1 + 16 + 2, "{raised} entries raised");
+        grid.validate();
     }
 }
