@@ -1355,20 +1355,28 @@ impl Layout {
         });
     }
 
-    /// Sets the reach of row `r`'s entries afresh, as tight as it can be:
-    /// updates only ever raise it (an object that moves left, or leaves,
-    /// keeps the reach it gave the entries after it), so over many frames
-    /// it drifts up and windows grow. Returns the row's slot count.
-    pub(crate) fn refresh_reach(&mut self, r: usize) -> usize {
+    /// Sets the reach of entries `from..to` (within row `r`) afresh: from
+    /// the row's start, as tight as it can be; from inside the row,
+    /// starting from the reach before `from`, which bounds everything
+    /// before it. Either way no reach rises and none falls below the
+    /// entries' running max, so the row stays valid. Updates only ever
+    /// raise the reach (an object that moves left, or leaves, keeps the
+    /// reach it gave the entries after it), so over many frames it drifts
+    /// up and windows grow.
+    pub(crate) fn refresh_reach(&mut self, r: usize, from: usize, to: usize) {
         let row = self.rows[r];
-        let mut reach = Real::NEG_INFINITY;
-        for e in &mut self.entries[row.start as usize..row.end as usize] {
+        debug_assert!(row.start as usize <= from && to <= row.end as usize);
+        let mut reach = if from > row.start as usize {
+            self.entries[from - 1].reach
+        } else {
+            Real::NEG_INFINITY
+        };
+        for e in &mut self.entries[from..to] {
             if !e.is_gap() {
                 reach = reach.max(e.max_x);
             }
             e.reach = reach;
         }
-        (row.end - row.start) as usize
     }
 
     /// Moves each row's tail gaps in among its entries: one after every

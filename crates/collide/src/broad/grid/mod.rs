@@ -186,10 +186,10 @@ pub struct Grid {
     /// The layout is a bulk load's, without gaps, and has not been relaid
     /// out since.
     bulk_loaded: bool,
-    /// Updates applied since the last reach refresh, and the row the next
-    /// refresh starts at (see `refresh_reach`).
+    /// Updates applied since the last reach refresh, and the entry position
+    /// the next refresh starts at (see `refresh_reach`).
     updates_since_refresh: usize,
-    refresh_row: usize,
+    refresh_pos: usize,
     build_scratch: BuildScratch,
     sweep_scratch: Scratch,
     /// Per run of rows of a parallel query: its pairs, before they are
@@ -235,7 +235,7 @@ impl Grid {
             lag: UpdateLag::default(),
             bulk_loaded: false,
             updates_since_refresh: 0,
-            refresh_row: 0,
+            refresh_pos: 0,
             build_scratch: BuildScratch::default(),
             sweep_scratch: Scratch::default(),
             #[cfg(feature = "rayon")]
@@ -1218,26 +1218,32 @@ impl Grid {
         (64 + self.live / 256).min(1024)
     }
 
-    /// Sets the reach afresh, row by row from where the last call stopped,
-    /// in one slot per `REFRESH_SHARE` updates applied since then. Updates
-    /// only raise the reach, so without this windows grow until a relayout
-    /// happens to reset them: tests per query rose 1.8-fold over 1,750
-    /// frames of 10% moving at 100k objects, and one object's trip far
-    /// right and back can make every window of its row reach back to the
-    /// row's start (a test). A sequential pass, under a nanosecond a slot.
+    /// Sets the reach afresh in one slot per `REFRESH_SHARE` updates applied
+    /// since the last call, from where it stopped, round robin over the
+    /// entries (a long row is done a piece at a time, so a frame with a few
+    /// updates never pays for a whole row). Updates only raise the reach,
+    /// so without this windows grow until a relayout happens to reset them:
+    /// tests per query rose 1.8-fold over 1,750 frames of 10% moving at
+    /// 100k objects, and one object's trip far right and back can make
+    /// every window of its row reach back to the row's start (a test). A
+    /// sequential pass, under a nanosecond a slot.
     fn refresh_reach(&mut self) {
-        let rows = self.layout.rows.len();
+        let slots = self.layout.entries.len();
         let updates = std::mem::take(&mut self.updates_since_refresh);
         // At most an eighth of the grid per call: when most objects move,
         // a fresher reach costs more raises in the next frame's updates
         // than it saves in tests.
-        let mut budget = (updates / REFRESH_SHARE).min(self.live / 8 + 1);
-        let mut visited = 0;
-        while budget > 0 && visited < rows {
-            let r = self.refresh_row % rows;
-            budget = budget.saturating_sub(self.layout.refresh_reach(r));
-            self.refresh_row = r + 1;
-            visited += 1;
+        let mut budget = (updates / REFRESH_SHARE).min(slots / 8 + 1).min(slots);
+        while budget > 0 {
+            if self.refresh_pos >= slots {
+                self.refresh_pos = 0;
+            }
+            let from = self.refresh_pos;
+            let r = self.layout.row_at(from);
+            let to = (self.layout.rows[r].end as usize).min(from + budget);
+            self.layout.refresh_reach(r, from, to);
+            budget -= to - from;
+            self.refresh_pos = to;
         }
     }
 
