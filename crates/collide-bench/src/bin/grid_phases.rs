@@ -177,7 +177,12 @@ fn long_run(args: &Args, frames: usize) -> Result<()> {
     const WINDOW: usize = 250;
     let share = args.moving.first().copied().unwrap_or(0.1);
     let mut rng = Rng::new(1994);
-    let mut boxes = workloads::generate(Family::Dense, args.n, 1994).boxes;
+    let family = if args.mixed {
+        Family::Mixed
+    } else {
+        Family::Dense
+    };
+    let mut boxes = workloads::generate(family, args.n, 1994).boxes;
     let mut motion = Motion::random(&mut rng, args.n, share);
     let mut moving = Vec::new();
     let mut grid = Grid::new();
@@ -186,8 +191,9 @@ fn long_run(args: &Args, frames: usize) -> Result<()> {
     let mut out: Vec<Pair> = Vec::new();
     let (mut update, mut query) = (Vec::new(), Vec::new());
     println!(
-        "n = {}, {:.0}% moving: frames   update ms   query ms   mean ms   max ms   tests (last frame)",
+        "n = {}, {}, {:.0}% moving: frames   update ms   query ms   mean ms   max ms   tests (last frame)",
         args.n,
+        if args.mixed { "mixed" } else { "dense" },
         share * 100.0
     );
     for frame in 1..=frames {

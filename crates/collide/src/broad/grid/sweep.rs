@@ -58,11 +58,18 @@ impl<F: FnMut(usize, &Entry, usize, &Entry) -> Result<(), CollideError>> Emit fo
 pub(crate) struct Scratch {
     /// One cursor per fine row of a band.
     cursors: Vec<u32>,
+    /// The moved sweep's bands in other levels, for one row: (level, first
+    /// row index, row count, index of the first row's cursor).
+    bands: Vec<(usize, usize, usize, usize)>,
+    /// One cursor (an entry position) per row of those bands.
+    band_cursors: Vec<u32>,
 }
 
 impl Scratch {
     pub(crate) fn bytes(&self) -> usize {
         self.cursors.capacity() * 4
+            + self.bands.capacity() * std::mem::size_of::<(usize, usize, usize, usize)>()
+            + self.band_cursors.capacity() * 4
     }
 }
 
@@ -591,6 +598,25 @@ pub(crate) fn sweep_moved_rows(
         }
         let next = neighbour(ctx, ri, level, 1);
         let prev = neighbour(ctx, ri, level, -1);
+        // Levels whose rows sweep this one's: the rows of theirs that this
+        // row's objects can reach, once per row, each with a cursor.
+        let Scratch {
+            bands,
+            band_cursors,
+            ..
+        } = &mut *scratch;
+        bands.clear();
+        band_cursors.clear();
+        for (lo, other) in ctx.levels.iter().enumerate() {
+            if lo != li && !is_outer(ctx.levels, ctx.rows, li, lo) {
+                let (keys_lo, keys_hi) = band_keys(row, level.exp - other.exp);
+                let (band, first) = rows_in(ctx, other, keys_lo, keys_hi);
+                if !band.is_empty() {
+                    bands.push((lo, first, band.len(), band_cursors.len()));
+                    band_cursors.extend(band.iter().map(|r| r.start));
+                }
+            }
+        }
         // Moved entries are visited in row order, so each neighbour row's
         // window start only moves forward: one galloping cursor per row.
         let mut cursor_next = next.map_or(0, |r| r.start as usize);
@@ -639,16 +665,35 @@ pub(crate) fn sweep_moved_rows(
                 }
             }
             // Levels whose rows sweep this one's: only still partners (a
-            // moved partner there finds this one from its side).
-            for (lo, other) in ctx.levels.iter().enumerate() {
-                if lo != li && !is_outer(ctx.levels, ctx.rows, li, lo) {
-                    query_level(ctx, other, &a, tests, |q, b| {
-                        if ctx.moved(q) {
-                            Ok(())
-                        } else {
-                            emit(p, &a, q, b)
+            // moved partner there finds this one from its side). The rows
+            // under the object, [row(min y) - 1, row(max y)], as a region
+            // query takes them, each window found from its row's cursor.
+            for &(lo, first, len, cursor0) in bands.iter() {
+                let exp = ctx.levels[lo].exp;
+                let (r0, r1) = (
+                    row_key(a.min_y, exp).saturating_sub(1),
+                    row_key(a.max_y, exp),
+                );
+                for (k, other) in ctx.rows[first..first + len].iter().enumerate() {
+                    if other.key < r0 {
+                        continue;
+                    }
+                    if other.key > r1 {
+                        break;
+                    }
+                    let es = ctx.row_entries(other);
+                    let o_start = other.start as usize;
+                    let cursor = &mut band_cursors[cursor0 + k];
+                    let mut q = seek_reach(es, *cursor as usize - o_start, a.min_x);
+                    *cursor = (o_start + q) as u32;
+                    while q < es.len() && es[q].min_x <= a.max_x {
+                        *tests += 1;
+                        let b = &es[q];
+                        if b.overlaps(&a) && !ctx.moved(o_start + q) {
+                            emit(p, &a, o_start + q, b)?;
                         }
-                    })?;
+                        q += 1;
+                    }
                 }
             }
         }
