@@ -306,13 +306,23 @@ fn jpeg_thumbnail<R: Read>(
     let (w, h) = (u32::from(info.width), u32::from(info.height));
     check_size(w, h, limits)?;
     let (tw, th) = fitted(w, h, target);
-    // The smallest DCT scale whose output still covers the target.
-    let (sw, sh) = decoder
-        .scale(
-            tw.min(u32::from(u16::MAX)) as u16,
-            th.min(u32::from(u16::MAX)) as u16,
-        )
-        .map_err(|e| ThumbError::Decode(e.to_string()))?;
+    // The smallest DCT scale whose output still covers the target on both
+    // sides. jpeg-decoder picks the smallest at which *either* side covers
+    // a request (a 1352 × 225 photo asked for 170 × 28 came out 169 × 29),
+    // so ask for each side alone, an impossible size on the other, and
+    // keep the larger answer: the last request made is the one decoded.
+    let scale_err = |e: jpeg_decoder::Error| ThumbError::Decode(e.to_string());
+    let (tw16, th16) = (
+        tw.min(u32::from(u16::MAX)) as u16,
+        th.min(u32::from(u16::MAX)) as u16,
+    );
+    let by_width = decoder.scale(tw16, u16::MAX).map_err(scale_err)?;
+    let by_height = decoder.scale(u16::MAX, th16).map_err(scale_err)?;
+    let (sw, sh) = if by_width.0 > by_height.0 {
+        decoder.scale(tw16, u16::MAX).map_err(scale_err)?
+    } else {
+        by_height
+    };
     let (sw, sh) = (u32::from(sw), u32::from(sh));
     let pixels = decoder
         .decode()

@@ -49,6 +49,18 @@ proptest! {
 }
 
 #[test]
+fn a_wide_photo_is_not_decoded_narrower_than_its_thumbnail() {
+    // At an eighth this photo is 169 × 29: tall enough for the 170 × 28
+    // thumbnail, but not wide enough. jpeg-decoder, asked for 170 × 28,
+    // would pick it (either side covering is enough for it).
+    let bytes = jpeg(&picture(1352, 225), 90);
+    let t =
+        thumbnail(Cursor::new(&bytes), 170, Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((t.width, t.height), (170, 28));
+    assert_eq!(t.source, Source::Decoded { scale: 4 });
+}
+
+#[test]
 fn a_big_photo_decodes_at_an_eighth() {
     let bytes = jpeg(&picture(2400, 1600), 90);
     let t =
