@@ -7,6 +7,8 @@
 /// set and `b` the second. For a [`Grid`](crate::Grid) the indices are handle
 /// indices ([`Handle::index`](crate::Handle::index)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+// C layout: the grid's wide sweep writes pairs as `a | b << 32`.
+#[repr(C)]
 pub struct Pair {
     /// The first object.
     pub a: u32,

@@ -11,6 +11,7 @@ mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod sweep;
+mod wide;
 
 use lag::{LAG, UpdateLag};
 use layout::{BuildScratch, Entry, Layout, Serial, prefetch, row_key};
@@ -1453,5 +1454,75 @@ mod tests {
             .count();
         assert!(raised <= 1 + 16 + 2, "{raised} entries raised");
         grid.validate();
+    }
+
+    /// Every pair of the layout's sweep, its order and its test count,
+    /// through the wide sweep or the scalar one.
+    fn sweep_all(grid: &Grid, wide: bool) -> (Vec<Pair>, u64) {
+        let mut out = Vec::new();
+        let mut tests = 0;
+        let mut fast = sweep::FastOut::new(&mut out);
+        let ctx = grid.ctx();
+        let rows = 0..ctx.rows.len();
+        sweep::sweep_rows_all_with(
+            &ctx,
+            rows,
+            &mut Scratch::default(),
+            &mut tests,
+            &mut fast,
+            wide,
+        )
+        .unwrap();
+        fast.finish();
+        (out, tests)
+    }
+
+    /// A box from the strategy's numbers: on a coarse x grid, so many
+    /// objects start at one x and windows run past the wide sweep's eight
+    /// and sixteen lanes; a few large, so there are several levels.
+    fn world_box((x, y, w, h, large): (u8, u8, u8, u8, bool)) -> Aabb {
+        let scale = if large { 8.0 } else { 1.0 };
+        let (x, y) = (Real::from(x / 16) * 8.0, Real::from(y));
+        let (w, h) = (Real::from(w % 24) * scale, Real::from(h % 24) * scale);
+        Aabb::new([x, y], [x + w, y + h]).unwrap()
+    }
+
+    proptest::proptest! {
+        /// The wide sweep finds the scalar sweep's pairs, in its order,
+        /// with its test count: long windows, rows with and without a next
+        /// row, several levels, and gaps left by updates (moved boxes
+        /// re-filed into other rows).
+        #[test]
+        fn the_wide_sweep_is_the_scalar_sweep(
+            boxes in proptest::collection::vec(
+                (0u8..=255, 0u8..=255, 0u8..=255, 0u8..=255, proptest::bool::weighted(0.05)),
+                0..400,
+            ),
+            moves in proptest::collection::vec(
+                (0usize..400, (0u8..=255, 0u8..=255, 0u8..=255, 0u8..=255, proptest::bool::weighted(0.05))),
+                0..80,
+            ),
+        ) {
+            if !wide::available() {
+                eprintln!("skipped: no AVX-512 on this CPU, so the wide sweep is not used here");
+                return Ok(());
+            }
+            let boxes: Vec<Aabb> = boxes.into_iter().map(world_box).collect();
+            let mut grid = Grid::new();
+            grid.rebuild(&boxes).unwrap();
+            let (pairs, tests) = sweep_all(&grid, false);
+            proptest::prop_assert_eq!(sweep_all(&grid, true), (pairs, tests));
+            if boxes.is_empty() {
+                return Ok(());
+            }
+            grid.relayout_now().unwrap();
+            for (i, b) in moves {
+                let h = grid.handle((i % boxes.len()) as u32).unwrap();
+                grid.update(h, world_box(b)).unwrap();
+            }
+            grid.apply_waiting_updates();
+            let (pairs, tests) = sweep_all(&grid, false);
+            proptest::prop_assert_eq!(sweep_all(&grid, true), (pairs, tests));
+        }
     }
 }

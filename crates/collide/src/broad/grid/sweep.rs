@@ -21,6 +21,7 @@
 //! reports the pair from its own forward window).
 
 use super::layout::{Entry, Level, Row, count_starting_by, row_key};
+use super::wide::{self, WideRows};
 use crate::{CollideError, Real};
 
 /// Read-only view of one grid for a sweep.
@@ -63,6 +64,8 @@ pub(crate) struct Scratch {
     bands: Vec<(usize, usize, usize, usize)>,
     /// One cursor (an entry position) per row of those bands.
     band_cursors: Vec<u32>,
+    /// Row copies for the wide sweep.
+    wide: WideRows,
 }
 
 impl Scratch {
@@ -70,6 +73,7 @@ impl Scratch {
         self.cursors.capacity() * 4
             + self.bands.capacity() * std::mem::size_of::<(usize, usize, usize, usize)>()
             + self.band_cursors.capacity() * 4
+            + self.wide.bytes()
     }
 }
 
@@ -395,6 +399,34 @@ impl<'a> FastOut<'a> {
         Ok(())
     }
 
+    /// Makes room for `k` more writes (`k` at most 1,024).
+    #[inline(always)]
+    pub(crate) fn room_for(&mut self, k: usize) -> Result<(), CollideError> {
+        if self.cap - self.len < k {
+            self.grow()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Where the next pair goes: `room_for(k)` makes `k` slots from here
+    /// writable.
+    #[inline(always)]
+    pub(crate) fn end_ptr(&mut self) -> *mut crate::Pair {
+        // SAFETY: `len <= cap`, so this is inside the allocation or one past it.
+        unsafe { self.ptr.add(self.len) }
+    }
+
+    /// Keeps the next `k` pairs written at [`Self::end_ptr`].
+    ///
+    /// # Safety
+    /// Those `k` slots were written, and `room_for` covered them.
+    #[inline(always)]
+    pub(crate) unsafe fn advance(&mut self, k: usize) {
+        debug_assert!(self.len + k <= self.cap);
+        self.len += k;
+    }
+
     /// Writes `p` at the end; keeps it if `keep`. Needs `room` first.
     #[inline(always)]
     fn put(&mut self, p: crate::Pair, keep: bool) {
@@ -506,10 +538,32 @@ pub(crate) fn sweep_rows_all(
     tests: &mut u64,
     out: &mut FastOut<'_>,
 ) -> Result<(), CollideError> {
+    sweep_rows_all_with(ctx, row_range, scratch, tests, out, wide::available())
+}
+
+/// [`sweep_rows_all`], with the wide sweep for the rows it takes if `wide`
+/// (which needs [`wide::available`]).
+pub(crate) fn sweep_rows_all_with(
+    ctx: &Ctx<'_>,
+    row_range: std::ops::Range<usize>,
+    scratch: &mut Scratch,
+    tests: &mut u64,
+    out: &mut FastOut<'_>,
+    wide: bool,
+) -> Result<(), CollideError> {
+    assert!(!wide || wide::available());
+    scratch.wide.forget();
     for (ri, li) in rows_with_levels(ctx, row_range) {
         let (level, row) = (ctx.levels[li], &ctx.rows[ri]);
+        let own = ctx.row_entries(row);
         let next = neighbour(ctx, ri, level, 1).map(|r| ctx.row_entries(r));
-        rows_all_fast(ctx.row_entries(row), next, tests, out)?;
+        let short = |es: &[Entry]| es.len() <= wide::MAX_ROW;
+        if wide && short(own) && next.is_none_or(short) {
+            let up = next.map(|ups| (ri + 1, ups));
+            scratch.wide.sweep(ri, own, up, tests, out)?;
+        } else {
+            rows_all_fast(own, next, tests, out)?;
+        }
         for (lo, other) in ctx.levels.iter().enumerate() {
             if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
                 cross(

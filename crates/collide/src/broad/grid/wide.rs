@@ -1,0 +1,409 @@
+//! Sweeps 1 and 2 of a plain `find_all_pairs` (a row against itself and
+//! against the next row of its level), sixteen candidates at a time with
+//! AVX-512.
+//!
+//! Why: the scalar sweep (`sweep::rows_all_fast`) spends its time at the
+//! ends of its windows. A window holds 0–3 candidates on a dense world, so
+//! the branch that ends it goes one way or the other at random. Here a
+//! window is one compare of sixteen candidates, its length a trailing-zero
+//! count, and its pairs one compress and one store: an object costs no
+//! unpredictable branch unless a window holds sixteen candidates or more,
+//! when the scalar loop carries on from the sixteenth.
+//!
+//! The pairs, their order and the test count are those of the scalar sweep
+//! (a test holds them to it on random worlds). Rows are first copied into
+//! structure-of-arrays form, each once: the copy of a row's next row is its
+//! own-row copy when the sweep gets there.
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+use super::layout::{Entry, GAP};
+use super::sweep::FastOut;
+use crate::error::try_reserve;
+use crate::{CollideError, Pair};
+
+/// Candidates per window compare.
+const LANES: usize = 16;
+
+/// Rows longer than this are left to the scalar sweep, which keeps the
+/// copies small (two rows of this many entries: 400 KB).
+pub(crate) const MAX_ROW: usize = 1 << 13;
+
+/// Whether this CPU runs the wide sweep, found once. `COLLIDE_GRID_SIMD=
+/// portable` turns it off, so the benchmark can show both on one machine.
+pub(crate) fn available() -> bool {
+    static FOUND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        if std::env::var("COLLIDE_GRID_SIMD").is_ok_and(|v| v == "portable") {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            has!("avx512f") && has!("popcnt") && has!("bmi1")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    })
+}
+
+/// One row in structure-of-arrays form: six fields, each `len` values and
+/// [`LANES`] of padding that ends every window and stops every cursor (min
+/// x and reach +∞: nothing starts before an object ends, everything
+/// reaches it; the rest failing every test). One allocation, so a window's
+/// loads need one bounds check.
+#[derive(Clone, Debug, Default)]
+struct SoaRow {
+    /// Index of the row held (global, in `Layout::rows`), if any.
+    row: Option<usize>,
+    len: usize,
+    /// `len + LANES`: the distance between two fields.
+    stride: usize,
+    /// The fields one after another, as bits: min x, min y, max x, max y,
+    /// reach, id.
+    data: Vec<u32>,
+}
+
+// Field offsets in strides.
+const MIN_X: usize = 0;
+const MIN_Y: usize = 1;
+const MAX_X: usize = 2;
+const MAX_Y: usize = 3;
+const REACH: usize = 4;
+const ID: usize = 5;
+const FIELDS: usize = 6;
+
+impl SoaRow {
+    fn fill(&mut self, row: usize, es: &[Entry]) -> Result<(), CollideError> {
+        self.row = None;
+        let stride = es.len() + LANES;
+        self.data.clear();
+        try_reserve(&mut self.data, FIELDS * stride, "wide sweep rows")?;
+        let (inf, neg_inf) = (f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits());
+        let d = &mut self.data;
+        // Field by field, in the order of the offsets above.
+        d.extend(es.iter().map(|e| e.min_x.to_bits()));
+        d.extend([inf; LANES]);
+        d.extend(es.iter().map(|e| e.min_y.to_bits()));
+        d.extend([inf; LANES]);
+        d.extend(es.iter().map(|e| e.max_x.to_bits()));
+        d.extend([neg_inf; LANES]);
+        d.extend(es.iter().map(|e| e.max_y.to_bits()));
+        d.extend([neg_inf; LANES]);
+        d.extend(es.iter().map(|e| e.reach.to_bits()));
+        d.extend([inf; LANES]);
+        d.extend(es.iter().map(|e| e.id));
+        d.extend([GAP; LANES]);
+        self.len = es.len();
+        self.stride = stride;
+        self.row = Some(row);
+        Ok(())
+    }
+
+    /// Field `field` of entry `i` as f32.
+    #[inline(always)]
+    fn get(&self, field: usize, i: usize) -> f32 {
+        f32::from_bits(self.data[field * self.stride + i])
+    }
+
+    /// Where a window of [`LANES`] entries from `at` starts, in the first
+    /// field; the others are `stride` apart. `at` is at most `len` (every
+    /// index the sweep loads from is), so every field has sixteen values
+    /// from there.
+    #[inline(always)]
+    fn lanes(&self, at: usize) -> Lanes {
+        assert!(at <= self.len && self.data.len() == FIELDS * self.stride);
+        // SAFETY: `at < stride`, inside the allocation.
+        Lanes {
+            ptr: unsafe { self.data.as_ptr().add(at) },
+            stride: self.stride,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.data.capacity() * 4
+    }
+}
+
+/// Sixteen entries of a [`SoaRow`], field by field.
+#[derive(Clone, Copy)]
+struct Lanes {
+    ptr: *const u32,
+    stride: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes {
+    /// Sixteen values of `field` as f32s.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn f32s(self, field: usize) -> __m512 {
+        // SAFETY: `SoaRow::lanes` checked that each field has sixteen
+        // values from `ptr`; the load is unaligned.
+        unsafe { _mm512_loadu_ps(self.ptr.add(field * self.stride).cast()) }
+    }
+
+    /// The first eight values of `field`, as bits.
+    #[target_feature(enable = "avx")]
+    #[inline]
+    fn half(self, field: usize) -> __m256i {
+        // SAFETY: as in `f32s`.
+        unsafe { _mm256_loadu_si256(self.ptr.add(field * self.stride).cast()) }
+    }
+}
+
+/// The two row copies a sweep works with: a row's own and its next row's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WideRows {
+    own: SoaRow,
+    next: SoaRow,
+}
+
+impl WideRows {
+    pub(crate) fn bytes(&self) -> usize {
+        self.own.bytes() + self.next.bytes()
+    }
+
+    /// Forgets the rows held: the layout may have changed since.
+    pub(crate) fn forget(&mut self) {
+        self.own.row = None;
+        self.next.row = None;
+    }
+
+    /// Sweeps 1 and 2 for row `ri` (entries `es`) and its next row `up`
+    /// (index and entries), as `sweep::rows_all_fast` does. The caller has
+    /// checked [`available`] and that both rows are at most [`MAX_ROW`] long.
+    pub(crate) fn sweep(
+        &mut self,
+        ri: usize,
+        es: &[Entry],
+        up: Option<(usize, &[Entry])>,
+        tests: &mut u64,
+        out: &mut FastOut<'_>,
+    ) -> Result<(), CollideError> {
+        if self.next.row == Some(ri) {
+            std::mem::swap(&mut self.own, &mut self.next);
+        }
+        if self.own.row != Some(ri) {
+            self.own.fill(ri, es)?;
+        }
+        if let Some((ui, ups)) = up
+            && self.next.row != Some(ui)
+        {
+            self.next.fill(ui, ups)?;
+        }
+        let next = up.map(|_| &self.next);
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: the caller checked `available()`: this CPU has the
+            // target features `rows` is compiled for.
+            unsafe { rows(&self.own, next, tests, out) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (next, tests, out);
+            unreachable!("the wide sweep is only available on x86-64")
+        }
+    }
+}
+
+/// Writes the pairs of `a_id` with the `ids` whose bits are set in `hit`,
+/// at `at`, in lane order; returns how many.
+///
+/// The ids are compressed first and the pairs made four at a time, so the
+/// usual object (0–4 pairs) costs one compress and one 32-byte store.
+///
+/// # Safety
+/// 16 slots from `at` are writable.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,popcnt")]
+#[inline]
+unsafe fn emit(at: *mut Pair, a_id: __m128i, ids: __m512i, hit: u16) -> usize {
+    let kept = _mm512_maskz_compress_epi32(hit, ids);
+    // Pair is repr(C) { a, b }: the smaller id, then the larger.
+    let four = |ids: __m128i| {
+        let (lo, hi) = (_mm_min_epu32(a_id, ids), _mm_max_epu32(a_id, ids));
+        _mm256_set_m128i(_mm_unpackhi_epi32(lo, hi), _mm_unpacklo_epi32(lo, hi))
+    };
+    let count = hit.count_ones() as usize;
+    // SAFETY: the caller's 16 slots: 4 written here, 4 more per step below.
+    unsafe {
+        _mm256_storeu_si256(at.cast(), four(_mm512_castsi512_si128(kept)));
+        if count > 4 {
+            _mm256_storeu_si256(at.add(4).cast(), four(_mm512_extracti32x4_epi32::<1>(kept)));
+            _mm256_storeu_si256(at.add(8).cast(), four(_mm512_extracti32x4_epi32::<2>(kept)));
+            _mm256_storeu_si256(
+                at.add(12).cast(),
+                four(_mm512_extracti32x4_epi32::<3>(kept)),
+            );
+        }
+    }
+    count
+}
+
+/// The run of set bits at the bottom of each byte of `m`: the windows of
+/// candidates that start before the object ends (past a gap the rest need
+/// not be sorted, so lanes after the first that fails do not count). Each
+/// byte is `b & !(b + 1)`, the additions kept from carrying into the next
+/// byte.
+#[inline(always)]
+fn windows(m: u16) -> u16 {
+    let plus_one = ((m & 0x7f7f) + 0x0101) ^ (m & 0x8080);
+    m & !plus_one
+}
+
+/// Candidates per window: the two windows of an object share one register.
+const HALF: usize = LANES / 2;
+/// How often the next row's search starts afresh from the cursor.
+const ANCHOR_EVERY: usize = 4;
+/// Objects per check of the output's room.
+const BLOCK: usize = 32;
+/// Room one block of objects may write: two windows each.
+const BLOCK_ROOM: usize = BLOCK * LANES;
+
+/// Eight values of a field from each of two windows, in one register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn joined(own: Lanes, up: Lanes, field: usize) -> __m512 {
+    _mm512_castsi512_ps(_mm512_inserti64x4::<1>(
+        _mm512_castsi256_si512(own.half(field)),
+        up.half(field),
+    ))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
+fn rows(
+    own: &SoaRow,
+    up: Option<&SoaRow>,
+    tests: &mut u64,
+    out: &mut FastOut<'_>,
+) -> Result<(), CollideError> {
+    let n = own.len;
+    let (mut cursor, mut anchor) = (0usize, 0usize);
+    let mut count = 0u64;
+    // Without a next row, its half of the register reads the own row's
+    // padding, which starts no window.
+    let no_up = own.lanes(n);
+    let mut block_start = 0;
+    while block_start < n {
+        let block_end = (block_start + BLOCK).min(n);
+        out.room_for(BLOCK_ROOM)?;
+        // Pairs go to `at + written`, kept by `advance` at the block's end
+        // (or before a tail, which pushes its own).
+        let mut at = out.end_ptr();
+        let mut written = 0usize;
+        for i in block_start..block_end {
+            let id = own.data[ID * own.stride + i];
+            if id == GAP {
+                continue;
+            }
+            let (min_x, min_y) = (own.get(MIN_X, i), own.get(MIN_Y, i));
+            let (max_x, max_y) = (own.get(MAX_X, i), own.get(MAX_Y, i));
+            let (v_min_x, v_min_y) = (_mm512_set1_ps(min_x), _mm512_set1_ps(min_y));
+            let (v_max_x, v_max_y) = (_mm512_set1_ps(max_x), _mm512_set1_ps(max_y));
+
+            // Next row: from the first entry reaching `a` (the padding
+            // reaches everything, so the cursor stops by the row's end).
+            //
+            // Each object searches from the anchor, the cursor of four
+            // objects back, not from the last object's cursor: the same
+            // answer (the row is sorted, so the entries between fall short
+            // of this object too), but four objects' searches no longer wait
+            // each for the one before.
+            if i % ANCHOR_EVERY == 0 {
+                anchor = cursor;
+            }
+            let up_lanes = match up {
+                Some(up) => {
+                    cursor = anchor;
+                    loop {
+                        let reach = up.lanes(cursor).f32s(REACH);
+                        let reaches = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(reach, v_min_x);
+                        if reaches != 0 {
+                            cursor += reaches.trailing_zeros() as usize;
+                            break;
+                        }
+                        cursor += LANES;
+                    }
+                    up.lanes(cursor)
+                }
+                None => no_up,
+            };
+            // Low half: own row, forward from the next entry. High half:
+            // the next row from the cursor. Each window is the run of
+            // candidates that start before `a` ends; in the own row x
+            // overlap is implied by the sort, so the x test passes there.
+            let own_lanes = own.lanes(i + 1);
+            let f = |field| joined(own_lanes, up_lanes, field);
+            let starts = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(f(MIN_X), v_max_x);
+            let right = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(f(MAX_X), v_min_x);
+            let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(f(MIN_Y), v_max_y);
+            let above = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(f(MAX_Y), v_min_y);
+            let win = windows(starts);
+            let hit = win & right & below & above;
+            count += u64::from(win.count_ones());
+            let v_id = _mm_set1_epi32(id as i32);
+            let ids = _mm512_castps_si512(f(ID));
+            if win & 0x8080 == 0 {
+                // SAFETY: the block's room covers 16 pairs per object.
+                written += unsafe { emit(at.add(written), v_id, ids, hit) };
+                continue;
+            }
+            // A window of eight or more: the scalar loop carries it on, in
+            // the scalar sweep's order (own row, then next row).
+            // SAFETY: as above.
+            written += unsafe { emit(at.add(written), v_id, ids, hit & 0x00ff) };
+            // SAFETY: `written` slots from the old end were written.
+            unsafe { out.advance(written) };
+            written = 0;
+            let a = [min_x, min_y, max_x, max_y];
+            if win & 0x0080 != 0 {
+                count += tail(own, i + 1 + HALF, id, a, false, out)?;
+            }
+            out.room_for(BLOCK_ROOM)?;
+            at = out.end_ptr();
+            // SAFETY: room for a block.
+            written += unsafe { emit(at, v_id, ids, hit & 0xff00) };
+            if let Some(up) = up.filter(|_| win & 0x8000 != 0) {
+                // SAFETY: as above.
+                unsafe { out.advance(written) };
+                written = 0;
+                count += tail(up, cursor + HALF, id, a, true, out)?;
+                out.room_for(BLOCK_ROOM)?;
+                at = out.end_ptr();
+            }
+        }
+        // SAFETY: `written` slots from `at` were written.
+        unsafe { out.advance(written) };
+        block_start = block_end;
+    }
+    *tests += count;
+    Ok(())
+}
+
+/// A window past its first eight candidates, one at a time: candidates
+/// from `from` that start before `a` ends. Returns how many it tested.
+#[cold]
+fn tail(
+    row: &SoaRow,
+    from: usize,
+    a_id: u32,
+    [min_x, min_y, max_x, max_y]: [f32; 4],
+    test_x: bool,
+    out: &mut FastOut<'_>,
+) -> Result<u64, CollideError> {
+    let mut j = from;
+    while j < row.len && row.get(MIN_X, j) <= max_x {
+        let hit = (!test_x || min_x <= row.get(MAX_X, j))
+            && row.get(MIN_Y, j) <= max_y
+            && min_y <= row.get(MAX_Y, j);
+        if hit {
+            out.push(Pair::ordered(a_id, row.data[ID * row.stride + j]))?;
+        }
+        j += 1;
+    }
+    Ok((j - from) as u64)
+}
