@@ -255,8 +255,6 @@ fn windows(m: u16) -> u16 {
 
 /// Candidates per window: the two windows of an object share one register.
 const HALF: usize = LANES / 2;
-/// How often the next row's search starts afresh from the cursor.
-const ANCHOR_EVERY: usize = 4;
 /// Objects per check of the output's room.
 const BLOCK: usize = 32;
 /// Room one block of objects may write: two windows each.
@@ -282,7 +280,7 @@ fn rows(
     out: &mut FastOut<'_>,
 ) -> Result<(), CollideError> {
     let n = own.len;
-    let (mut cursor, mut anchor) = (0usize, 0usize);
+    let mut cursor = 0usize;
     let mut count = 0u64;
     // Without a next row, its half of the register reads the own row's
     // padding, which starts no window.
@@ -307,18 +305,8 @@ fn rows(
 
             // Next row: from the first entry reaching `a` (the padding
             // reaches everything, so the cursor stops by the row's end).
-            //
-            // Each object searches from the anchor, the cursor of four
-            // objects back, not from the last object's cursor: the same
-            // answer (the row is sorted, so the entries between fall short
-            // of this object too), but four objects' searches no longer wait
-            // each for the one before.
-            if i % ANCHOR_EVERY == 0 {
-                anchor = cursor;
-            }
             let up_lanes = match up {
                 Some(up) => {
-                    cursor = anchor;
                     loop {
                         let reach = up.lanes(cursor).f32s(REACH);
                         let reaches = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(reach, v_min_x);
