@@ -9,10 +9,13 @@
 //!    A monotone pointer walks the upper row; the window for `a` starts at
 //!    the first entry whose reach (the row's running maximum of max x) is at
 //!    least `a.min_x`, and ends where entries start after `a` ends.
-//! 3. **A row against the rows of each finer level.** From the coarse row's
-//!    side only, inside the band of fine rows its objects can reach; each
-//!    coarse object visits only the fine rows under its own y-extent, with
-//!    one monotone pointer per fine row.
+//! 3. **A row against the rows of another level.** From the side of the
+//!    level that costs less as the outer one (usually the coarser), inside
+//!    the band of inner rows its objects can reach; each outer object visits
+//!    only the inner rows under its own y-extent, with one monotone pointer
+//!    per inner row. A plain `find_all_pairs` runs it from the inner row's
+//!    side instead (`cross_into`): each inner row meets the outer objects
+//!    over it while it is in the cache.
 //!
 //! The *moved* variants report only pairs with at least one moved object,
 //! either by filtering the full sweep (many moved) or by sweeping from the
@@ -357,6 +360,75 @@ pub(crate) fn cross(
     Ok(())
 }
 
+/// Sweep 3 as [`cross`] does it for every object of `outer_level`, from the
+/// inner row's side: the outer rows whose band holds `inner_row`, each
+/// object of theirs that lies over it, its window found from a cursor that
+/// only moves forward (objects of one outer row come sorted by min x).
+///
+/// Why from this side: an outer object visits up to a dozen inner rows,
+/// each somewhere else in memory, and its window in each needs a search
+/// from afar. Here an inner row is met once, while it is in the cache, and
+/// each of its cursors walks it once. The windows, and so the pairs and
+/// the tests, are those of [`cross`]; only their order differs.
+fn cross_into(
+    ctx: &Ctx<'_>,
+    outer_level: &Level,
+    inner_row: &Row,
+    inner_exp: i32,
+    tests: &mut u64,
+    out: &mut FastOut<'_>,
+) -> Result<(), CollideError> {
+    let d = outer_level.exp - inner_exp;
+    let key = i128::from(inner_row.key);
+    let outer_rows = &ctx.rows[outer_level.row_start as usize..outer_level.row_end as usize];
+    // Bands rise with the outer key at both ends.
+    let first = outer_rows.partition_point(|r| band_keys(r, d).1 < key);
+    let es = ctx.row_entries(inner_row);
+    // An object lies over this row when row(max y) >= key and row(min y)
+    // - 1 <= key, that is max y >= key·h and min y < (key + 2)·h: exact in
+    // f64 for keys below 2^52 (the scaling is by a power of two), which
+    // saves two row keys per object. Beyond, the keys themselves decide.
+    let small = inner_row.key.unsigned_abs() < 1 << 52 && (-1000..1000).contains(&inner_exp);
+    let h = crate::math::pow2(inner_exp.clamp(-1000, 1000));
+    let (y_lo, y_hi) = (inner_row.key as f64 * h, (inner_row.key as f64 + 2.0) * h);
+    for orow in &outer_rows[first..] {
+        if band_keys(orow, d).0 > key {
+            break;
+        }
+        let mut cursor = 0usize;
+        for a in ctx.row_entries(orow) {
+            if a.is_gap() {
+                continue;
+            }
+            // The inner rows under `a`: [row(min y) - 1, row(max y)].
+            let over = if small {
+                f64::from(a.max_y) >= y_lo && f64::from(a.min_y) < y_hi
+            } else {
+                let r0 = row_key(a.min_y, inner_exp).saturating_sub(1);
+                let r1 = row_key(a.max_y, inner_exp);
+                (r0..=r1).contains(&inner_row.key)
+            };
+            if !over {
+                continue;
+            }
+            cursor = seek_reach(es, cursor, a.min_x);
+            let mut j = cursor;
+            while j < es.len() {
+                let b = es[j];
+                if b.min_x > a.max_x {
+                    break;
+                }
+                out.room()?;
+                let hit = (a.min_x <= b.max_x) & (b.min_y <= a.max_y) & (a.min_y <= b.max_y);
+                out.put(crate::Pair::ordered(a.id, b.id), hit);
+                j += 1;
+            }
+            *tests += (j - cursor) as u64;
+        }
+    }
+    Ok(())
+}
+
 /// Appends pairs without a branch per candidate: each candidate's pair is
 /// written to the spare capacity, and the length advances by the hit bit.
 /// Buffer pointer and capacity are cached here, so the room check is a
@@ -529,8 +601,9 @@ fn neighbour<'a>(ctx: &'a Ctx<'_>, ri: usize, level: Level, step: i64) -> Option
 
 /// All three sweeps for `row_range` with every pair kept and no filter:
 /// the fast path of a plain `find_all_pairs`. Same pairs as [`sweep_rows`]
-/// with an emit that keeps everything (in another fixed order: each entry's
-/// own-row and next-row windows together).
+/// with an emit that keeps everything, in another fixed order: row by row,
+/// each entry's own-row and next-row windows together, then the row's
+/// pairs with the outer levels' objects over it.
 pub(crate) fn sweep_rows_all(
     ctx: &Ctx<'_>,
     row_range: std::ops::Range<usize>,
@@ -564,19 +637,11 @@ pub(crate) fn sweep_rows_all_with(
         } else {
             rows_all_fast(own, next, tests, out)?;
         }
+        // Sweep 3 from the inner side: this row against the outer rows of
+        // every level that sweeps this one's.
         for (lo, other) in ctx.levels.iter().enumerate() {
-            if lo != li && is_outer(ctx.levels, ctx.rows, li, lo) {
-                cross(
-                    ctx,
-                    row,
-                    level.exp,
-                    ctx,
-                    other,
-                    false,
-                    scratch,
-                    tests,
-                    &mut |_, a, _, b| out.push(crate::Pair::ordered(a.id, b.id)),
-                )?;
+            if lo != li && is_outer(ctx.levels, ctx.rows, lo, li) {
+                cross_into(ctx, other, row, level.exp, tests, out)?;
             }
         }
     }
