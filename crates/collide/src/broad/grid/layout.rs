@@ -251,8 +251,12 @@ impl Default for Layout {
 /// levels and threads).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BuildScratch {
-    /// Per source object: its bucket (first its level).
+    /// Per source object its height class, then per rank the source object
+    /// placed there.
     bucket: Vec<u32>,
+    /// Per source object its bucket, for builds without `positions` (which
+    /// hold the buckets otherwise).
+    bucket_index: Vec<u32>,
     /// Per bucket: count, then running position.
     hist: Vec<u32>,
     /// Per row of the bucket space: live count, then first position.
@@ -263,7 +267,11 @@ pub(crate) struct BuildScratch {
 
 impl BuildScratch {
     pub(crate) fn bytes(&self) -> usize {
-        (self.bucket.capacity() + self.hist.capacity() + self.row_start.capacity()) * 4
+        (self.bucket.capacity()
+            + self.bucket_index.capacity()
+            + self.hist.capacity()
+            + self.row_start.capacity())
+            * 4
             + self.sort_keys.capacity() * 24
     }
 }
@@ -335,7 +343,7 @@ pub(crate) fn prefetch<T>(p: *const T) {
 }
 
 /// A buffer that several workers write at disjoint indices (the counting
-/// sort's scatter, per-chunk histograms, runs of rows). Bounds are checked;
+/// sort's order, per-chunk histograms, runs of rows). Bounds are checked;
 /// disjointness is the caller's promise.
 pub(crate) struct Disjoint<T> {
     ptr: *mut T,
@@ -369,12 +377,6 @@ impl<T> Disjoint<T> {
         assert!(i < self.len, "disjoint write out of bounds");
         // SAFETY: in bounds; exclusive by the caller's promise.
         unsafe { self.ptr.add(i).write(v) }
-    }
-
-    /// Asks for the cache line of index `i` (any index: a hint only).
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, i: usize) {
-        prefetch(self.ptr.wrapping_add(i));
     }
 
     /// # Safety
@@ -457,16 +459,15 @@ pub(crate) fn split_by_weight(
     out
 }
 
-/// Sorts one row (`es` are its entries) as [`Layout::finish_rows`] describes;
-/// `moved(id, offset)` hears of every entry that changed place.
-fn sort_row(es: &mut [Entry], row: &Row, moved: impl Fn(u32, usize)) {
+/// Sorts one row (`es` are its entries) by min x, after the counting sort
+/// left it sorted by column bin.
+fn sort_row(es: &mut [Entry], row: &Row) {
     let live_end = es.len() - row.gaps as usize;
     let slice = &mut es[..live_end];
     // Stable on min x: within a bin the counting sort kept input order,
     // and equal min x means equal bin, so ties stay in input order.
     let mut moves = 0usize;
     let budget = 8 * slice.len() + 16;
-    let mut gave_up = false;
     for i in 1..slice.len() {
         let e = slice[i];
         if slice[i - 1].min_x <= e.min_x {
@@ -475,21 +476,14 @@ fn sort_row(es: &mut [Entry], row: &Row, moved: impl Fn(u32, usize)) {
         let mut j = i;
         while j > 0 && e.min_x < slice[j - 1].min_x {
             slice[j] = slice[j - 1];
-            moved(slice[j].id, j);
             j -= 1;
         }
         slice[j] = e;
-        moved(e.id, j);
         moves += i - j;
         if moves > budget {
-            gave_up = true;
-            break;
-        }
-    }
-    if gave_up {
-        slice.sort_unstable_by(|a, b| a.min_x.total_cmp(&b.min_x).then(a.id.cmp(&b.id)));
-        for (k, e) in slice.iter().enumerate() {
-            moved(e.id, k);
+            // Far from sorted (many objects in few bins): sort it all.
+            slice.sort_unstable_by(|a, b| a.min_x.total_cmp(&b.min_x).then(a.id.cmp(&b.id)));
+            return;
         }
     }
 }
@@ -558,10 +552,9 @@ pub(crate) fn count_starting_by(es: &[Entry], x: Real) -> usize {
     }
 }
 
-/// How many objects ahead the build's scatter asks for the place it will
-/// write (that object's bucket's cursor now: objects of the same bucket in
-/// between move it, rarely, which only makes the hint miss).
-const SCATTER_AHEAD: usize = 16;
+/// How many entries ahead the build's gather asks for the source object it
+/// will read.
+const GATHER_AHEAD: usize = 16;
 
 /// Objects per block of the build's counting pass (see its comment).
 const COUNT_BLOCK: usize = 64;
@@ -625,19 +618,22 @@ impl Layout {
     }
 
     /// Rebuilds from `n` source objects (`src(i)` gives the i-th, never a
-    /// gap). Entries are placed by a counting sort on (level, row, column
-    /// bin), then each row is insertion-sorted by min x. With `gaps`, every
-    /// row gets about one free slot per eight entries, spread through it.
+    /// gap; `src_at(i)` where it is read from, for prefetching). Entries
+    /// are placed by a counting sort on (level, row, column bin), then each
+    /// row is insertion-sorted by min x. With `gaps`, every row gets about
+    /// one free slot per eight entries, spread through it.
     ///
     /// With `positions`, `positions[id]` receives each object's final
     /// position (only when ids are source indices `0..n`).
     ///
     /// The work is split into input chunks run by `exec`; where an object
     /// lands does not depend on the number of chunks.
-    pub(crate) fn build<S, E>(
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn build<S, H, E>(
         &mut self,
         n: usize,
         src: S,
+        src_at: H,
         gaps: bool,
         scratch: &mut BuildScratch,
         exec: &E,
@@ -645,6 +641,7 @@ impl Layout {
     ) -> Result<(), CollideError>
     where
         S: Fn(usize) -> Entry + Sync,
+        H: Fn(usize) -> *const u8 + Sync,
         E: Exec,
     {
         self.clear();
@@ -767,10 +764,10 @@ impl Layout {
         }
 
         let positions = positions.map(Disjoint::new);
-        let sorted = if counting {
+        if counting {
             self.place_by_counting(
                 n,
-                &src,
+                (&src, &src_at),
                 &plans,
                 total as usize,
                 gaps,
@@ -779,12 +776,10 @@ impl Layout {
                 chunks,
                 positions,
             )?;
-            false
         } else {
             self.place_by_sorting(n, &src, &plans, gaps, scratch, positions)?;
-            true
-        };
-        self.finish_rows(exec, positions, sorted);
+            self.finish_rows(exec);
+        }
         if gaps {
             self.spread_gaps();
         }
@@ -1048,10 +1043,11 @@ impl Layout {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn place_by_counting<S, E>(
+    #[allow(clippy::too_many_arguments)]
+    fn place_by_counting<S, H, E>(
         &mut self,
         n: usize,
-        src: &S,
+        (src, src_at): (&S, &H),
         plans: &[LevelPlan],
         buckets: usize,
         gaps: bool,
@@ -1062,6 +1058,7 @@ impl Layout {
     ) -> Result<(), CollideError>
     where
         S: Fn(usize) -> Entry + Sync,
+        H: Fn(usize) -> *const u8 + Sync,
         E: Exec,
     {
         let chunk = |c: usize| c * n / chunks..(c + 1) * n / chunks;
@@ -1074,8 +1071,17 @@ impl Layout {
             })?;
         // Each chunk zeroes its own histogram below, in parallel.
         try_size(&mut scratch.hist, cells, 0, "grid build histogram")?;
-        // Pass 3: each object's bucket, counted per chunk.
-        let bucket = Disjoint::new(&mut scratch.bucket);
+        // Pass 3: each object's bucket, counted per chunk. The buckets go to
+        // `positions` (free until the objects are placed, at the end), or
+        // to a scratch array without it; `bucket` keeps the height classes.
+        let slots = Disjoint::new(&mut scratch.bucket);
+        let bucket = match positions {
+            Some(p) => p,
+            None => {
+                try_size(&mut scratch.bucket_index, n, 0, "grid build buckets")?;
+                Disjoint::new(&mut scratch.bucket_index)
+            }
+        };
         let hist = Disjoint::new(&mut scratch.hist);
         exec.map(chunks, |c| {
             // SAFETY: chunk c owns its input indices and its histogram slice.
@@ -1087,11 +1093,13 @@ impl Layout {
             let mut start = range.start;
             while start < range.end {
                 let end = (start + COUNT_BLOCK).min(range.end);
-                // SAFETY: the block lies in chunk c's input indices.
-                let block = unsafe { bucket.slice_mut(start..end) };
-                for (i, slot) in (start..end).zip(block.iter_mut()) {
-                    let b = plans[level_of_slot[*slot as usize] as usize].bucket_of(&src(i));
-                    *slot = b as u32;
+                // SAFETY: the block lies in chunk c's input indices (of two
+                // different buffers).
+                let (classes, block) =
+                    unsafe { (slots.slice_mut(start..end), bucket.slice_mut(start..end)) };
+                for ((i, &class), b_of) in (start..end).zip(classes.iter()).zip(block.iter_mut()) {
+                    let b = plans[level_of_slot[class as usize] as usize].bucket_of(&src(i));
+                    *b_of = b as u32;
                     prefetch(counts.as_ptr().wrapping_add(b));
                 }
                 for &b in block.iter() {
@@ -1101,8 +1109,8 @@ impl Layout {
             }
         });
         // Prefix sums, bucket by bucket and chunk by chunk (so that each
-        // bucket keeps the input order); each row's gap slots go at its
-        // end. Rows are independent but for their start, so: live count per
+        // bucket keeps the input order), in ranks: positions among the live
+        // entries (each row's gap slots go at its end, after its live ones). Rows are independent but for their start, so: live count per
         // row (in parallel), row starts (serial, one step per row), then the
         // bucket starts inside each row (in parallel).
         // Dense row d of the bucket space: level `l` and row offset `r`.
@@ -1135,12 +1143,13 @@ impl Layout {
                 unsafe { row_start.write(d, live) };
             }
         });
-        let mut pos: u64 = 0;
+        let (mut pos, mut rank): (u64, u32) = (0, 0);
         for (l, p) in plans.iter().enumerate() {
             self.levels[l].row_start = self.rows.len() as u32;
             for d in level_first_row[l]..level_first_row[l + 1] {
                 let live = u64::from(scratch.row_start[d]);
-                scratch.row_start[d] = pos as u32;
+                scratch.row_start[d] = rank;
+                rank += live as u32;
                 if live == 0 {
                     continue;
                 }
@@ -1183,54 +1192,79 @@ impl Layout {
             }
         });
 
-        // Pass 4: scatter into the spare capacity: every live slot is written
-        // once, and the gap slots at the rows' ends below.
+        // Pass 4: each rank's source object. Only 4 bytes a write, in an
+        // array a sixth the size of the entries: these random writes miss
+        // the cache far less than writing the entries themselves would.
+        let order = Disjoint::new(&mut scratch.bucket);
+        let cursor = Disjoint::new(&mut scratch.hist);
+        exec.map(chunks, |c| {
+            // SAFETY: chunk c owns its cursors and input indices; cursors
+            // hand out disjoint ranks.
+            let cursors = unsafe { cursor.slice_mut(c * buckets..(c + 1) * buckets) };
+            for i in chunk(c) {
+                let b = unsafe { bucket.read(i) } as usize;
+                let at = cursors[b] as usize;
+                cursors[b] += 1;
+                unsafe { order.write(at, i as u32) };
+            }
+        });
+
+        // Pass 5: row by row, the entries from their sources (reads all over
+        // the input, asked for ahead so that their misses overlap), sorted
+        // and finished while the row is in the cache; then each object's
+        // final position.
         let len = pos as usize;
         // Room for the gaps a later relayout adds, so it stays in place.
         let room = if gaps { len } else { len + len / 8 + 64 };
         if self.entries.capacity() < room {
             try_reserve_exact(&mut self.entries, room, "grid entries")?;
         }
-        let spare = &mut self.entries.spare_capacity_mut()[..len];
-        let entries = Disjoint::new(spare);
-        let cursor = Disjoint::new(&mut scratch.hist);
-        let bucket = Disjoint::new(&mut scratch.bucket);
-        exec.map(chunks, |c| {
-            // SAFETY: chunk c owns its cursors and input indices; cursors
-            // hand out disjoint positions, and ids are unique.
-            let cursors = unsafe { cursor.slice_mut(c * buckets..(c + 1) * buckets) };
-            let range = chunk(c);
-            for i in range.clone() {
-                // The writes land all over the entries, each a cache miss
-                // past the L2; asked for ahead, they overlap.
-                if i + SCATTER_AHEAD < range.end {
-                    let ahead = unsafe { bucket.read(i + SCATTER_AHEAD) } as usize;
-                    entries.prefetch(cursors[ahead] as usize);
+        let groups = split_rows(&self.rows, exec.width() * 4);
+        let mut group_rank: Vec<usize> = Vec::new();
+        try_reserve(&mut group_rank, groups.len(), "grid row groups")?;
+        let mut rank = 0usize;
+        for g in &groups {
+            group_rank.push(rank);
+            rank += self.rows[g.clone()]
+                .iter()
+                .map(|r| (r.end - r.start - r.gaps) as usize)
+                .sum::<usize>();
+        }
+        let order = &scratch.bucket[..n];
+        let rows = &self.rows;
+        let entries = Disjoint::new(&mut self.entries.spare_capacity_mut()[..len]);
+        exec.map(groups.len(), |g| {
+            let mut rank = group_rank[g];
+            for row in &rows[groups[g].clone()] {
+                let live = (row.end - row.start - row.gaps) as usize;
+                // SAFETY: groups are disjoint runs of rows, whose entries are
+                // disjoint runs of positions.
+                let es = unsafe { entries.slice_mut(row.start as usize..row.end as usize) };
+                for (k, slot) in es[..live].iter_mut().enumerate() {
+                    if let Some(&ahead) = order.get(rank + k + GATHER_AHEAD) {
+                        prefetch(src_at(ahead as usize));
+                    }
+                    slot.write(src(order[rank + k] as usize));
                 }
-                let b = unsafe { bucket.read(i) } as usize;
-                let at = cursors[b] as usize;
-                cursors[b] += 1;
-                let e = src(i);
-                unsafe { entries.write(at, std::mem::MaybeUninit::new(e)) };
+                // Gap slots: set by `finish_row` below.
+                for slot in &mut es[live..] {
+                    slot.write(Entry::gap(0.0, Real::NEG_INFINITY));
+                }
+                // SAFETY: every slot of the row was written just above.
+                let es = unsafe { &mut *(std::ptr::from_mut(es) as *mut [Entry]) };
+                sort_row(es, row);
                 if let Some(positions) = positions {
-                    unsafe { positions.write(e.id as usize, at as u32) };
+                    for (at, e) in (row.start..).zip(&es[..live]) {
+                        // SAFETY: ids are unique source indices.
+                        unsafe { positions.write(e.id as usize, at) };
+                    }
                 }
+                finish_row(es, row);
+                rank += live;
             }
         });
-        for row in &self.rows {
-            for at in (row.end - row.gaps) as usize..row.end as usize {
-                // SAFETY: gap slots are not written by the scatter.
-                unsafe {
-                    entries.write(
-                        at,
-                        std::mem::MaybeUninit::new(Entry::gap(0.0, Real::NEG_INFINITY)),
-                    )
-                };
-            }
-        }
-        // SAFETY: every position below `len` was initialised above: the
-        // counting sort gives the `n` objects distinct positions filling
-        // each row's live part, and the loop above filled the gap parts.
+        // SAFETY: the rows tile 0..len (each starts where the last ended),
+        // and pass 5 wrote every slot of every row.
         unsafe { self.entries.set_len(len) };
         Ok(())
     }
@@ -1330,26 +1364,16 @@ impl Layout {
     /// rows are `sorted` already, first sorts each row's live prefix by min
     /// x (insertion sort: the counting sort leaves them nearly sorted).
     /// Groups of rows run on `exec`.
-    fn finish_rows<E: Exec>(&mut self, exec: &E, positions: Option<Disjoint<u32>>, sorted: bool) {
+    /// Sets every row's reach and gaps (a sorted build placed the entries).
+    fn finish_rows<E: Exec>(&mut self, exec: &E) {
         let groups = split_rows(&self.rows, exec.width() * 4);
         let entries = Disjoint::new(&mut self.entries);
-        let rows = Disjoint::new(&mut self.rows);
+        let rows = &self.rows;
         exec.map(groups.len(), |g| {
-            let range = groups[g].clone();
-            // SAFETY: groups are disjoint runs of rows, whose entries are
-            // disjoint runs of positions; ids are unique.
-            let rows = unsafe { rows.slice_mut(range) };
-            for row in rows {
+            for row in &rows[groups[g].clone()] {
+                // SAFETY: groups are disjoint runs of rows, whose entries are
+                // disjoint runs of positions.
                 let es = unsafe { entries.slice_mut(row.start as usize..row.end as usize) };
-                let start = row.start;
-                let moved = |id: u32, k: usize| {
-                    if let Some(positions) = positions {
-                        unsafe { positions.write(id as usize, start + k as u32) };
-                    }
-                };
-                if !sorted {
-                    sort_row(es, row, moved);
-                }
                 finish_row(es, row);
             }
         });
