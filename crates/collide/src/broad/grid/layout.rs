@@ -1097,10 +1097,21 @@ impl Layout {
                 // different buffers).
                 let (classes, block) =
                     unsafe { (slots.slice_mut(start..end), bucket.slice_mut(start..end)) };
-                for ((i, &class), b_of) in (start..end).zip(classes.iter()).zip(block.iter_mut()) {
-                    let b = plans[level_of_slot[class as usize] as usize].bucket_of(&src(i));
-                    *b_of = b as u32;
-                    prefetch(counts.as_ptr().wrapping_add(b));
+                if let [plan] = plans {
+                    // One level (a world of one size): no lookups.
+                    for (i, b_of) in (start..end).zip(block.iter_mut()) {
+                        let b = plan.bucket_of(&src(i));
+                        *b_of = b as u32;
+                        prefetch(counts.as_ptr().wrapping_add(b));
+                    }
+                } else {
+                    for ((i, &class), b_of) in
+                        (start..end).zip(classes.iter()).zip(block.iter_mut())
+                    {
+                        let b = plans[level_of_slot[class as usize] as usize].bucket_of(&src(i));
+                        *b_of = b as u32;
+                        prefetch(counts.as_ptr().wrapping_add(b));
+                    }
                 }
                 for &b in block.iter() {
                     counts[b as usize] += 1;
@@ -1129,20 +1140,41 @@ impl Layout {
         let groups = split_even(dense, exec.width() * 4);
         // The first pass below writes every row's entry.
         try_size(&mut scratch.row_start, dense, 0, "grid rows")?;
-        let row_start = Disjoint::new(&mut scratch.row_start);
-        let hist = &scratch.hist;
-        exec.map(groups.len(), |g| {
-            for d in groups[g].clone() {
-                let (l, r) = locate(d);
-                let p = &plans[l];
-                let first = (p.base + r * p.cols) as usize;
-                let live: u32 = (first..first + p.cols as usize)
-                    .map(|b| (0..chunks).map(|c| hist[c * buckets + b]).sum::<u32>())
-                    .sum();
-                // SAFETY: groups are disjoint ranges of rows.
-                unsafe { row_start.write(d, live) };
+        if chunks == 1 {
+            // One histogram: one pass sets every bucket's first rank (the
+            // buckets of rows in order are the histogram in order) and
+            // counts every row's objects.
+            let mut rank = 0u32;
+            let mut d = 0;
+            for p in plans {
+                for r in 0..=(p.row_max - p.row_min) as u64 {
+                    let first = (p.base + r * p.cols) as usize;
+                    let start = rank;
+                    for h in &mut scratch.hist[first..first + p.cols as usize] {
+                        let count = *h;
+                        *h = rank;
+                        rank += count;
+                    }
+                    scratch.row_start[d] = rank - start;
+                    d += 1;
+                }
             }
-        });
+        } else {
+            let row_start = Disjoint::new(&mut scratch.row_start);
+            let hist = &scratch.hist;
+            exec.map(groups.len(), |g| {
+                for d in groups[g].clone() {
+                    let (l, r) = locate(d);
+                    let p = &plans[l];
+                    let first = (p.base + r * p.cols) as usize;
+                    let live: u32 = (first..first + p.cols as usize)
+                        .map(|b| (0..chunks).map(|c| hist[c * buckets + b]).sum::<u32>())
+                        .sum();
+                    // SAFETY: groups are disjoint ranges of rows.
+                    unsafe { row_start.write(d, live) };
+                }
+            });
+        }
         let (mut pos, mut rank): (u64, u32) = (0, 0);
         for (l, p) in plans.iter().enumerate() {
             self.levels[l].row_start = self.rows.len() as u32;
@@ -1174,7 +1206,8 @@ impl Layout {
         }
         let hist = Disjoint::new(&mut scratch.hist);
         let row_start = &scratch.row_start;
-        exec.map(groups.len(), |g| {
+        // (With one histogram, done above.)
+        exec.map(if chunks == 1 { 0 } else { groups.len() }, |g| {
             for d in groups[g].clone() {
                 let (l, r) = locate(d);
                 let p = &plans[l];

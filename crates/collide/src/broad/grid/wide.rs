@@ -75,26 +75,47 @@ const ID: usize = 5;
 const FIELDS: usize = 6;
 
 impl SoaRow {
+    /// Copies row `row` (entries `es`) in. Only with [`available`]: the
+    /// copy is a transpose with AVX-512 permutes.
     fn fill(&mut self, row: usize, es: &[Entry]) -> Result<(), CollideError> {
         self.row = None;
         let stride = es.len() + LANES;
         self.data.clear();
         try_reserve(&mut self.data, FIELDS * stride, "wide sweep rows")?;
+        let spare = &mut self.data.spare_capacity_mut()[..FIELDS * stride];
+        // Entry fields in memory order (min x, min y, max x, max y, id,
+        // reach) to their fields here, and each field's padding.
         let (inf, neg_inf) = (f32::INFINITY.to_bits(), f32::NEG_INFINITY.to_bits());
-        let d = &mut self.data;
-        // Field by field, in the order of the offsets above.
-        d.extend(es.iter().map(|e| e.min_x.to_bits()));
-        d.extend([inf; LANES]);
-        d.extend(es.iter().map(|e| e.min_y.to_bits()));
-        d.extend([inf; LANES]);
-        d.extend(es.iter().map(|e| e.max_x.to_bits()));
-        d.extend([neg_inf; LANES]);
-        d.extend(es.iter().map(|e| e.max_y.to_bits()));
-        d.extend([neg_inf; LANES]);
-        d.extend(es.iter().map(|e| e.reach.to_bits()));
-        d.extend([inf; LANES]);
-        d.extend(es.iter().map(|e| e.id));
-        d.extend([GAP; LANES]);
+        const TO: [usize; FIELDS] = [MIN_X, MIN_Y, MAX_X, MAX_Y, ID, REACH];
+        let pad = [inf, inf, neg_inf, neg_inf, GAP, inf];
+        let whole = es.len() / 8 * 8;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `fill` is only called where `available()` holds.
+        unsafe {
+            transpose(&es[..whole], spare, stride, TO)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let whole = 0;
+        for (k, e) in es.iter().enumerate().skip(whole) {
+            let bits = [
+                e.min_x.to_bits(),
+                e.min_y.to_bits(),
+                e.max_x.to_bits(),
+                e.max_y.to_bits(),
+                e.id,
+                e.reach.to_bits(),
+            ];
+            for (f, b) in bits.into_iter().enumerate() {
+                spare[TO[f] * stride + k].write(b);
+            }
+        }
+        for (f, &p) in pad.iter().enumerate() {
+            for slot in &mut spare[TO[f] * stride + es.len()..(TO[f] + 1) * stride] {
+                slot.write(p);
+            }
+        }
+        // SAFETY: every field's `len` values and padding were written above.
+        unsafe { self.data.set_len(FIELDS * stride) };
         self.len = es.len();
         self.stride = stride;
         self.row = Some(row);
@@ -123,6 +144,66 @@ impl SoaRow {
 
     fn bytes(&self) -> usize {
         self.data.capacity() * 4
+    }
+}
+
+/// Writes the fields of `es` (a multiple of eight entries) into `out`,
+/// field `f` of entry `k` at `to[f] * stride + k`: eight entries (three
+/// registers) at a time, each field gathered by two permutes.
+///
+/// # Safety
+/// The CPU has AVX-512F; `out` holds six strides of at least `es.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn transpose(
+    es: &[Entry],
+    out: &mut [std::mem::MaybeUninit<u32>],
+    stride: usize,
+    to: [usize; FIELDS],
+) {
+    const _: () = assert!(std::mem::size_of::<Entry>() == FIELDS * 4);
+    assert!(es.len().is_multiple_of(8) && es.len() <= stride && out.len() >= FIELDS * stride);
+    // Field f of entry j is dword 6j + f of the 48 loaded: from the first
+    // two registers (dwords 0-31) by one permute, the rest from the third.
+    let index = |f: usize, base: usize| {
+        let mut lanes = [0i32; 16];
+        for (j, lane) in lanes.iter_mut().enumerate().take(8) {
+            *lane = ((6 * j + f).wrapping_sub(base) & 31) as i32;
+        }
+        lanes
+    };
+    let mut low = [_mm512_setzero_si512(); FIELDS];
+    let mut high = [_mm512_setzero_si512(); FIELDS];
+    let mut third = [0u16; FIELDS];
+    for f in 0..FIELDS {
+        // SAFETY: 16 i32s each.
+        unsafe {
+            low[f] = _mm512_loadu_si512(index(f, 0).as_ptr().cast());
+            high[f] = _mm512_loadu_si512(index(f, 32).as_ptr().cast());
+        }
+        third[f] = (0..8)
+            .filter(|&j| 6 * j + f >= 32)
+            .fold(0, |m, j| m | 1 << j);
+    }
+    let src = es.as_ptr().cast::<u32>();
+    let dst = out.as_mut_ptr().cast::<u32>();
+    for k in (0..es.len()).step_by(8) {
+        // SAFETY: entries k..k + 8 are 48 dwords inside `es`; the stores
+        // write eight dwords of each field inside `out` (k + 8 <= stride).
+        unsafe {
+            let at = src.add(6 * k);
+            let r0 = _mm512_loadu_si512(at.cast());
+            let r1 = _mm512_loadu_si512(at.add(16).cast());
+            let r2 = _mm512_loadu_si512(at.add(32).cast());
+            for f in 0..FIELDS {
+                let v = _mm512_permutex2var_epi32(r0, low[f], r1);
+                let v = _mm512_mask_permutexvar_epi32(v, third[f], high[f], r2);
+                _mm256_storeu_si256(
+                    dst.add(to[f] * stride + k).cast(),
+                    _mm512_castsi512_si256(v),
+                );
+            }
+        }
     }
 }
 
