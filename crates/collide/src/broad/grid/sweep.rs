@@ -626,11 +626,12 @@ pub(crate) fn sweep_rows_all_with(
 ) -> Result<(), CollideError> {
     assert!(!wide || wide::available());
     scratch.wide.forget();
+    let max_row = wide::max_row(ctx.entries.len());
     for (ri, li) in rows_with_levels(ctx, row_range) {
         let (level, row) = (ctx.levels[li], &ctx.rows[ri]);
         let own = ctx.row_entries(row);
         let next = neighbour(ctx, ri, level, 1).map(|r| ctx.row_entries(r));
-        let short = |es: &[Entry]| es.len() <= wide::MAX_ROW;
+        let short = |es: &[Entry]| es.len() <= max_row;
         if wide && short(own) && next.is_none_or(short) {
             let up = next.map(|ups| (ri + 1, ups));
             scratch.wide.sweep(ri, own, up, tests, out)?;

@@ -26,9 +26,13 @@ use crate::{CollideError, Pair};
 /// Candidates per window compare.
 const LANES: usize = 16;
 
-/// Rows longer than this are left to the scalar sweep, which keeps the
-/// copies small (two rows of this many entries: 400 KB).
-pub(crate) const MAX_ROW: usize = 1 << 13;
+/// The longest row the wide sweep copies, in a grid of `entries`: longer
+/// rows are left to the scalar sweep. A sixty-fourth of the grid keeps the
+/// two copies (24 bytes an entry) under a byte per object; a dense world's
+/// rows hold a few hundred entries at 100k objects.
+pub(crate) fn max_row(entries: usize) -> usize {
+    (entries / 64).clamp(256, 1 << 13)
+}
 
 /// Whether this CPU runs the wide sweep, found once. `COLLIDE_GRID_SIMD=
 /// portable` turns it off, so the benchmark can show both on one machine.
@@ -254,7 +258,7 @@ impl WideRows {
 
     /// Sweeps 1 and 2 for row `ri` (entries `es`) and its next row `up`
     /// (index and entries), as `sweep::rows_all_fast` does. The caller has
-    /// checked [`available`] and that both rows are at most [`MAX_ROW`] long.
+    /// checked [`available`] and that both rows are at most [`max_row`] long.
     pub(crate) fn sweep(
         &mut self,
         ri: usize,
