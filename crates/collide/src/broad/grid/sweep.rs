@@ -375,6 +375,7 @@ fn cross_into(
     outer_level: &Level,
     inner_row: &Row,
     inner_exp: i32,
+    copy: Option<&WideRows>,
     tests: &mut u64,
     out: &mut FastOut<'_>,
 ) -> Result<(), CollideError> {
@@ -409,6 +410,10 @@ fn cross_into(
                 (r0..=r1).contains(&inner_row.key)
             };
             if !over {
+                continue;
+            }
+            if let Some(copy) = copy {
+                cursor = copy.window_in_own(cursor, a, tests, out)?;
                 continue;
             }
             cursor = seek_reach(es, cursor, a.min_x);
@@ -632,17 +637,20 @@ pub(crate) fn sweep_rows_all_with(
         let own = ctx.row_entries(row);
         let next = neighbour(ctx, ri, level, 1).map(|r| ctx.row_entries(r));
         let short = |es: &[Entry]| es.len() <= max_row;
-        if wide && short(own) && next.is_none_or(short) {
+        let wide_row = wide && short(own) && next.is_none_or(short);
+        if wide_row {
             let up = next.map(|ups| (ri + 1, ups));
             scratch.wide.sweep(ri, own, up, tests, out)?;
         } else {
             rows_all_fast(own, next, tests, out)?;
         }
         // Sweep 3 from the inner side: this row against the outer rows of
-        // every level that sweeps this one's.
+        // every level that sweeps this one's (its windows wide too where
+        // the row's copy was made).
+        let copy = wide_row.then_some(&scratch.wide);
         for (lo, other) in ctx.levels.iter().enumerate() {
             if lo != li && is_outer(ctx.levels, ctx.rows, lo, li) {
-                cross_into(ctx, other, row, level.exp, tests, out)?;
+                cross_into(ctx, other, row, level.exp, copy, tests, out)?;
             }
         }
     }

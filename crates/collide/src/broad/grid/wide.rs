@@ -151,6 +151,79 @@ impl SoaRow {
     }
 }
 
+impl WideRows {
+    /// Sweep 3's window of outer object `a` in the own row's copy (the row
+    /// just swept, which `cross_into` is at): from the first entry at or
+    /// after `cursor` that reaches `a`, the entries that start before `a`
+    /// ends. Returns where the window starts (the next object's cursor).
+    /// Same windows, tests and pair order as the scalar loop.
+    pub(crate) fn window_in_own(
+        &self,
+        cursor: usize,
+        a: &Entry,
+        tests: &mut u64,
+        out: &mut FastOut<'_>,
+    ) -> Result<usize, CollideError> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: the own row is only filled where `available()` holds.
+            unsafe { window(&self.own, cursor, a, tests, out) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (cursor, a, tests, out);
+            unreachable!("the wide sweep is only available on x86-64")
+        }
+    }
+}
+
+/// See [`WideRows::window_in_own`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
+fn window(
+    row: &SoaRow,
+    mut cursor: usize,
+    a: &Entry,
+    tests: &mut u64,
+    out: &mut FastOut<'_>,
+) -> Result<usize, CollideError> {
+    let (v_min_x, v_min_y) = (_mm512_set1_ps(a.min_x), _mm512_set1_ps(a.min_y));
+    let (v_max_x, v_max_y) = (_mm512_set1_ps(a.max_x), _mm512_set1_ps(a.max_y));
+    loop {
+        let reaches = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(row.lanes(cursor).f32s(REACH), v_min_x);
+        if reaches != 0 {
+            cursor += reaches.trailing_zeros() as usize;
+            break;
+        }
+        cursor += LANES;
+    }
+    let v_id = _mm_set1_epi32(a.id as i32);
+    let mut j = cursor;
+    loop {
+        // `j` stays within the row: a full window's lanes all started
+        // before `a` ends, so none was padding.
+        let w = row.lanes(j);
+        let starts = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(w.f32s(MIN_X), v_max_x);
+        let right = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(w.f32s(MAX_X), v_min_x);
+        let below = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(w.f32s(MIN_Y), v_max_y);
+        let above = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(w.f32s(MAX_Y), v_min_y);
+        // The run of candidates from the first lane that start in time.
+        let run = u32::from(starts);
+        let win = (run & !(run + 1)) as u16;
+        out.room_for(LANES)?;
+        let ids = _mm512_castps_si512(w.f32s(ID));
+        // SAFETY: `room_for` made 16 slots writable.
+        let written = unsafe { emit(out.end_ptr(), v_id, ids, win & right & below & above) };
+        // SAFETY: `emit` wrote them.
+        unsafe { out.advance(written) };
+        *tests += u64::from(win.count_ones());
+        if win != u16::MAX {
+            return Ok(cursor);
+        }
+        j += LANES;
+    }
+}
+
 /// Writes the fields of `es` (a multiple of eight entries) into `out`,
 /// field `f` of entry `k` at `to[f] * stride + k`: eight entries (three
 /// registers) at a time, each field gathered by two permutes.
