@@ -1,14 +1,16 @@
 //! Sweeps 1 and 2 of a plain `find_all_pairs` (a row against itself and
-//! against the next row of its level), sixteen candidates at a time with
-//! AVX-512.
+//! against the next row of its level), and the windows of sweep 3 in a row,
+//! many candidates at a time with AVX-512.
 //!
 //! Why: the scalar sweep (`sweep::rows_all_fast`) spends its time at the
 //! ends of its windows. A window holds 0–3 candidates on a dense world, so
-//! the branch that ends it goes one way or the other at random. Here a
-//! window is one compare of sixteen candidates, its length a trailing-zero
-//! count, and its pairs one compress and one store: an object costs no
-//! unpredictable branch unless a window holds sixteen candidates or more,
-//! when the scalar loop carries on from the sixteenth.
+//! the branch that ends it goes one way or the other at random. Here an
+//! object's two windows (its own row forward, the next row from its cursor)
+//! take eight lanes each of one 16-lane compare per coordinate; a window's
+//! length is a count of trailing ones, and its pairs one compress and one
+//! store. An object costs no unpredictable branch unless a window holds
+//! eight candidates or more, when the scalar loop carries on from the
+//! eighth. Sweep 3's windows (`WideRows::window_in_own`) take sixteen lanes.
 //!
 //! The pairs, their order and the test count are those of the scalar sweep
 //! (a test holds them to it on random worlds). Rows are first copied into
