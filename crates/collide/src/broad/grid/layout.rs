@@ -556,6 +556,42 @@ pub(crate) fn count_starting_by(es: &[Entry], x: Real) -> usize {
 /// will read.
 const GATHER_AHEAD: usize = 16;
 
+/// Rows up to this long are sorted as keys before they are filled (on the
+/// stack: 8 KB).
+const KEYED_ROW: usize = 1024;
+
+/// Sorts the keys of a row that the counting sort left sorted by column
+/// bin, so nearly sorted: an insertion sort whose common step (one place
+/// down or none) is a max without a branch, with a whole sort as the
+/// fallback if the row turns out far from sorted.
+fn sort_keys(keys: &mut [u64]) {
+    let Some(&first) = keys.first() else { return };
+    let budget = 8 * keys.len() + 16;
+    let mut moves = 0usize;
+    // The key now at `i - 1`.
+    let mut before = first;
+    for i in 1..keys.len() {
+        let x = keys[i];
+        let up = before.max(x);
+        keys[i] = up;
+        let mut j = i - usize::from(x < before);
+        before = up;
+        if j > 0 && x < keys[j - 1] {
+            while j > 0 && x < keys[j - 1] {
+                keys[j] = keys[j - 1];
+                j -= 1;
+            }
+            moves += i - j;
+            if moves > budget {
+                keys[j] = x;
+                keys.sort_unstable();
+                return;
+            }
+        }
+        keys[j] = x;
+    }
+}
+
 /// Objects per block of the build's counting pass (see its comment).
 const COUNT_BLOCK: usize = 64;
 
@@ -1268,16 +1304,37 @@ impl Layout {
         let entries = Disjoint::new(&mut self.entries.spare_capacity_mut()[..len]);
         exec.map(groups.len(), |g| {
             let mut rank = group_rank[g];
+            let mut keys = [0u64; KEYED_ROW];
             for row in &rows[groups[g].clone()] {
                 let live = (row.end - row.start - row.gaps) as usize;
                 // SAFETY: groups are disjoint runs of rows, whose entries are
                 // disjoint runs of positions.
                 let es = unsafe { entries.slice_mut(row.start as usize..row.end as usize) };
-                for (k, slot) in es[..live].iter_mut().enumerate() {
-                    if let Some(&ahead) = order.get(rank + k + GATHER_AHEAD) {
-                        prefetch(src_at(ahead as usize));
+                let ids = &order[rank..rank + live];
+                let keyed = live <= KEYED_ROW;
+                if keyed {
+                    // Sorted as 8-byte keys (min x, then place in the row,
+                    // which keeps ties in input order), then filled in order.
+                    let keys = &mut keys[..live];
+                    for (k, (key, &i)) in keys.iter_mut().zip(ids).enumerate() {
+                        if let Some(&ahead) = order.get(rank + k + GATHER_AHEAD) {
+                            prefetch(src_at(ahead as usize));
+                        }
+                        // + 0.0: -0 and +0 tie, as they do in `sort_row`.
+                        let x = src(i as usize).min_x + 0.0;
+                        *key = u64::from(order_bits(x)) << 32 | k as u64;
                     }
-                    slot.write(src(order[rank + k] as usize));
+                    sort_keys(keys);
+                    for (slot, &key) in es[..live].iter_mut().zip(keys.iter()) {
+                        slot.write(src(ids[key as u32 as usize] as usize));
+                    }
+                } else {
+                    for (k, slot) in es[..live].iter_mut().enumerate() {
+                        if let Some(&ahead) = order.get(rank + k + GATHER_AHEAD) {
+                            prefetch(src_at(ahead as usize));
+                        }
+                        slot.write(src(ids[k] as usize));
+                    }
                 }
                 // Gap slots: set by `finish_row` below.
                 for slot in &mut es[live..] {
@@ -1285,7 +1342,9 @@ impl Layout {
                 }
                 // SAFETY: every slot of the row was written just above.
                 let es = unsafe { &mut *(std::ptr::from_mut(es) as *mut [Entry]) };
-                sort_row(es, row);
+                if !keyed {
+                    sort_row(es, row);
+                }
                 if let Some(positions) = positions {
                     for (at, e) in (row.start..).zip(&es[..live]) {
                         // SAFETY: ids are unique source indices.
@@ -1580,6 +1639,30 @@ mod tests {
                 next = r.end;
             }
             prop_assert_eq!(next, weights.len());
+        }
+
+        /// The row sort's keys come out sorted, whether nearly sorted (runs
+        /// with local swaps, as the counting sort leaves them), repeated, or
+        /// far from sorted (the fallback).
+        #[test]
+        fn sort_keys_sorts(
+            base in proptest::collection::vec(0u64..1000, 0..300),
+            swaps in proptest::collection::vec(0usize..300, 0..100),
+            shuffled in proptest::bool::ANY,
+        ) {
+            let mut keys = base.clone();
+            if !shuffled {
+                keys.sort_unstable();
+                for s in swaps {
+                    if s + 1 < keys.len() {
+                        keys.swap(s, s + 1);
+                    }
+                }
+            }
+            let mut want = keys.clone();
+            want.sort_unstable();
+            sort_keys(&mut keys);
+            prop_assert_eq!(keys, want);
         }
 
         /// The galloping search answers as a binary search does, on rows of
