@@ -194,9 +194,9 @@ pub struct Grid {
     build_scratch: BuildScratch,
     sweep_scratch: Scratch,
     /// Per run of rows of a parallel query: its pairs, before they are
-    /// joined in row order.
+    /// joined in row order, and its sweep's scratch.
     #[cfg(feature = "rayon")]
-    par_buffers: Vec<Vec<Pair>>,
+    par_buffers: Vec<(Vec<Pair>, Scratch)>,
     stats: QueryStats,
 }
 
@@ -289,7 +289,7 @@ impl Grid {
         {
             self.par_buffers
                 .iter()
-                .map(|b| b.capacity() * std::mem::size_of::<Pair>())
+                .map(|(b, scratch)| b.capacity() * std::mem::size_of::<Pair>() + scratch.bytes())
                 .sum()
         }
         #[cfg(not(feature = "rayon"))]

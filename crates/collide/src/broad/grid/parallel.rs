@@ -33,11 +33,12 @@ impl Exec for Rayon {
 
 /// Pairs of the layout (not of pending objects), as the serial sweep finds
 /// them, appended to `out`. Returns the number of tests. Each run of rows
-/// fills its own buffer from `buffers` (kept by the grid, so a frame
-/// grows nothing once they are large enough); they are joined in row order.
+/// fills its own buffer from `buffers`, with its own sweep scratch (both
+/// kept by the grid, so a frame grows nothing once they are large enough);
+/// they are joined in row order.
 pub(crate) fn find_in_layout(
     grid: &Grid,
-    buffers: &mut Vec<Vec<Pair>>,
+    buffers: &mut Vec<(Vec<Pair>, Scratch)>,
     out: &mut Vec<Pair>,
     moved_only: bool,
     sparse: bool,
@@ -51,48 +52,37 @@ pub(crate) fn find_in_layout(
     let used = runs.len();
     if buffers.len() < used {
         try_reserve(buffers, used - buffers.len(), "pair buffers")?;
-        buffers.resize_with(used, Vec::new);
+        buffers.resize_with(used, Default::default);
     }
     let buffers = &mut buffers[..used];
     let results: Vec<Result<u64, CollideError>> = runs
         .into_par_iter()
         .zip(buffers.par_iter_mut())
-        .map(|(range, local)| {
+        .map(|(range, (local, scratch))| {
             local.clear();
-            let mut scratch = Scratch::default();
             let mut tests = 0u64;
             if !moved_only && filters.is_empty() {
                 let mut fast = sweep::FastOut::new(local);
-                let r = sweep::sweep_rows_all(&ctx, range, &mut scratch, &mut tests, &mut fast);
+                let r = sweep::sweep_rows_all(&ctx, range, scratch, &mut tests, &mut fast);
                 fast.finish();
                 r?;
                 return Ok(tests);
             }
             let mut sink = PairSink::new(local);
             if sparse {
-                sweep::sweep_moved_rows(
-                    &ctx,
-                    range,
-                    &mut scratch,
-                    &mut tests,
-                    &mut |_, a, _, b| push_pair(&mut sink, filters, a.id, b.id),
-                )?;
+                sweep::sweep_moved_rows(&ctx, range, scratch, &mut tests, &mut |_, a, _, b| {
+                    push_pair(&mut sink, filters, a.id, b.id)
+                })?;
             } else if moved_only {
-                sweep::sweep_rows(
-                    &ctx,
-                    range,
-                    &mut scratch,
-                    &mut tests,
-                    &mut |pa, a, pb, b| {
-                        if ctx.moved(pa) || ctx.moved(pb) {
-                            push_pair(&mut sink, filters, a.id, b.id)
-                        } else {
-                            Ok(())
-                        }
-                    },
-                )?;
+                sweep::sweep_rows(&ctx, range, scratch, &mut tests, &mut |pa, a, pb, b| {
+                    if ctx.moved(pa) || ctx.moved(pb) {
+                        push_pair(&mut sink, filters, a.id, b.id)
+                    } else {
+                        Ok(())
+                    }
+                })?;
             } else {
-                sweep::sweep_rows(&ctx, range, &mut scratch, &mut tests, &mut |_, a, _, b| {
+                sweep::sweep_rows(&ctx, range, scratch, &mut tests, &mut |_, a, _, b| {
                     push_pair(&mut sink, filters, a.id, b.id)
                 })?;
             }
@@ -109,13 +99,16 @@ pub(crate) fn find_in_layout(
 
 /// Appends the buffers to `out` in order, copying them in parallel (a
 /// serial copy of a million pairs costs as much as a tenth of the sweep).
-fn join_in_order(buffers: &[Vec<Pair>], out: &mut Vec<Pair>) -> Result<(), CollideError> {
-    let total: usize = buffers.iter().map(Vec::len).sum();
+fn join_in_order(
+    buffers: &[(Vec<Pair>, Scratch)],
+    out: &mut Vec<Pair>,
+) -> Result<(), CollideError> {
+    let total: usize = buffers.iter().map(|(b, _)| b.len()).sum();
     try_reserve(out, total, "pair output")?;
     let mut spare = &mut out.spare_capacity_mut()[..total];
     let mut pieces = Vec::new();
     try_reserve(&mut pieces, buffers.len(), "pair output")?;
-    for b in buffers {
+    for (b, _) in buffers {
         let (piece, rest) = spare.split_at_mut(b.len());
         pieces.push((piece, b.as_slice()));
         spare = rest;
