@@ -257,7 +257,7 @@ pub(crate) struct BuildScratch {
     /// Per source object its bucket, for builds without `positions` (which
     /// hold the buckets otherwise).
     bucket_index: Vec<u32>,
-    /// Per bucket: count, then running position.
+    /// Per bucket: count, then running rank (place among the live entries).
     hist: Vec<u32>,
     /// Per row of the bucket space: live count, then first position.
     row_start: Vec<u32>,

@@ -417,18 +417,7 @@ fn cross_into(
                 continue;
             }
             cursor = seek_reach(es, cursor, a.min_x);
-            let mut j = cursor;
-            while j < es.len() {
-                let b = es[j];
-                if b.min_x > a.max_x {
-                    break;
-                }
-                out.room()?;
-                let hit = (a.min_x <= b.max_x) & (b.min_y <= a.max_y) & (a.min_y <= b.max_y);
-                out.put(crate::Pair::ordered(a.id, b.id), hit);
-                j += 1;
-            }
-            *tests += (j - cursor) as u64;
+            *tests += window_fast(es, cursor, a, out)? as u64;
         }
     }
     Ok(())
@@ -527,6 +516,30 @@ impl<'a> FastOut<'a> {
     }
 }
 
+/// The window of `a` in another row (`es`) from `from`, its first entry
+/// reaching `a`: every entry that starts before `a` ends, its pair kept if
+/// it hits. Returns how many it tested.
+#[inline(always)]
+fn window_fast(
+    es: &[Entry],
+    from: usize,
+    a: &Entry,
+    out: &mut FastOut<'_>,
+) -> Result<usize, CollideError> {
+    let mut j = from;
+    while j < es.len() {
+        let b = es[j];
+        if b.min_x > a.max_x {
+            break;
+        }
+        out.room()?;
+        let hit = (a.min_x <= b.max_x) & (b.min_y <= a.max_y) & (a.min_y <= b.max_y);
+        out.put(crate::Pair::ordered(a.id, b.id), hit);
+        j += 1;
+    }
+    Ok(j - from)
+}
+
 /// Sweeps 1 and 2 for every pair; the only branch per candidate is the
 /// window's end, the hit itself is branch-free (see [`FastOut`]).
 fn rows_all_fast(
@@ -562,18 +575,7 @@ fn rows_all_fast(
         while cursor < ups.len() && ups[cursor].reach < a.min_x {
             cursor += 1;
         }
-        let mut j = cursor;
-        while j < ups.len() {
-            let b = ups[j];
-            if b.min_x > a.max_x {
-                break;
-            }
-            out.room()?;
-            let hit = (a.min_x <= b.max_x) & (b.min_y <= a.max_y) & (a.min_y <= b.max_y);
-            out.put(crate::Pair::ordered(a.id, b.id), hit);
-            j += 1;
-        }
-        count += (j - cursor) as u64;
+        count += window_fast(ups, cursor, &a, out)? as u64;
     }
     *tests += count;
     Ok(())
