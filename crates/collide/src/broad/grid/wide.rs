@@ -179,26 +179,35 @@ impl WideRows {
     }
 }
 
+/// The first entry of `row` at or after `cursor` whose reach is at least
+/// `x` (in every lane), sixteen at a time. The padding reaches everything,
+/// so the answer is at most the row's length.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,bmi1")]
+#[inline]
+fn seek(row: &SoaRow, mut cursor: usize, x: __m512) -> usize {
+    loop {
+        let reaches = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(row.lanes(cursor).f32s(REACH), x);
+        if reaches != 0 {
+            return cursor + reaches.trailing_zeros() as usize;
+        }
+        cursor += LANES;
+    }
+}
+
 /// See [`WideRows::window_in_own`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
 fn window(
     row: &SoaRow,
-    mut cursor: usize,
+    cursor: usize,
     a: &Entry,
     tests: &mut u64,
     out: &mut FastOut<'_>,
 ) -> Result<usize, CollideError> {
     let (v_min_x, v_min_y) = (_mm512_set1_ps(a.min_x), _mm512_set1_ps(a.min_y));
     let (v_max_x, v_max_y) = (_mm512_set1_ps(a.max_x), _mm512_set1_ps(a.max_y));
-    loop {
-        let reaches = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(row.lanes(cursor).f32s(REACH), v_min_x);
-        if reaches != 0 {
-            cursor += reaches.trailing_zeros() as usize;
-            break;
-        }
-        cursor += LANES;
-    }
+    let cursor = seek(row, cursor, v_min_x);
     let v_id = _mm_set1_epi32(a.id as i32);
     let mut j = cursor;
     loop {
@@ -467,15 +476,7 @@ fn rows(
             // reaches everything, so the cursor stops by the row's end).
             let up_lanes = match up {
                 Some(up) => {
-                    loop {
-                        let reach = up.lanes(cursor).f32s(REACH);
-                        let reaches = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(reach, v_min_x);
-                        if reaches != 0 {
-                            cursor += reaches.trailing_zeros() as usize;
-                            break;
-                        }
-                        cursor += LANES;
-                    }
+                    cursor = seek(up, cursor, v_min_x);
                     up.lanes(cursor)
                 }
                 None => no_up,
