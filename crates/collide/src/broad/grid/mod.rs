@@ -1485,6 +1485,50 @@ mod tests {
         (out, tests)
     }
 
+    /// The moved sweep's pairs as (moved position, partner position), in
+    /// order, and its test count, through the wide windows or the scalar.
+    fn sweep_moved(grid: &Grid, wide: bool) -> (Vec<(usize, usize)>, u64) {
+        let mut out = Vec::new();
+        let mut tests = 0;
+        let ctx = grid.ctx();
+        let rows = 0..ctx.rows.len();
+        let mut emit = |p: usize, _: &layout::Entry, q: usize, _: &layout::Entry| {
+            out.push((p, q));
+            Ok(())
+        };
+        sweep::sweep_moved_rows_with(
+            &ctx,
+            rows,
+            &mut Scratch::default(),
+            &mut tests,
+            &mut emit,
+            wide,
+        )
+        .unwrap();
+        (out, tests)
+    }
+
+    /// The numbers of one [`world_box`].
+    fn raw_box() -> impl proptest::strategy::Strategy<Value = (u8, u8, u8, u8, bool)> {
+        (
+            0u8..=255,
+            0u8..=255,
+            0u8..=255,
+            0u8..=255,
+            proptest::bool::weighted(0.05),
+        )
+    }
+
+    /// Whether the wide sweep is missing here (said on stderr): its tests
+    /// pass without checking anything then.
+    fn no_wide_sweep() -> bool {
+        let missing = !wide::available();
+        if missing {
+            eprintln!("skipped: no AVX-512 on this CPU, so the wide sweep is not used here");
+        }
+        missing
+    }
+
     /// A box from the strategy's numbers: on a coarse x grid, so many
     /// objects start at one x and windows run past the wide sweep's eight
     /// and sixteen lanes; a few large, so there are several levels.
@@ -1503,16 +1547,15 @@ mod tests {
         #[test]
         fn the_wide_sweep_is_the_scalar_sweep(
             boxes in proptest::collection::vec(
-                (0u8..=255, 0u8..=255, 0u8..=255, 0u8..=255, proptest::bool::weighted(0.05)),
+                raw_box(),
                 0..400,
             ),
             moves in proptest::collection::vec(
-                (0usize..400, (0u8..=255, 0u8..=255, 0u8..=255, 0u8..=255, proptest::bool::weighted(0.05))),
+                (0usize..400, raw_box()),
                 0..80,
             ),
         ) {
-            if !wide::available() {
-                eprintln!("skipped: no AVX-512 on this CPU, so the wide sweep is not used here");
+            if no_wide_sweep() {
                 return Ok(());
             }
             let boxes: Vec<Aabb> = boxes.into_iter().map(world_box).collect();
@@ -1531,6 +1574,47 @@ mod tests {
             grid.apply_waiting_updates();
             let (pairs, tests) = sweep_all(&grid, false);
             proptest::prop_assert_eq!(sweep_all(&grid, true), (pairs, tests));
+        }
+
+        /// The moved sweep's wide windows find the scalar windows' pairs,
+        /// in their order, with their test count: rows with many moved
+        /// entries (copied) and few (scalar), moved partners on both sides,
+        /// objects filed at their old rows' gaps and at new rows.
+        #[test]
+        fn the_wide_moved_sweep_is_the_scalar_one(
+            boxes in proptest::collection::vec(
+                raw_box(),
+                1..400,
+            ),
+            moves in proptest::collection::vec(
+                (0usize..400, raw_box(), 0u8..4),
+                0..300,
+            ),
+        ) {
+            if no_wide_sweep() {
+                return Ok(());
+            }
+            let boxes: Vec<Aabb> = boxes.into_iter().map(world_box).collect();
+            let mut grid = Grid::new();
+            grid.rebuild(&boxes).unwrap();
+            grid.relayout_now().unwrap();
+            grid.forget_moved();
+            for (i, b, nudge) in moves {
+                let i = i % boxes.len();
+                let h = grid.handle(i as u32).unwrap();
+                // Mostly small moves, which stay in their rows; some jumps.
+                let to = if nudge > 0 {
+                    let old = grid.get(h).unwrap();
+                    let d = Real::from(nudge) - 2.0;
+                    Aabb::new([old.min().x + d, old.min().y], [old.max().x + d, old.max().y]).unwrap()
+                } else {
+                    world_box(b)
+                };
+                grid.update(h, to).unwrap();
+            }
+            grid.tidy().unwrap();
+            let (pairs, tests) = sweep_moved(&grid, false);
+            proptest::prop_assert_eq!(sweep_moved(&grid, true), (pairs, tests));
         }
     }
 }

@@ -45,7 +45,7 @@ impl Ctx<'_> {
             .is_some_and(|w| w >> (pos % 64) & 1 == 1)
     }
 
-    fn row_entries(&self, row: &Row) -> &[Entry] {
+    pub(crate) fn row_entries(&self, row: &Row) -> &[Entry] {
         &self.entries[row.start as usize..row.end as usize]
     }
 }
@@ -720,113 +720,52 @@ pub(crate) fn sweep_moved_rows(
     tests: &mut u64,
     emit: &mut impl Emit,
 ) -> Result<(), CollideError> {
+    sweep_moved_rows_with(ctx, row_range, scratch, tests, emit, wide::available())
+}
+
+/// [`sweep_moved_rows`], with the wide windows for the rows they take if
+/// `wide` (which needs [`wide::available`]).
+///
+/// Per row: first every moved entry's windows in its own level (own row
+/// forward and backward, next and previous row), then every moved entry's
+/// windows in the finer levels, then the coarser levels' objects against
+/// the row's moved entries.
+pub(crate) fn sweep_moved_rows_with(
+    ctx: &Ctx<'_>,
+    row_range: std::ops::Range<usize>,
+    scratch: &mut Scratch,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+    wide: bool,
+) -> Result<(), CollideError> {
+    assert!(!wide || wide::available());
+    scratch.wide.forget();
+    let max_row = wide::max_row(ctx.entries.len());
     for (ri, li) in rows_with_levels(ctx, row_range) {
         let (level, row) = (ctx.levels[li], &ctx.rows[ri]);
         let (start, end) = (row.start as usize, row.end as usize);
-        if MovedIn::new(ctx.moved, start, end).next().is_none() {
+        let moved = moved_count(ctx.moved, start, end);
+        if moved == 0 {
             continue;
         }
-        let next = neighbour(ctx, ri, level, 1);
-        let prev = neighbour(ctx, ri, level, -1);
-        // Levels whose rows sweep this one's: the rows of theirs that this
-        // row's objects can reach, once per row, each with a cursor.
-        let Scratch {
-            bands,
-            band_cursors,
-            ..
-        } = &mut *scratch;
-        bands.clear();
-        band_cursors.clear();
-        for (lo, other) in ctx.levels.iter().enumerate() {
-            if lo != li && !is_outer(ctx.levels, ctx.rows, li, lo) {
-                let (keys_lo, keys_hi) = band_keys(row, level.exp - other.exp);
-                let (band, first) = rows_in(ctx, other, keys_lo, keys_hi);
-                if !band.is_empty() {
-                    bands.push((lo, first, band.len(), band_cursors.len()));
-                    band_cursors.extend(band.iter().map(|r| r.start));
-                }
-            }
+        let next = neighbour(ctx, ri, level, 1).map(|r| (ri + 1, r));
+        let prev = neighbour(ctx, ri, level, -1).map(|r| (ri - 1, r));
+        let short = |r: &Row| (r.end - r.start) as usize <= max_row;
+        // Copying a row costs about a sixteenth of a moved entry's windows
+        // per entry (the copy is shared with the neighbours' sweeps).
+        let wide_row = wide
+            && moved * wide::MOVED_PER_COPIED >= end - start
+            && short(row)
+            && next.is_none_or(|(_, r)| short(r))
+            && prev.is_none_or(|(_, r)| short(r));
+        if wide_row {
+            scratch
+                .wide
+                .moved_windows(ctx, (ri, row), next, prev, tests, emit)?;
+        } else {
+            same_level_moved(ctx, row, next.map(|n| n.1), prev.map(|p| p.1), tests, emit)?;
         }
-        // Moved entries are visited in row order, so each neighbour row's
-        // window start only moves forward: one galloping cursor per row.
-        let mut cursor_next = next.map_or(0, |r| r.start as usize);
-        let mut cursor_prev = prev.map_or(0, |r| r.start as usize);
-        for p in MovedIn::new(ctx.moved, start, end) {
-            let a = ctx.entries[p];
-            // Own row, forward: everyone.
-            for (k, b) in ctx.entries[p + 1..end].iter().enumerate() {
-                if b.min_x > a.max_x {
-                    break;
-                }
-                *tests += 1;
-                if b.min_y <= a.max_y && a.min_y <= b.max_y {
-                    emit(p, &a, p + 1 + k, b)?;
-                }
-            }
-            // Own row, backward: only partners that did not move. Once the
-            // reach falls short of `a`, nothing earlier touches it.
-            for q in (start..p).rev() {
-                let b = &ctx.entries[q];
-                if b.reach < a.min_x {
-                    break;
-                }
-                *tests += 1;
-                if b.overlaps(&a) && !ctx.moved(q) {
-                    emit(p, &a, q, b)?;
-                }
-            }
-            // Next row: everyone; previous row: only still partners.
-            for (other, cursor, keep_moved) in [
-                (next, &mut cursor_next, true),
-                (prev, &mut cursor_prev, false),
-            ] {
-                let Some(other) = other else { continue };
-                let (o_start, o_end) = (other.start as usize, other.end as usize);
-                let es = &ctx.entries[o_start..o_end];
-                *cursor = o_start + seek_reach(es, *cursor - o_start, a.min_x);
-                let mut q = *cursor;
-                while q < o_end && ctx.entries[q].min_x <= a.max_x {
-                    *tests += 1;
-                    let b = &ctx.entries[q];
-                    if b.overlaps(&a) && (keep_moved || !ctx.moved(q)) {
-                        emit(p, &a, q, b)?;
-                    }
-                    q += 1;
-                }
-            }
-            // Levels whose rows sweep this one's: only still partners (a
-            // moved partner there finds this one from its side). The rows
-            // under the object, [row(min y) - 1, row(max y)], as a region
-            // query takes them, each window found from its row's cursor.
-            for &(lo, first, len, cursor0) in bands.iter() {
-                let exp = ctx.levels[lo].exp;
-                let (r0, r1) = (
-                    row_key(a.min_y, exp).saturating_sub(1),
-                    row_key(a.max_y, exp),
-                );
-                for (k, other) in ctx.rows[first..first + len].iter().enumerate() {
-                    if other.key < r0 {
-                        continue;
-                    }
-                    if other.key > r1 {
-                        break;
-                    }
-                    let es = ctx.row_entries(other);
-                    let o_start = other.start as usize;
-                    let cursor = &mut band_cursors[cursor0 + k];
-                    let mut q = seek_reach(es, *cursor as usize - o_start, a.min_x);
-                    *cursor = (o_start + q) as u32;
-                    while q < es.len() && es[q].min_x <= a.max_x {
-                        *tests += 1;
-                        let b = &es[q];
-                        if b.overlaps(&a) && !ctx.moved(o_start + q) {
-                            emit(p, &a, o_start + q, b)?;
-                        }
-                        q += 1;
-                    }
-                }
-            }
-        }
+        finer_levels_moved(ctx, li, row, scratch, tests, emit)?;
         // Levels this one's rows sweep: every partner, from the moved
         // entries of this row.
         for (lo, other) in ctx.levels.iter().enumerate() {
@@ -838,8 +777,165 @@ pub(crate) fn sweep_moved_rows(
     Ok(())
 }
 
+/// The moved entries of `row` against their own level: own row forward
+/// (every partner), own row backward (partners that did not move), next
+/// row (every partner), previous row (partners that did not move). Each
+/// window in ascending position. `wide::WideRows::moved_windows` finds the
+/// same pairs, in the same order, with the same tests.
+fn same_level_moved(
+    ctx: &Ctx<'_>,
+    row: &Row,
+    next: Option<&Row>,
+    prev: Option<&Row>,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+) -> Result<(), CollideError> {
+    let (start, end) = (row.start as usize, row.end as usize);
+    // Moved entries are visited in row order, so each neighbour row's
+    // window start only moves forward: one galloping cursor per row.
+    let mut cursor_next = next.map_or(0, |r| r.start as usize);
+    let mut cursor_prev = prev.map_or(0, |r| r.start as usize);
+    for p in MovedIn::new(ctx.moved, start, end) {
+        let a = ctx.entries[p];
+        // Own row, forward: everyone.
+        for (k, b) in ctx.entries[p + 1..end].iter().enumerate() {
+            if b.min_x > a.max_x {
+                break;
+            }
+            *tests += 1;
+            if b.min_y <= a.max_y && a.min_y <= b.max_y {
+                emit(p, &a, p + 1 + k, b)?;
+            }
+        }
+        // Own row, backward: only partners that did not move. Reach never
+        // decreases, so the window is the entries before `a` from the
+        // first that reaches it.
+        let mut first = p;
+        while first > start && ctx.entries[first - 1].reach >= a.min_x {
+            first -= 1;
+        }
+        *tests += (p - first) as u64;
+        for q in first..p {
+            let b = &ctx.entries[q];
+            if b.overlaps(&a) && !ctx.moved(q) {
+                emit(p, &a, q, b)?;
+            }
+        }
+        // Next row: everyone; previous row: only still partners.
+        for (other, cursor, keep_moved) in [
+            (next, &mut cursor_next, true),
+            (prev, &mut cursor_prev, false),
+        ] {
+            let Some(other) = other else { continue };
+            let (o_start, o_end) = (other.start as usize, other.end as usize);
+            let es = &ctx.entries[o_start..o_end];
+            *cursor = o_start + seek_reach(es, *cursor - o_start, a.min_x);
+            let mut q = *cursor;
+            while q < o_end && ctx.entries[q].min_x <= a.max_x {
+                *tests += 1;
+                let b = &ctx.entries[q];
+                if b.overlaps(&a) && (keep_moved || !ctx.moved(q)) {
+                    emit(p, &a, q, b)?;
+                }
+                q += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The moved entries of `row` (level `li`) against the levels whose rows
+/// sweep this one's: only still partners (a moved partner there finds
+/// this one from its side). The rows under the object, [row(min y) - 1,
+/// row(max y)], as a region query takes them, each window found from its
+/// row's cursor.
+fn finer_levels_moved(
+    ctx: &Ctx<'_>,
+    li: usize,
+    row: &Row,
+    scratch: &mut Scratch,
+    tests: &mut u64,
+    emit: &mut impl Emit,
+) -> Result<(), CollideError> {
+    let level = ctx.levels[li];
+    // The rows of theirs that this row's objects can reach, once per row,
+    // each with a cursor.
+    let Scratch {
+        bands,
+        band_cursors,
+        ..
+    } = &mut *scratch;
+    bands.clear();
+    band_cursors.clear();
+    for (lo, other) in ctx.levels.iter().enumerate() {
+        if lo != li && !is_outer(ctx.levels, ctx.rows, li, lo) {
+            let (keys_lo, keys_hi) = band_keys(row, level.exp - other.exp);
+            let (band, first) = rows_in(ctx, other, keys_lo, keys_hi);
+            if !band.is_empty() {
+                bands.push((lo, first, band.len(), band_cursors.len()));
+                band_cursors.extend(band.iter().map(|r| r.start));
+            }
+        }
+    }
+    if bands.is_empty() {
+        return Ok(());
+    }
+    for p in MovedIn::new(ctx.moved, row.start as usize, row.end as usize) {
+        let a = ctx.entries[p];
+        for &(lo, first, len, cursor0) in bands.iter() {
+            let exp = ctx.levels[lo].exp;
+            let (r0, r1) = (
+                row_key(a.min_y, exp).saturating_sub(1),
+                row_key(a.max_y, exp),
+            );
+            for (k, other) in ctx.rows[first..first + len].iter().enumerate() {
+                if other.key < r0 {
+                    continue;
+                }
+                if other.key > r1 {
+                    break;
+                }
+                let es = ctx.row_entries(other);
+                let o_start = other.start as usize;
+                let cursor = &mut band_cursors[cursor0 + k];
+                let mut q = seek_reach(es, *cursor as usize - o_start, a.min_x);
+                *cursor = (o_start + q) as u32;
+                while q < es.len() && es[q].min_x <= a.max_x {
+                    *tests += 1;
+                    let b = &es[q];
+                    if b.overlaps(&a) && !ctx.moved(o_start + q) {
+                        emit(p, &a, o_start + q, b)?;
+                    }
+                    q += 1;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How many bits of `bits` are set in `start..end`.
+fn moved_count(bits: &[u64], start: usize, end: usize) -> usize {
+    if start >= end {
+        return 0;
+    }
+    let (first, last) = (start / 64, (end - 1) / 64);
+    let mut count = 0;
+    for w in first..=last {
+        let mut word = bits.get(w).copied().unwrap_or(0);
+        if w == first {
+            word &= !0u64 << (start % 64);
+        }
+        if w == last && !end.is_multiple_of(64) {
+            word &= !(!0u64 << (end % 64));
+        }
+        count += word.count_ones() as usize;
+    }
+    count
+}
+
 /// The set bits of `bits` in `start..end`, in order, a word at a time.
-struct MovedIn<'a> {
+pub(crate) struct MovedIn<'a> {
     bits: &'a [u64],
     end: usize,
     /// Index of the current word, and its bits not yet returned.
@@ -848,7 +944,7 @@ struct MovedIn<'a> {
 }
 
 impl<'a> MovedIn<'a> {
-    fn new(bits: &'a [u64], start: usize, end: usize) -> Self {
+    pub(crate) fn new(bits: &'a [u64], start: usize, end: usize) -> Self {
         let word = start / 64;
         let rest = bits.get(word).map_or(0, |w| w & (!0u64 << (start % 64)));
         Self {
