@@ -47,7 +47,7 @@ pub(crate) fn available() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
-            has!("avx512f") && has!("popcnt") && has!("bmi1")
+            has!("avx512f") && has!("popcnt") && has!("bmi1") && has!("bmi2")
         }
         #[cfg(not(target_arch = "x86_64"))]
         false
@@ -637,7 +637,7 @@ fn tail(
 /// entry per this many entries. Copying costs about a nanosecond an entry
 /// and is shared by three rows' sweeps; a moved entry's scalar windows cost
 /// about 100 ns, the wide ones a fifth of that.
-pub(crate) const MOVED_PER_COPIED: usize = 16;
+pub(crate) const MOVED_PER_COPIED: usize = 32;
 
 /// An object's box, in every lane.
 #[cfg(target_arch = "x86_64")]
@@ -717,14 +717,26 @@ impl Found {
 
     /// Adds the pairs of moved position `p` (in every lane) with the lanes
     /// of `hit` among positions `first..first + 16`, in lane order. Needs
-    /// room for sixteen: it writes four slots at a time.
+    /// room for sixteen.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx2,popcnt")]
     #[inline]
     fn add(&mut self, p: __m128i, first: usize, hit: u16) {
+        self.add_at(
+            p,
+            _mm512_add_epi32(_mm512_set1_epi32(first as i32), lane_index()),
+            hit,
+        );
+    }
+
+    /// Adds the pairs of moved position `p` (in every lane) with the
+    /// positions `at` whose lanes are set in `hit`, in lane order. Needs
+    /// room for sixteen: it writes four slots at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2,popcnt")]
+    #[inline]
+    fn add_at(&mut self, p: __m128i, at: __m512i, hit: u16) {
         assert!(self.len + LANES <= FOUND);
-        let lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-        let at = _mm512_add_epi32(_mm512_set1_epi32(first as i32), lane);
         let kept = _mm512_maskz_compress_epi32(hit, at);
         let four =
             |qs: __m128i| _mm256_set_m128i(_mm_unpackhi_epi32(p, qs), _mm_unpacklo_epi32(p, qs));
@@ -793,11 +805,35 @@ fn forward_rest(
     }
 }
 
-/// See [`WideRows::moved_windows`]: rows as (position of the first entry,
-/// copy). An object's windows cost no unpredictable branch unless one
-/// holds more than sixteen candidates.
+/// Lane `k` holds `k`.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lane_index() -> __m512i {
+    _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+}
+
+/// Positions `low..low + 8` in the low eight lanes, `high..high + 8` in
+/// the high eight.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn two_runs(low: usize, high: usize) -> __m512i {
+    let starts = _mm512_inserti64x4::<1>(
+        _mm512_castsi256_si512(_mm256_set1_epi32(low as i32)),
+        _mm256_set1_epi32(high as i32),
+    );
+    let k = _mm512_set_epi32(7, 6, 5, 4, 3, 2, 1, 0, 7, 6, 5, 4, 3, 2, 1, 0);
+    _mm512_add_epi32(starts, k)
+}
+
+/// See [`WideRows::moved_windows`]: rows as (position of the first entry,
+/// copy). An object's four windows take two registers of two eight-lane
+/// halves each (own row forward and backward; next row and previous), so
+/// it costs no unpredictable branch unless a window holds more than eight
+/// candidates.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,popcnt,bmi1,bmi2")]
 fn moved_rows(
     ctx: &Ctx<'_>,
     own: (usize, &SoaRow),
@@ -813,61 +849,99 @@ fn moved_rows(
         pairs: [[0; 2]; FOUND],
         len: 0,
     };
+    // A missing neighbour's half reads the own row's padding, which starts
+    // no window.
+    let padding = own_row.lanes(own_row.len);
     for p in MovedIn::new(ctx.moved, own_start, own_start + own_row.len) {
-        found.room(4 * LANES, ctx, emit)?;
+        found.room(2 * LANES, ctx, emit)?;
         let i = p - own_start;
         let v = Probe::new(&ctx.entries[p]);
         let vp = _mm_set1_epi32(p as i32);
-        // Own row, forward: every partner.
-        let (win, hit) = run_and_hits(own_row.lanes(i + 1), &v);
-        count += u64::from(win.count_ones());
-        found.add(vp, p + 1, hit);
-        if win == u16::MAX {
-            count += forward_rest(own, i + 1 + LANES, &v, vp, false, &mut found, ctx, emit)?;
-            found.room(3 * LANES, ctx, emit)?;
-        }
-        // Own row, backward: partners that did not move, from the first
-        // entry that reaches `a` (reach never decreases along a row).
+        // Own row: forward from the next entry (every partner), backward
+        // from the first entry that reaches `a` (partners that did not
+        // move; reach never decreases along a row).
         own_cursor = seek(own_row, own_cursor, v.min_x);
         let first = own_cursor.min(i);
         let before = i - first;
-        count += before as u64;
-        let mut j = first;
-        loop {
-            let lanes = ((1u32 << (i - j).min(LANES)) - 1) as u16;
+        let own_halves = |f| joined(own_row.lanes(i + 1), own_row.lanes(first), f);
+        let (starts, hits) = halves_hits(own_halves, &v);
+        let forward = windows(starts) & 0x00ff;
+        let backward = (_bzhi_u32(0xff, before.min(HALF) as u32) as u16) << 8;
+        let still_back = !(bits16(ctx.moved, own_start + first) << 8);
+        let own_hits = (forward | backward & still_back) & hits;
+        count += u64::from(forward.count_ones()) + before as u64;
+        // Next row (every partner) and previous row (partners that did not
+        // move), each from its cursor.
+        let (next_at, next_lanes) = match next {
+            Some((start, row)) => {
+                next_cursor = seek(row, next_cursor, v.min_x);
+                (start + next_cursor, row.lanes(next_cursor))
+            }
+            None => (0, padding),
+        };
+        let (prev_at, prev_lanes) = match prev {
+            Some((start, row)) => {
+                prev_cursor = seek(row, prev_cursor, v.min_x);
+                (start + prev_cursor, row.lanes(prev_cursor))
+            }
+            None => (0, padding),
+        };
+        let (starts, hits) = halves_hits(|f| joined(next_lanes, prev_lanes, f), &v);
+        let near = windows(starts);
+        let still_prev = !(bits16(ctx.moved, prev_at) << 8);
+        let near_hits = near & hits & still_prev;
+        count += u64::from(near.count_ones());
+        let own_at = two_runs(p + 1, own_start + first);
+        let near_at = two_runs(next_at, prev_at);
+        if forward != 0x00ff && before <= HALF && near & 0x8080 == 0 {
+            found.add_at(vp, own_at, own_hits);
+            found.add_at(vp, near_at, near_hits);
+            continue;
+        }
+        // A window of more than eight: each window in turn, its first eight
+        // candidates from the registers and the rest after them.
+        found.add_at(vp, own_at, own_hits & 0x00ff);
+        if forward == 0x00ff {
+            count += forward_rest(own, i + 1 + HALF, &v, vp, false, &mut found, ctx, emit)?;
+        }
+        found.room(LANES, ctx, emit)?;
+        found.add_at(vp, own_at, own_hits & 0xff00);
+        let mut j = first + HALF;
+        while j < i {
+            found.room(LANES, ctx, emit)?;
+            let lanes = _bzhi_u32(0xffff, (i - j).min(LANES) as u32) as u16;
             let still = !bits16(ctx.moved, own_start + j);
             found.add(vp, own_start + j, lanes & still & v.hits(own_row.lanes(j)));
             j += LANES;
-            if j >= i {
-                break;
-            }
-            found.room(3 * LANES, ctx, emit)?;
         }
-        // Next row: every partner; previous row: partners that did not move.
-        if let Some((start, row)) = next {
-            next_cursor = seek(row, next_cursor, v.min_x);
-            let (win, hit) = run_and_hits(row.lanes(next_cursor), &v);
-            count += u64::from(win.count_ones());
-            found.add(vp, start + next_cursor, hit);
-            if win == u16::MAX {
-                let from = next_cursor + LANES;
-                count += forward_rest((start, row), from, &v, vp, false, &mut found, ctx, emit)?;
-                found.room(LANES, ctx, emit)?;
-            }
+        found.room(LANES, ctx, emit)?;
+        found.add_at(vp, near_at, near_hits & 0x00ff);
+        if let Some(next) = next.filter(|_| near & 0x0080 != 0) {
+            let from = next_cursor + HALF;
+            count += forward_rest(next, from, &v, vp, false, &mut found, ctx, emit)?;
         }
-        if let Some((start, row)) = prev {
-            prev_cursor = seek(row, prev_cursor, v.min_x);
-            let (win, hit) = run_and_hits(row.lanes(prev_cursor), &v);
-            count += u64::from(win.count_ones());
-            let still = !bits16(ctx.moved, start + prev_cursor);
-            found.add(vp, start + prev_cursor, hit & still);
-            if win == u16::MAX {
-                let from = prev_cursor + LANES;
-                count += forward_rest((start, row), from, &v, vp, true, &mut found, ctx, emit)?;
-            }
+        found.room(LANES, ctx, emit)?;
+        found.add_at(vp, near_at, near_hits & 0xff00);
+        if let Some(prev) = prev.filter(|_| near & 0x8000 != 0) {
+            let from = prev_cursor + HALF;
+            count += forward_rest(prev, from, &v, vp, true, &mut found, ctx, emit)?;
         }
     }
     found.flush(ctx, emit)?;
     *tests += count;
     Ok(())
+}
+
+/// For two windows of eight lanes each (`field` gives a field's sixteen
+/// values): which lanes start before `v` ends, and which intersect it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn halves_hits(field: impl Fn(usize) -> __m512, v: &Probe) -> (u16, u16) {
+    let starts = _mm512_cmp_ps_mask::<_CMP_LE_OQ>(field(MIN_X), v.max_x);
+    let hits = starts
+        & _mm512_cmp_ps_mask::<_CMP_GE_OQ>(field(MAX_X), v.min_x)
+        & _mm512_cmp_ps_mask::<_CMP_LE_OQ>(field(MIN_Y), v.max_y)
+        & _mm512_cmp_ps_mask::<_CMP_GE_OQ>(field(MAX_Y), v.min_y);
+    (starts, hits)
 }
