@@ -251,16 +251,18 @@ impl Default for Layout {
 /// levels and threads).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BuildScratch {
-    /// Per source object its height class, then per rank the source object
-    /// placed there.
+    /// Per source object its height class.
     bucket: Vec<u32>,
-    /// Per source object its bucket, for builds without `positions` (which
-    /// hold the buckets otherwise).
+    /// Per source object its row, for builds without `positions` (which
+    /// hold the rows otherwise).
     bucket_index: Vec<u32>,
-    /// Per bucket: count, then running rank (place among the live entries).
+    /// Per chunk of the input and row of every level: count, then the
+    /// chunk's next position in the row.
     hist: Vec<u32>,
-    /// Per row of the bucket space: live count, then first position.
+    /// Per row of every level: live count, then first position.
     row_start: Vec<u32>,
+    /// One row sort per run of rows sorted at once.
+    row_sorts: Vec<RowSort>,
     /// Fallback sort keys for worlds too sparse for counting: (level, row, x order, source).
     sort_keys: Vec<(u32, i64, u32, u32)>,
 }
@@ -273,6 +275,7 @@ impl BuildScratch {
             + self.row_start.capacity())
             * 4
             + self.sort_keys.capacity() * 24
+            + self.row_sorts.iter().map(RowSort::bytes).sum::<usize>()
     }
 }
 
@@ -283,28 +286,15 @@ struct LevelPlan {
     count: u32,
     row_min: i64,
     row_max: i64,
-    col_min: i64,
-    col_max: i64,
-    /// Column bins are `2^(exp + col_shift)` wide.
-    col_shift: u32,
-    cols: u64,
-    /// First bucket of the level.
-    base: u64,
 }
 
 impl LevelPlan {
+    /// The row of `e` in this level, counted from the level's first.
     #[inline]
-    fn bucket_of(&self, e: &Entry) -> usize {
-        // In counting mode both ranges are small, so the wrapping
-        // differences are the true (non-negative) offsets.
-        let r = row_key(e.min_y, self.exp).wrapping_sub(self.row_min) as u64;
-        let c = row_key(e.min_x, self.exp).wrapping_sub(self.col_min) as u64;
-        let c = if self.col_shift >= 64 {
-            0
-        } else {
-            c >> self.col_shift
-        };
-        (self.base + r * self.cols + c) as usize
+    fn row_of(&self, e: &Entry) -> usize {
+        // In counting mode the row range is small, so the wrapping
+        // difference is the true (non-negative) offset.
+        row_key(e.min_y, self.exp).wrapping_sub(self.row_min) as usize
     }
 }
 
@@ -406,15 +396,6 @@ impl<T> Disjoint<T> {
     }
 }
 
-/// Splits `0..n` into at most `parts` contiguous ranges of equal size.
-fn split_even(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
-    let parts = parts.clamp(1, n.max(1));
-    (0..parts)
-        .map(|k| k * n / parts..(k + 1) * n / parts)
-        .filter(|r| !r.is_empty())
-        .collect()
-}
-
 /// Splits `rows` into at most `parts` contiguous runs of about equal entry
 /// counts (sweep and sort work is roughly proportional to entries).
 pub(crate) fn split_rows(rows: &[Row], parts: usize) -> Vec<std::ops::Range<usize>> {
@@ -459,35 +440,6 @@ pub(crate) fn split_by_weight(
     out
 }
 
-/// Sorts one row (`es` are its entries) by min x, after the counting sort
-/// left it sorted by column bin.
-fn sort_row(es: &mut [Entry], row: &Row) {
-    let live_end = es.len() - row.gaps as usize;
-    let slice = &mut es[..live_end];
-    // Stable on min x: within a bin the counting sort kept input order,
-    // and equal min x means equal bin, so ties stay in input order.
-    let mut moves = 0usize;
-    let budget = 8 * slice.len() + 16;
-    for i in 1..slice.len() {
-        let e = slice[i];
-        if slice[i - 1].min_x <= e.min_x {
-            continue;
-        }
-        let mut j = i;
-        while j > 0 && e.min_x < slice[j - 1].min_x {
-            slice[j] = slice[j - 1];
-            j -= 1;
-        }
-        slice[j] = e;
-        moves += i - j;
-        if moves > budget {
-            // Far from sorted (many objects in few bins): sort it all.
-            slice.sort_unstable_by(|a, b| a.min_x.total_cmp(&b.min_x).then(a.id.cmp(&b.id)));
-            return;
-        }
-    }
-}
-
 /// Sets the reach of the row's entries and turns its tail slots into gaps
 /// that sort after the last live entry.
 fn finish_row(es: &mut [Entry], row: &Row) {
@@ -497,7 +449,16 @@ fn finish_row(es: &mut [Entry], row: &Row) {
         reach = reach.max(e.max_x);
         e.reach = reach;
     }
-    let last_x = es[..live_end].last().map_or(0.0, |e| e.min_x);
+    fill_gaps(es, row);
+}
+
+/// Turns the row's tail slots into gaps that sort after the last live
+/// entry and keep its reach (the live entries' reach is set).
+fn fill_gaps(es: &mut [Entry], row: &Row) {
+    let live_end = es.len() - row.gaps as usize;
+    let (last_x, reach) = es[..live_end]
+        .last()
+        .map_or((0.0, Real::NEG_INFINITY), |e| (e.min_x, e.reach));
     for g in &mut es[live_end..] {
         *g = Entry::gap(last_x, reach);
     }
@@ -552,14 +513,6 @@ pub(crate) fn count_starting_by(es: &[Entry], x: Real) -> usize {
     }
 }
 
-/// How many entries ahead the build's gather asks for the source object it
-/// will read.
-const GATHER_AHEAD: usize = 16;
-
-/// Rows up to this long are sorted as keys before they are filled (on the
-/// stack: 8 KB).
-const KEYED_ROW: usize = 1024;
-
 /// Sorts the keys of a row that the counting sort left sorted by column
 /// bin, so nearly sorted: an insertion sort whose common step (one place
 /// down or none) is a max without a branch, with a whole sort as the
@@ -592,8 +545,106 @@ fn sort_keys(keys: &mut [u64]) {
     }
 }
 
-/// Objects per block of the build's counting pass (see its comment).
-const COUNT_BLOCK: usize = 64;
+/// Sorts a build's rows: buffers reused from row to row.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowSort {
+    /// Per entry of the row, in bin order: min x's order bits, then the
+    /// entry's place in the row.
+    keys: Vec<u64>,
+    /// The row's entries as they came, each with its bin in `reach`.
+    copy: Vec<Entry>,
+    /// Per bin: count, then next place.
+    bins: Vec<u32>,
+}
+
+impl RowSort {
+    /// The longest row sorted with these buffers; longer rows (a few
+    /// objects spread over a huge extent, a world of one row) are sorted
+    /// in place, so the buffers stay small whatever the world.
+    const LONGEST: usize = 1 << 14;
+
+    /// Room for rows of `n` entries (at most [`Self::LONGEST`]).
+    fn reserve(&mut self, n: usize) -> Result<(), CollideError> {
+        let n = n.min(Self::LONGEST);
+        // Each sort empties them first.
+        self.keys.clear();
+        self.copy.clear();
+        self.bins.clear();
+        let what = "grid row sort";
+        try_reserve_exact(&mut self.keys, n, what)?;
+        try_reserve_exact(&mut self.copy, n, what)?;
+        try_reserve_exact(&mut self.bins, n, what)
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.keys.capacity() * 8
+            + self.copy.capacity() * std::mem::size_of::<Entry>()
+            + self.bins.capacity() * 4
+    }
+
+    /// Sorts `es`, a row's live entries in input order, by min x, ties in
+    /// input order (-0 and +0 tie), and sets their reach; `placed(j, e)`
+    /// learns where each entry went. A counting sort by bin of x (equal
+    /// widths over `x_range`, which holds every min x, one bin per entry,
+    /// so monotone in x) leaves the keys nearly sorted, and `sort_keys`
+    /// finishes them.
+    fn sort(
+        &mut self,
+        es: &mut [Entry],
+        (lo, hi): (f64, f64),
+        mut placed: impl FnMut(usize, &Entry),
+    ) {
+        let n = es.len();
+        let key = |e: &Entry, k: usize| u64::from(order_bits(e.min_x + 0.0)) << 32 | k as u64;
+        let mut reach = Real::NEG_INFINITY;
+        if n > self.keys.capacity() || n > self.copy.capacity() || n > self.bins.capacity() {
+            // Only past `LONGEST`: in place, each entry's place in its reach.
+            for (k, e) in es.iter_mut().enumerate() {
+                e.reach = Real::from_bits(k as u32);
+            }
+            es.sort_unstable_by_key(|e| key(e, e.reach.to_bits() as usize));
+            for (j, e) in es.iter_mut().enumerate() {
+                reach = reach.max(e.max_x);
+                e.reach = reach;
+                placed(j, e);
+            }
+            return;
+        }
+        let scale = if hi > lo { n as f64 / (hi - lo) } else { 0.0 };
+        let last = n.saturating_sub(1);
+        self.bins.clear();
+        self.bins.resize(n, 0);
+        self.copy.clear();
+        for e in es.iter() {
+            let bin = (((f64::from(e.min_x) - lo) * scale) as usize).min(last);
+            self.bins[bin] += 1;
+            self.copy.push(Entry {
+                reach: Real::from_bits(bin as u32),
+                ..*e
+            });
+        }
+        let mut at = 0u32;
+        for b in &mut self.bins {
+            let count = *b;
+            *b = at;
+            at += count;
+        }
+        self.keys.clear();
+        self.keys.resize(n, 0);
+        for (k, e) in self.copy.iter().enumerate() {
+            let bin = &mut self.bins[e.reach.to_bits() as usize];
+            self.keys[*bin as usize] = key(e, k);
+            *bin += 1;
+        }
+        sort_keys(&mut self.keys);
+        for (j, (slot, &key)) in es.iter_mut().zip(&self.keys).enumerate() {
+            let e = self.copy[key as u32 as usize];
+            reach = reach.max(e.max_x);
+            *slot = Entry { reach, ..e };
+            placed(j, slot);
+        }
+    }
+}
 
 /// Orders `f32`s as integers (total order; -0 before +0).
 #[inline]
@@ -654,10 +705,10 @@ impl Layout {
     }
 
     /// Rebuilds from `n` source objects (`src(i)` gives the i-th, never a
-    /// gap; `src_at(i)` where it is read from, for prefetching). Entries
-    /// are placed by a counting sort on (level, row, column bin), then each
-    /// row is insertion-sorted by min x. With `gaps`, every row gets about
-    /// one free slot per eight entries, spread through it.
+    /// gap). Entries are placed by a counting sort on (level, row), then
+    /// each row is sorted by min x (ties in input order). With `gaps`,
+    /// every row gets about one free slot per eight entries, spread
+    /// through it.
     ///
     /// With `positions`, `positions[id]` receives each object's final
     /// position (only when ids are source indices `0..n`).
@@ -665,11 +716,10 @@ impl Layout {
     /// The work is split into input chunks run by `exec`; where an object
     /// lands does not depend on the number of chunks.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn build<S, H, E>(
+    pub(crate) fn build<S, E>(
         &mut self,
         n: usize,
         src: S,
-        src_at: H,
         gaps: bool,
         scratch: &mut BuildScratch,
         exec: &E,
@@ -677,7 +727,6 @@ impl Layout {
     ) -> Result<(), CollideError>
     where
         S: Fn(usize) -> Entry + Sync,
-        H: Fn(usize) -> *const u8 + Sync,
         E: Exec,
     {
         self.clear();
@@ -759,11 +808,6 @@ impl Layout {
                 count: 0,
                 row_min: row_key(corners[1], l.exp),
                 row_max: row_key(corners[3], l.exp),
-                col_min: row_key(corners[0], l.exp),
-                col_max: row_key(corners[2], l.exp),
-                col_shift: 0,
-                cols: 1,
-                base: 0,
             });
         }
         for (slot, &count) in hist_exp.iter().enumerate() {
@@ -773,39 +817,22 @@ impl Layout {
             }
         }
 
-        // Bucket budget: every row of every level, plus about one column bin
-        // per object, so the histogram costs a few bytes per object and most
-        // buckets hold 0–2 objects. Worlds whose rows alone exceed it (a few
-        // objects spread over a huge extent) are sorted instead.
+        // Counting needs a histogram of every row of every level: worlds
+        // with far more rows than objects (a few objects spread over a huge
+        // extent) are sorted instead.
         let all_rows: u128 = plans
             .iter()
             .map(|p| (i128::from(p.row_max) - i128::from(p.row_min) + 1) as u128)
             .sum();
         let counting = all_rows <= 2 * n as u128 + 1024;
-        let mut total: u64 = 0;
-        if counting {
-            for p in &mut plans {
-                let rows = (i128::from(p.row_max) - i128::from(p.row_min) + 1) as u128;
-                let cols = (i128::from(p.col_max) - i128::from(p.col_min) + 1) as u128;
-                let budget = (u128::from(p.count) + 64).max(rows);
-                let mut shift = 0u32;
-                while shift < 127 && rows * (cols >> shift).max(1) > budget {
-                    shift += 1;
-                }
-                p.col_shift = shift;
-                p.cols = ((cols - 1) >> shift) as u64 + 1;
-                p.base = total;
-                total += rows as u64 * p.cols;
-            }
-        }
 
         let positions = positions.map(Disjoint::new);
         if counting {
             self.place_by_counting(
                 n,
-                (&src, &src_at),
+                &src,
                 &plans,
-                total as usize,
+                (f64::from(corners[0]), f64::from(corners[2])),
                 gaps,
                 scratch,
                 exec,
@@ -1078,14 +1105,24 @@ impl Layout {
         }
     }
 
+    /// Places the objects by counting: each object's row (pass 3), rows
+    /// and positions from the counts, the entries written to their rows in
+    /// input order (pass 4), then each row sorted while it is in the cache
+    /// (pass 5).
+    ///
+    /// Why rows and not finer buckets: a dense world has about a thousand
+    /// rows at a million objects, so pass 4 writes a thousand streams, each
+    /// a run of consecutive entries, and reads its input in order. Buckets
+    /// of about one object each (rows by column bins) made those writes, or
+    /// the reads that gather the entries afterwards, fall anywhere in the
+    /// entries: a cache miss, and past the cache a trip to memory, each.
     #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::too_many_arguments)]
-    fn place_by_counting<S, H, E>(
+    fn place_by_counting<S, E>(
         &mut self,
         n: usize,
-        (src, src_at): (&S, &H),
+        src: &S,
         plans: &[LevelPlan],
-        buckets: usize,
+        x_range: (f64, f64),
         gaps: bool,
         scratch: &mut BuildScratch,
         exec: &E,
@@ -1094,73 +1131,11 @@ impl Layout {
     ) -> Result<(), CollideError>
     where
         S: Fn(usize) -> Entry + Sync,
-        H: Fn(usize) -> *const u8 + Sync,
         E: Exec,
     {
         let chunk = |c: usize| c * n / chunks..(c + 1) * n / chunks;
         let level_of_slot = &self.level_of_slot;
-        let cells = buckets
-            .checked_mul(chunks)
-            .ok_or(CollideError::OutOfMemory {
-                what: "grid build histogram",
-                bytes: usize::MAX,
-            })?;
-        // Each chunk zeroes its own histogram below, in parallel.
-        try_size(&mut scratch.hist, cells, 0, "grid build histogram")?;
-        // Pass 3: each object's bucket, counted per chunk. The buckets go to
-        // `positions` (free until the objects are placed, at the end), or
-        // to a scratch array without it; `bucket` keeps the height classes.
-        let slots = Disjoint::new(&mut scratch.bucket);
-        let bucket = match positions {
-            Some(p) => p,
-            None => {
-                try_size(&mut scratch.bucket_index, n, 0, "grid build buckets")?;
-                Disjoint::new(&mut scratch.bucket_index)
-            }
-        };
-        let hist = Disjoint::new(&mut scratch.hist);
-        exec.map(chunks, |c| {
-            // SAFETY: chunk c owns its input indices and its histogram slice.
-            let counts = unsafe { hist.slice_mut(c * buckets..(c + 1) * buckets) };
-            counts.fill(0);
-            // In blocks: first the buckets, each count's line asked for,
-            // then the counting, so that the count misses overlap.
-            let range = chunk(c);
-            let mut start = range.start;
-            while start < range.end {
-                let end = (start + COUNT_BLOCK).min(range.end);
-                // SAFETY: the block lies in chunk c's input indices (of two
-                // different buffers).
-                let (classes, block) =
-                    unsafe { (slots.slice_mut(start..end), bucket.slice_mut(start..end)) };
-                if let [plan] = plans {
-                    // One level (a world of one size): no lookups.
-                    for (i, b_of) in (start..end).zip(block.iter_mut()) {
-                        let b = plan.bucket_of(&src(i));
-                        *b_of = b as u32;
-                        prefetch(counts.as_ptr().wrapping_add(b));
-                    }
-                } else {
-                    for ((i, &class), b_of) in
-                        (start..end).zip(classes.iter()).zip(block.iter_mut())
-                    {
-                        let b = plans[level_of_slot[class as usize] as usize].bucket_of(&src(i));
-                        *b_of = b as u32;
-                        prefetch(counts.as_ptr().wrapping_add(b));
-                    }
-                }
-                for &b in block.iter() {
-                    counts[b as usize] += 1;
-                }
-                start = end;
-            }
-        });
-        // Prefix sums, bucket by bucket and chunk by chunk (so that each
-        // bucket keeps the input order), in ranks: positions among the live
-        // entries (each row's gap slots go at its end, after its live ones). Rows are independent but for their start, so: live count per
-        // row (in parallel), row starts (serial, one step per row), then the
-        // bucket starts inside each row (in parallel).
-        // Dense row d of the bucket space: level `l` and row offset `r`.
+        // Dense row d of all levels: level l's are level_first_row[l]..[l + 1].
         let mut level_first_row: Vec<usize> = Vec::new();
         try_reserve(&mut level_first_row, plans.len() + 1, "grid level plans")?;
         let mut dense = 0usize;
@@ -1169,55 +1144,68 @@ impl Layout {
             dense += (p.row_max - p.row_min) as usize + 1;
         }
         level_first_row.push(dense);
-        let locate = |d: usize| {
-            let l = level_first_row.partition_point(|&f| f <= d) - 1;
-            (l, (d - level_first_row[l]) as u64)
+        let cells = dense.checked_mul(chunks).ok_or(CollideError::OutOfMemory {
+            what: "grid build histogram",
+            bytes: usize::MAX,
+        })?;
+        // Each chunk zeroes its own histogram below, in parallel.
+        try_size(&mut scratch.hist, cells, 0, "grid build histogram")?;
+        // Pass 3: each object's row, counted per chunk. The rows go to
+        // `positions` (free until the objects are placed, at the end), or to
+        // a scratch array without it; `classes` are pass 1's height classes.
+        let BuildScratch {
+            bucket: classes,
+            bucket_index,
+            hist,
+            row_start,
+            row_sorts,
+            ..
+        } = scratch;
+        let row_of = match positions {
+            Some(p) => p,
+            None => {
+                try_size(bucket_index, n, 0, "grid build rows")?;
+                Disjoint::new(bucket_index)
+            }
         };
-        let groups = split_even(dense, exec.width() * 4);
-        // The first pass below writes every row's entry.
-        try_size(&mut scratch.row_start, dense, 0, "grid rows")?;
-        if chunks == 1 {
-            // One histogram: one pass sets every bucket's first rank (the
-            // buckets of rows in order are the histogram in order) and
-            // counts every row's objects.
-            let mut rank = 0u32;
-            let mut d = 0;
-            for p in plans {
-                for r in 0..=(p.row_max - p.row_min) as u64 {
-                    let first = (p.base + r * p.cols) as usize;
-                    let start = rank;
-                    for h in &mut scratch.hist[first..first + p.cols as usize] {
-                        let count = *h;
-                        *h = rank;
-                        rank += count;
-                    }
-                    scratch.row_start[d] = rank - start;
-                    d += 1;
+        let classes = &classes[..n];
+        let counts_all = Disjoint::new(hist);
+        exec.map(chunks, |c| {
+            // SAFETY: chunk c owns its input indices and its histogram slice.
+            let counts = unsafe { counts_all.slice_mut(c * dense..(c + 1) * dense) };
+            counts.fill(0);
+            let range = chunk(c);
+            let rows = unsafe { row_of.slice_mut(range.clone()) };
+            if let [plan] = plans {
+                // One level (a world of one size): no lookups.
+                for (i, d) in range.zip(rows.iter_mut()) {
+                    let r = plan.row_of(&src(i));
+                    *d = r as u32;
+                    counts[r] += 1;
+                }
+            } else {
+                for ((i, d), &class) in range.clone().zip(rows.iter_mut()).zip(&classes[range]) {
+                    let l = level_of_slot[class as usize] as usize;
+                    let r = level_first_row[l] + plans[l].row_of(&src(i));
+                    *d = r as u32;
+                    counts[r] += 1;
                 }
             }
-        } else {
-            let row_start = Disjoint::new(&mut scratch.row_start);
-            let hist = &scratch.hist;
-            exec.map(groups.len(), |g| {
-                for d in groups[g].clone() {
-                    let (l, r) = locate(d);
-                    let p = &plans[l];
-                    let first = (p.base + r * p.cols) as usize;
-                    let live: u32 = (first..first + p.cols as usize)
-                        .map(|b| (0..chunks).map(|c| hist[c * buckets + b]).sum::<u32>())
-                        .sum();
-                    // SAFETY: groups are disjoint ranges of rows.
-                    unsafe { row_start.write(d, live) };
-                }
-            });
+        });
+        // Each row's live count, then the rows and their positions (each
+        // row's gap slots at its end), then each chunk's first position in
+        // each row, so that a row keeps its objects in input order.
+        try_size(row_start, dense, 0, "grid rows")?;
+        for (d, live) in row_start.iter_mut().enumerate() {
+            *live = (0..chunks).map(|c| hist[c * dense + d]).sum();
         }
-        let (mut pos, mut rank): (u64, u32) = (0, 0);
+        let mut pos = 0u64;
         for (l, p) in plans.iter().enumerate() {
             self.levels[l].row_start = self.rows.len() as u32;
-            for d in level_first_row[l]..level_first_row[l + 1] {
-                let live = u64::from(scratch.row_start[d]);
-                scratch.row_start[d] = rank;
-                rank += live as u32;
+            let level_rows = level_first_row[l]..level_first_row[l + 1];
+            for (r, first) in row_start[level_rows].iter_mut().enumerate() {
+                let live = u64::from(*first);
+                *first = pos as u32;
                 if live == 0 {
                     continue;
                 }
@@ -1232,7 +1220,7 @@ impl Layout {
                 }
                 try_reserve(&mut self.rows, 1, "grid rows")?;
                 self.rows.push(Row {
-                    key: p.row_min + (d - level_first_row[l]) as i64,
+                    key: p.row_min + r as i64,
                     start: start as u32,
                     end: pos as u32,
                     gaps: g as u32,
@@ -1240,123 +1228,88 @@ impl Layout {
             }
             self.levels[l].row_end = self.rows.len() as u32;
         }
-        let hist = Disjoint::new(&mut scratch.hist);
-        let row_start = &scratch.row_start;
-        // (With one histogram, done above.)
-        exec.map(if chunks == 1 { 0 } else { groups.len() }, |g| {
-            for d in groups[g].clone() {
-                let (l, r) = locate(d);
-                let p = &plans[l];
-                let first = (p.base + r * p.cols) as usize;
-                let mut at = row_start[d];
-                for b in first..first + p.cols as usize {
-                    for c in 0..chunks {
-                        // SAFETY: each row owns its buckets in every chunk.
-                        let k = c * buckets + b;
-                        let count = unsafe { hist.read(k) };
-                        unsafe { hist.write(k, at) };
-                        at += count;
-                    }
-                }
+        for (d, &first) in row_start.iter().enumerate() {
+            let mut at = first;
+            for c in 0..chunks {
+                let k = c * dense + d;
+                let count = hist[k];
+                hist[k] = at;
+                at += count;
             }
-        });
+        }
 
-        // Pass 4: each rank's source object. Only 4 bytes a write, in an
-        // array a sixth the size of the entries: these random writes miss
-        // the cache far less than writing the entries themselves would.
-        let order = Disjoint::new(&mut scratch.bucket);
-        let cursor = Disjoint::new(&mut scratch.hist);
-        exec.map(chunks, |c| {
-            // SAFETY: chunk c owns its cursors and input indices; cursors
-            // hand out disjoint ranks.
-            let cursors = unsafe { cursor.slice_mut(c * buckets..(c + 1) * buckets) };
-            for i in chunk(c) {
-                let b = unsafe { bucket.read(i) } as usize;
-                let at = cursors[b] as usize;
-                cursors[b] += 1;
-                unsafe { order.write(at, i as u32) };
-            }
-        });
-
-        // Pass 5: row by row, the entries from their sources (reads all over
-        // the input, asked for ahead so that their misses overlap), sorted
-        // and finished while the row is in the cache; then each object's
-        // final position.
+        // Pass 4: every entry to its row, in input order: reads in order,
+        // writes a stream per row.
         let len = pos as usize;
         // Room for the gaps a later relayout adds, so it stays in place.
         let room = if gaps { len } else { len + len / 8 + 64 };
         if self.entries.capacity() < room {
             try_reserve_exact(&mut self.entries, room, "grid entries")?;
         }
-        let groups = split_rows(&self.rows, exec.width() * 4);
-        let mut group_rank: Vec<usize> = Vec::new();
-        try_reserve(&mut group_rank, groups.len(), "grid row groups")?;
-        let mut rank = 0usize;
-        for g in &groups {
-            group_rank.push(rank);
-            rank += self.rows[g.clone()]
-                .iter()
-                .map(|r| (r.end - r.start - r.gaps) as usize)
-                .sum::<usize>();
-        }
-        let order = &scratch.bucket[..n];
-        let rows = &self.rows;
         let entries = Disjoint::new(&mut self.entries.spare_capacity_mut()[..len]);
+        let cursor = Disjoint::new(hist);
+        exec.map(chunks, |c| {
+            // SAFETY: chunk c owns its cursors and input indices; cursors
+            // hand out disjoint positions.
+            let cursors = unsafe { cursor.slice_mut(c * dense..(c + 1) * dense) };
+            for i in chunk(c) {
+                let d = unsafe { row_of.read(i) } as usize;
+                let at = cursors[d] as usize;
+                cursors[d] += 1;
+                unsafe { entries.write(at, std::mem::MaybeUninit::new(src(i))) };
+            }
+        });
+
+        // Pass 5: row by row, sorted by min x while the row is in the cache,
+        // finished, and each object's final position recorded.
+        let parts = if exec.width() > 1 {
+            exec.width() * 4
+        } else {
+            1
+        };
+        let groups = split_rows(&self.rows, parts);
+        let longest = self
+            .rows
+            .iter()
+            .map(|r| (r.end - r.start - r.gaps) as usize)
+            .max()
+            .unwrap_or(0)
+            .min(RowSort::LONGEST);
+        if row_sorts.len() < groups.len() {
+            try_reserve(row_sorts, groups.len() - row_sorts.len(), "grid row sorts")?;
+            row_sorts.resize_with(groups.len(), RowSort::default);
+        }
+        for sort in &mut row_sorts[..groups.len()] {
+            sort.reserve(longest)?;
+        }
+        let sorts = Disjoint::new(&mut row_sorts[..groups.len()]);
+        let rows = &self.rows;
         exec.map(groups.len(), |g| {
-            let mut rank = group_rank[g];
-            let mut keys = [0u64; KEYED_ROW];
+            // SAFETY: each group has its own row sort.
+            let sort = unsafe { &mut sorts.slice_mut(g..g + 1)[0] };
             for row in &rows[groups[g].clone()] {
                 let live = (row.end - row.start - row.gaps) as usize;
                 // SAFETY: groups are disjoint runs of rows, whose entries are
                 // disjoint runs of positions.
                 let es = unsafe { entries.slice_mut(row.start as usize..row.end as usize) };
-                let ids = &order[rank..rank + live];
-                let keyed = live <= KEYED_ROW;
-                if keyed {
-                    // Sorted as 8-byte keys (min x, then place in the row,
-                    // which keeps ties in input order), then filled in order.
-                    let keys = &mut keys[..live];
-                    for (k, (key, &i)) in keys.iter_mut().zip(ids).enumerate() {
-                        if let Some(&ahead) = order.get(rank + k + GATHER_AHEAD) {
-                            prefetch(src_at(ahead as usize));
-                        }
-                        // + 0.0: -0 and +0 tie, as they do in `sort_row`.
-                        let x = src(i as usize).min_x + 0.0;
-                        *key = u64::from(order_bits(x)) << 32 | k as u64;
-                    }
-                    sort_keys(keys);
-                    for (slot, &key) in es[..live].iter_mut().zip(keys.iter()) {
-                        slot.write(src(ids[key as u32 as usize] as usize));
-                    }
-                } else {
-                    for (k, slot) in es[..live].iter_mut().enumerate() {
-                        if let Some(&ahead) = order.get(rank + k + GATHER_AHEAD) {
-                            prefetch(src_at(ahead as usize));
-                        }
-                        slot.write(src(ids[k] as usize));
-                    }
-                }
-                // Gap slots: set by `finish_row` below.
+                // Gap slots: set by `fill_gaps` below.
                 for slot in &mut es[live..] {
                     slot.write(Entry::gap(0.0, Real::NEG_INFINITY));
                 }
-                // SAFETY: every slot of the row was written just above.
+                // SAFETY: pass 4 wrote the live slots, and the gap slots were
+                // written just above.
                 let es = unsafe { &mut *(std::ptr::from_mut(es) as *mut [Entry]) };
-                if !keyed {
-                    sort_row(es, row);
-                }
-                if let Some(positions) = positions {
-                    for (at, e) in (row.start..).zip(&es[..live]) {
+                sort.sort(&mut es[..live], x_range, |j, e| {
+                    if let Some(positions) = positions {
                         // SAFETY: ids are unique source indices.
-                        unsafe { positions.write(e.id as usize, at) };
+                        unsafe { positions.write(e.id as usize, row.start + j as u32) };
                     }
-                }
-                finish_row(es, row);
-                rank += live;
+                });
+                fill_gaps(es, row);
             }
         });
         // SAFETY: the rows tile 0..len (each starts where the last ended),
-        // and pass 5 wrote every slot of every row.
+        // and passes 4 and 5 wrote every slot of every row.
         unsafe { self.entries.set_len(len) };
         Ok(())
     }
@@ -1663,6 +1616,56 @@ mod tests {
             want.sort_unstable();
             sort_keys(&mut keys);
             prop_assert_eq!(keys, want);
+        }
+
+        /// A build's row sort is a stable sort by min x (-0 and +0 equal)
+        /// with every reach set and every place reported, through its
+        /// buffers and, for rows longer than they hold, in place; with an x
+        /// range wider than the row's, as a build gives it.
+        #[test]
+        fn row_sort_is_a_stable_sort_by_min_x(
+            xs in proptest::collection::vec(
+                prop_oneof![-4i32..4, -1000i32..1000].prop_map(|x| x as f32 * 0.5),
+                0..300,
+            ),
+            zeros in proptest::collection::vec(proptest::bool::ANY, 0..300),
+            widths in proptest::collection::vec(0f32..50.0, 300),
+            room in prop_oneof![Just(usize::MAX), 0usize..40],
+            margin in 0f64..100.0,
+        ) {
+            // Some zeros are -0.
+            let es: Vec<Entry> = xs
+                .iter()
+                .zip(zeros.iter().chain(std::iter::repeat(&false)))
+                .zip(&widths)
+                .enumerate()
+                .map(|(k, ((&x, &neg), &w))| {
+                    let x = if x == 0.0 && neg { -0.0 } else { x };
+                    Entry::new(&Aabb::new([x, 0.0], [x + w, 1.0]).unwrap(), k as u32)
+                })
+                .collect();
+            let mut want = es.clone();
+            // Stable: ties keep input order (ids are input places here).
+            want.sort_by(|a, b| (a.min_x + 0.0).total_cmp(&(b.min_x + 0.0)));
+            let mut reach = Real::NEG_INFINITY;
+            for e in &mut want {
+                reach = reach.max(e.max_x);
+                e.reach = reach;
+            }
+            let lo = es.iter().map(|e| f64::from(e.min_x)).fold(f64::INFINITY, f64::min);
+            let hi = es.iter().map(|e| f64::from(e.min_x)).fold(f64::NEG_INFINITY, f64::max);
+            let mut sort = RowSort::default();
+            sort.reserve(room.min(es.len())).unwrap();
+            let mut got = es.clone();
+            let mut places = vec![usize::MAX; es.len()];
+            sort.sort(&mut got, (lo - margin, hi + margin), |j, e| places[e.id as usize] = j);
+            let ids = |v: &[Entry]| v.iter().map(|e| e.id).collect::<Vec<_>>();
+            prop_assert_eq!(ids(&got), ids(&want));
+            let reaches = |v: &[Entry]| v.iter().map(|e| e.reach.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(reaches(&got), reaches(&want));
+            for (j, e) in got.iter().enumerate() {
+                prop_assert_eq!(places[e.id as usize], j);
+            }
         }
 
         /// The galloping search answers as a binary search does, on rows of

@@ -625,23 +625,16 @@ impl Grid {
             self.slot_gen.resize(n, 0);
         }
         let src = |i: usize| Entry::new(&boxes[i], i as u32);
-        let src_at = |i: usize| boxes.as_ptr().wrapping_add(i).cast::<u8>();
         let positions = Some(&mut self.slot_pos[..n]);
         match self.config.execution {
-            Execution::Serial => self.layout.build(
-                n,
-                src,
-                src_at,
-                false,
-                &mut self.build_scratch,
-                &Serial,
-                positions,
-            )?,
+            Execution::Serial => {
+                self.layout
+                    .build(n, src, false, &mut self.build_scratch, &Serial, positions)?
+            }
             #[cfg(feature = "rayon")]
             Execution::Parallel => self.layout.build(
                 n,
                 src,
-                src_at,
                 false,
                 &mut self.build_scratch,
                 &parallel::Rayon,
@@ -1312,7 +1305,6 @@ impl Grid {
             fresh.build(
                 src.len(),
                 |i| src[i],
-                |i| src.as_ptr().wrapping_add(i).cast::<u8>(),
                 true,
                 &mut self.build_scratch,
                 &Serial,
