@@ -129,6 +129,8 @@ pub(crate) struct Level {
 pub(crate) const EXP_MIN: i32 = -150;
 pub(crate) const EXP_MAX: i32 = 130;
 const EXP_SLOTS: usize = (EXP_MAX - EXP_MIN + 1) as usize;
+// A build keeps each object's height class as a u16.
+const _: () = assert!(EXP_SLOTS <= u16::MAX as usize);
 
 /// Row of `y` in a level of row height `2^exp`. Exact (a power-of-two scale
 /// of an `f32` is exact in `f64`) and monotone; saturates at `i64`'s ends,
@@ -251,8 +253,8 @@ impl Default for Layout {
 /// levels and threads).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BuildScratch {
-    /// Per source object its height class.
-    bucket: Vec<u32>,
+    /// Per source object its height class (fewer than 2^16 of them).
+    classes: Vec<u16>,
     /// Per source object its row, for builds without `positions` (which
     /// hold the rows otherwise).
     bucket_index: Vec<u32>,
@@ -269,11 +271,8 @@ pub(crate) struct BuildScratch {
 
 impl BuildScratch {
     pub(crate) fn bytes(&self) -> usize {
-        (self.bucket.capacity()
-            + self.bucket_index.capacity()
-            + self.hist.capacity()
-            + self.row_start.capacity())
-            * 4
+        self.classes.capacity() * 2
+            + (self.bucket_index.capacity() + self.hist.capacity() + self.row_start.capacity()) * 4
             + self.sort_keys.capacity() * 24
             + self.row_sorts.iter().map(RowSort::bytes).sum::<usize>()
     }
@@ -739,8 +738,8 @@ impl Layout {
         // Pass 1: each object's height class (kept in `bucket`), the
         // histogram of classes, and the bounding box of the minimum corners.
         // Pass 1 writes every object's entry.
-        try_size(&mut scratch.bucket, n, 0, "grid build buckets")?;
-        let bucket = Disjoint::new(&mut scratch.bucket);
+        try_size(&mut scratch.classes, n, 0, "grid build classes")?;
+        let classes = Disjoint::new(&mut scratch.classes);
         let parts = exec.map(chunks, |c| {
             let mut hist = [0u32; EXP_SLOTS];
             let mut widths = [0f64; EXP_SLOTS];
@@ -756,7 +755,7 @@ impl Layout {
                 hist[slot] += 1;
                 widths[slot] += f64::from(e.max_x) - f64::from(e.min_x);
                 // SAFETY: chunks are disjoint ranges of indices.
-                unsafe { bucket.write(i, slot as u32) };
+                unsafe { classes.write(i, slot as u16) };
                 b = [
                     b[0].min(e.min_x),
                     b[1].min(e.min_y),
@@ -1154,7 +1153,7 @@ impl Layout {
         // `positions` (free until the objects are placed, at the end), or to
         // a scratch array without it; `classes` are pass 1's height classes.
         let BuildScratch {
-            bucket: classes,
+            classes,
             bucket_index,
             hist,
             row_start,
@@ -1327,7 +1326,7 @@ impl Layout {
         try_reserve(&mut scratch.sort_keys, n, "grid build sort keys")?;
         for i in 0..n {
             let e = src(i);
-            let l = u32::from(self.level_of_slot[scratch.bucket[i] as usize]);
+            let l = u32::from(self.level_of_slot[usize::from(scratch.classes[i])]);
             let exp = plans[l as usize].exp;
             scratch
                 .sort_keys
