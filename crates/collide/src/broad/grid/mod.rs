@@ -588,6 +588,28 @@ impl Grid {
         self.bulk_loaded = false;
     }
 
+    /// [`clear`](Self::clear) before a rebuild, which gives every slot it
+    /// fills a position and the others their place in the free list
+    /// (`finish_rebuild`), or clears again if it fails: only the live
+    /// handles are made stale here, without a branch per slot (at 100k
+    /// objects the free list that `clear` threads through every slot cost
+    /// a twentieth of a rebuild).
+    fn clear_for_rebuild(&mut self) {
+        for (pos, generation) in self.slot_pos.iter().zip(&mut self.slot_gen) {
+            *generation = generation.wrapping_add(u32::from(!is_free(*pos)));
+        }
+        self.slot_pos.fill(FREE | NO_SLOT);
+        self.free_head = NO_SLOT;
+        self.live = 0;
+        self.filters.clear();
+        self.layout.clear();
+        self.pending.clear();
+        self.pending_moved.clear();
+        self.moved.clear();
+        self.lag.clear();
+        self.bulk_loaded = false;
+    }
+
     /// Replaces the contents with `boxes`: the object of `boxes[i]` gets
     /// handle index `i` ([`handle`](Self::handle) gives the handle). All
     /// objects count as moved. The fast path for rebuilding every frame:
@@ -599,7 +621,7 @@ impl Grid {
     /// grid is left empty.
     pub fn rebuild(&mut self, boxes: &[Aabb]) -> Result<(), CollideError> {
         check_count(boxes.len())?;
-        self.clear();
+        self.clear_for_rebuild();
         if boxes.len() > MAX_OBJECTS as usize {
             return Err(CollideError::TooManyObjects {
                 count: boxes.len(),
