@@ -1,5 +1,6 @@
 //! Sweeps 1 and 2 of a plain `find_all_pairs` (a row against itself and
-//! against the next row of its level), and the windows of sweep 3 in a row,
+//! against the next row of its level), the windows of sweep 3 in a row,
+//! and a moved-pairs query's windows in a level (`WideRows::moved_windows`),
 //! many candidates at a time with AVX-512.
 //!
 //! Why: the scalar sweep (`sweep::rows_all_fast`) spends its time at the
@@ -12,10 +13,13 @@
 //! eight candidates or more, when the scalar loop carries on from the
 //! eighth. Sweep 3's windows (`WideRows::window_in_own`) take sixteen lanes.
 //!
-//! The pairs, their order and the test count are those of the scalar sweep
-//! (a test holds them to it on random worlds). Rows are first copied into
-//! structure-of-arrays form, each once: the copy of a row's next row is its
-//! own-row copy when the sweep gets there.
+//! A moved object's four windows (own row forward and backward, next and
+//! previous row) take two such registers, with no branch per window.
+//!
+//! The pairs, their order and the test count are those of the scalar
+//! sweeps (two tests hold them to it on random worlds). Rows are first
+//! copied into structure-of-arrays form, each once: the copy of a row's
+//! next row is its own-row copy when the sweep gets there.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
