@@ -1,4 +1,4 @@
-//! Finding pairs in a [`Layout`]: the hot loops.
+//! Finding pairs in a [`Layout`](super::layout::Layout): the hot loops.
 //!
 //! Three sweeps cover every intersecting pair exactly once:
 //!
