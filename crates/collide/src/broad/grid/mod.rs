@@ -140,7 +140,7 @@ pub struct GridConfig {
 ///   touching objects that moved.
 /// * **Filtered:** [`Filter`] category and mask bits, checked before a pair
 ///   is reported.
-/// * **Parallel:** [`Execution::Parallel`] (feature `rayon`), bit-identical.
+/// * **Parallel:** `Execution::Parallel` (feature `rayon`), bit-identical.
 ///
 /// Memory: 24 bytes per entry (plus about one gap slot per eight entries
 /// after incremental changes), 8 per handle, 8 more per handle once any
