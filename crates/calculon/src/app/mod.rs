@@ -42,6 +42,8 @@ pub struct CalculonApp {
     plot_cancel: CancelFlag,
     plot: Option<(String, Result<Graph, String>)>,
     plot_waiting: bool,
+    /// Kept lines sent to the worker whose answers have not come back.
+    commits_waiting: usize,
     status: Option<String>,
     jobs: Sender<Job>,
     done: Receiver<Done>,
@@ -71,6 +73,7 @@ impl CalculonApp {
             plot_cancel: CancelFlag::new(),
             plot: None,
             plot_waiting: false,
+            commits_waiting: 0,
             status: None,
             jobs,
             done,
@@ -98,7 +101,7 @@ impl CalculonApp {
 
     /// Whether the worker still owes an answer.
     pub fn is_busy(&self) -> bool {
-        self.waiting || self.plot_waiting
+        self.waiting || self.plot_waiting || self.commits_waiting > 0
     }
 
     /// Draws the window and applies what the user did.
@@ -218,11 +221,14 @@ impl CalculonApp {
         if self.expression.trim().is_empty() {
             return;
         }
-        self.send(Job::Commit {
+        let sent = self.send(Job::Commit {
             text: self.expression.clone(),
             calc: self.calculator(),
             save_to: self.definitions.clone(),
         });
+        if sent {
+            self.commits_waiting += 1;
+        }
     }
 
     fn plot_expression(&mut self) {
@@ -264,10 +270,13 @@ impl CalculonApp {
         });
     }
 
-    fn send(&mut self, job: Job) {
-        if self.jobs.send(job).is_err() {
+    /// Sends `job` to the worker; whether it went.
+    fn send(&mut self, job: Job) -> bool {
+        let sent = self.jobs.send(job).is_ok();
+        if !sent {
             self.status = Some("the worker thread has stopped: restart calculon".into());
         }
+        sent
     }
 
     /// Applies the worker's answers, dropping stale ones.
@@ -297,6 +306,7 @@ impl CalculonApp {
                     calc,
                     saved,
                 } => {
+                    self.commits_waiting = self.commits_waiting.saturating_sub(1);
                     for (line, answer) in text.lines().zip(&column.lines) {
                         let result = match answer {
                             None => continue,
