@@ -26,6 +26,8 @@ enum Op {
     Resize(usize, u16, u16),
     Remove(usize),
     SetFilter(usize, u8),
+    /// Marked as moved without a new box.
+    Touch(usize),
     FindMoved,
     FindAll,
     Relayout,
@@ -63,6 +65,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), 0u16..80, 0u16..80).prop_map(|(k, w, h)| Op::Resize(k, w, h)),
         2 => any::<usize>().prop_map(Op::Remove),
         1 => (any::<usize>(), 0u8..4).prop_map(|(k, f)| Op::SetFilter(k, f)),
+        1 => any::<usize>().prop_map(Op::Touch),
         2 => Just(Op::FindMoved),
         1 => Just(Op::FindAll),
         1 => Just(Op::Relayout),
@@ -245,6 +248,14 @@ fn run(initial: Vec<Aabb>, bulk: bool, ops: Vec<Op>) -> Result<(), TestCaseError
                     o.filter = filter_code(f);
                     grid.set_filter(o.handle, o.filter).unwrap();
                     par.set_filter(o.handle, o.filter).unwrap();
+                }
+            }
+            Op::Touch(k) => {
+                if let Some(k) = pick(k) {
+                    let o = &mut objs[k];
+                    grid.touch(o.handle).unwrap();
+                    par.touch(o.handle).unwrap();
+                    o.moved = true;
                 }
             }
             Op::FindMoved => {

@@ -868,10 +868,15 @@ impl Table {
         } else {
             c.motion = Motion::Rest;
             c.target = c.pos;
-            // Pushes off what it was held over (a stack).
+            // Pushes off what it was held over (a stack). It stays where it
+            // is, so the grid is told that it moved: otherwise the next
+            // step's moved pairs would not include what it lies on.
             c.pushed = true;
+            if let Some(h) = c.handle {
+                self.grid.touch(h)?;
+            }
         }
-        c.dirty = true;
+        self.cards[id as usize].dirty = true;
         Ok(())
     }
 

@@ -509,6 +509,26 @@ impl Grid {
         })
     }
 
+    /// Marks `h` as moved without changing its box: the next
+    /// [`find_moved_pairs`](Self::find_moved_pairs) reports its pairs. For
+    /// an object that stays where it is but starts to act on what it
+    /// overlaps (a card let go over another, a body woken up); `update`
+    /// with the same box marks nothing.
+    ///
+    /// # Errors
+    /// [`CollideError::StaleHandle`] for a removed object.
+    pub fn touch(&mut self, h: Handle) -> Result<(), CollideError> {
+        // A waiting update may still move the object: apply it first, so
+        // the mark lands where the object is.
+        self.apply_waiting_updates();
+        let slot = self.slot(h)?;
+        match pending_index(slot) {
+            Some(i) => self.pending_moved[i] = true,
+            None => self.set_moved(slot as usize, true),
+        }
+        Ok(())
+    }
+
     /// Removes `h`, returning its box. Pairs are never reported for it again.
     ///
     /// # Errors
