@@ -254,22 +254,25 @@ fn a_photo_dropped_onto_a_folder_stack_joins_it_and_can_move_its_file() {
     h.run_steps(2);
     h.get_by_label("Move the file").click();
     settle(&mut h);
-    // The file moved, and the catalogue knows.
+    // The file moved, and the catalogue knows. The worker moves the file
+    // first and records the move after, so both are waited for.
     let moved = dir.path().join("photos/home/IMG_1.jpg");
+    let moved_text = moved.to_string_lossy().into_owned();
+    let recorded = || {
+        let cat = Catalog::open(&cat).unwrap();
+        let paths: Vec<String> = cat.files().unwrap().into_iter().map(|f| f.path).collect();
+        (paths.contains(&moved_text), paths)
+    };
     let start = Instant::now();
-    while !moved.exists() && start.elapsed() < Duration::from_secs(10) {
+    while !(moved.exists() && recorded().0) && start.elapsed() < Duration::from_secs(10) {
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(moved.exists(), "the file is in home/");
     assert!(!dir.path().join("photos/trip/IMG_1.jpg").exists());
     settle(&mut h);
-    let cat = Catalog::open(&cat).unwrap();
-    let paths: Vec<String> = cat.files().unwrap().into_iter().map(|f| f.path).collect();
-    assert!(
-        paths.contains(&moved.to_string_lossy().into_owned()),
-        "{paths:?}"
-    );
+    let (known, paths) = recorded();
+    assert!(known, "{paths:?}");
     // On the table it is in home's stack.
     let (stack, _) = find(&h, "home").unwrap();
     let Item::Stack(home) = stack else { panic!() };
