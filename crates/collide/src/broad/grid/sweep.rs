@@ -751,8 +751,8 @@ pub(crate) fn sweep_moved_rows_with(
         let next = neighbour(ctx, ri, level, 1).map(|r| (ri + 1, r));
         let prev = neighbour(ctx, ri, level, -1).map(|r| (ri - 1, r));
         let short = |r: &Row| (r.end - r.start) as usize <= max_row;
-        // Copying a row costs about a sixteenth of a moved entry's windows
-        // per entry (the copy is shared with the neighbours' sweeps).
+        // Copied only with enough moved entries to pay for the copy (see
+        // `MOVED_PER_COPIED`).
         let wide_row = wide
             && moved * wide::MOVED_PER_COPIED >= end - start
             && short(row)

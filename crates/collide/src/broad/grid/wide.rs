@@ -348,8 +348,9 @@ impl WideRows {
     }
 
     /// Holds copies of the rows `want` (previous, own, next: index and
-    /// row), copying only those not held already: going up a level, a row's
-    /// next row becomes the next one's own row, its own row the previous.
+    /// row), copying only those not held already: going up the rows of a
+    /// level, a row's next row becomes the next one's own row, its own row
+    /// the previous.
     fn hold(
         &mut self,
         ctx: &Ctx<'_>,
@@ -469,12 +470,32 @@ impl WideRows {
 #[target_feature(enable = "avx512f,avx2,popcnt")]
 #[inline]
 unsafe fn emit(at: *mut Pair, a_id: __m128i, ids: __m512i, hit: u16) -> usize {
-    let kept = _mm512_maskz_compress_epi32(hit, ids);
+    const _: () = assert!(std::mem::size_of::<Pair>() == 8);
     // Pair is repr(C) { a, b }: the smaller id, then the larger.
     let four = |ids: __m128i| {
         let (lo, hi) = (_mm_min_epu32(a_id, ids), _mm_max_epu32(a_id, ids));
         _mm256_set_m128i(_mm_unpackhi_epi32(lo, hi), _mm_unpacklo_epi32(lo, hi))
     };
+    // SAFETY: the caller's 16 slots of 8 bytes.
+    unsafe { store_fours(at.cast(), _mm512_maskz_compress_epi32(hit, ids), hit, four) }
+}
+
+/// Stores the first `hit.count_ones()` lanes of `kept` (compressed values)
+/// as 8-byte slots at `at`, each group of four made into four slots by
+/// `four`, a 32-byte store each: the usual object (0–4 slots) costs one.
+/// Returns how many slots hold values.
+///
+/// # Safety
+/// 16 slots of 8 bytes from `at` are writable.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,popcnt")]
+#[inline]
+unsafe fn store_fours(
+    at: *mut [u32; 2],
+    kept: __m512i,
+    hit: u16,
+    four: impl Fn(__m128i) -> __m256i,
+) -> usize {
     let count = hit.count_ones() as usize;
     // SAFETY: the caller's 16 slots: 4 written here, 4 more per step below.
     unsafe {
@@ -640,7 +661,8 @@ fn tail(
 /// A row is copied for the moved sweep if it holds at least one moved
 /// entry per this many entries. Copying costs about a nanosecond an entry
 /// and is shared by three rows' sweeps; a moved entry's scalar windows cost
-/// about 100 ns, the wide ones a fifth of that.
+/// about 100 ns, the wide ones a third to a quarter of that. At 10k, rows
+/// of about 100 entries with 5–6 moved were left scalar with 16.
 pub(crate) const MOVED_PER_COPIED: usize = 32;
 
 /// An object's box, in every lane.
@@ -741,24 +763,12 @@ impl Found {
     #[inline]
     fn add_at(&mut self, p: __m128i, at: __m512i, hit: u16) {
         assert!(self.len + LANES <= FOUND);
-        let kept = _mm512_maskz_compress_epi32(hit, at);
         let four =
             |qs: __m128i| _mm256_set_m128i(_mm_unpackhi_epi32(p, qs), _mm_unpacklo_epi32(p, qs));
-        let count = hit.count_ones() as usize;
         let to = self.pairs[self.len..].as_mut_ptr();
+        let kept = _mm512_maskz_compress_epi32(hit, at);
         // SAFETY: sixteen slots from `to` are inside `pairs` (asserted).
-        unsafe {
-            _mm256_storeu_si256(to.cast(), four(_mm512_castsi512_si128(kept)));
-            if count > 4 {
-                _mm256_storeu_si256(to.add(4).cast(), four(_mm512_extracti32x4_epi32::<1>(kept)));
-                _mm256_storeu_si256(to.add(8).cast(), four(_mm512_extracti32x4_epi32::<2>(kept)));
-                _mm256_storeu_si256(
-                    to.add(12).cast(),
-                    four(_mm512_extracti32x4_epi32::<3>(kept)),
-                );
-            }
-        }
-        self.len += count;
+        self.len += unsafe { store_fours(to, kept, hit, four) };
     }
 }
 
