@@ -598,6 +598,11 @@ impl Grid {
             self.slot_pos[i] = FREE | self.free_head;
             self.free_head = i as u32;
         }
+        self.clear_objects();
+    }
+
+    /// Everything `clear` empties but the handle slots.
+    fn clear_objects(&mut self) {
         self.live = 0;
         self.filters.clear();
         self.layout.clear();
@@ -620,14 +625,7 @@ impl Grid {
         }
         self.slot_pos.fill(FREE | NO_SLOT);
         self.free_head = NO_SLOT;
-        self.live = 0;
-        self.filters.clear();
-        self.layout.clear();
-        self.pending.clear();
-        self.pending_moved.clear();
-        self.moved.clear();
-        self.lag.clear();
-        self.bulk_loaded = false;
+        self.clear_objects();
     }
 
     /// Replaces the contents with `boxes`: the object of `boxes[i]` gets
