@@ -137,7 +137,7 @@ pub struct GridConfig {
 /// * **Incremental:** objects keep a [`Handle`]; [`update`](Self::update)
 ///   re-files only what moved, usually in place;
 ///   [`find_moved_pairs`](Self::find_moved_pairs) reports only pairs
-///   touching objects that moved.
+///   touching objects that moved (or were [`touch`](Self::touch)ed).
 /// * **Filtered:** [`Filter`] category and mask bits, checked before a pair
 ///   is reported.
 /// * **Parallel:** `Execution::Parallel` (feature `rayon`), bit-identical.
