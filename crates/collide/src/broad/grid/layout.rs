@@ -257,7 +257,7 @@ pub(crate) struct BuildScratch {
     classes: Vec<u16>,
     /// Per source object its row, for builds without `positions` (which
     /// hold the rows otherwise).
-    bucket_index: Vec<u32>,
+    source_rows: Vec<u32>,
     /// Per chunk of the input and row of every level: count, then the
     /// chunk's next position in the row.
     hist: Vec<u32>,
@@ -272,7 +272,7 @@ pub(crate) struct BuildScratch {
 impl BuildScratch {
     pub(crate) fn bytes(&self) -> usize {
         self.classes.capacity() * 2
-            + (self.bucket_index.capacity() + self.hist.capacity() + self.row_start.capacity()) * 4
+            + (self.source_rows.capacity() + self.hist.capacity() + self.row_start.capacity()) * 4
             + self.sort_keys.capacity() * 24
             + self.row_sorts.iter().map(RowSort::bytes).sum::<usize>()
     }
@@ -735,9 +735,9 @@ impl Layout {
         let chunks = exec.width().clamp(1, n.div_ceil(4096));
         let chunk = |c: usize| c * n / chunks..(c + 1) * n / chunks;
 
-        // Pass 1: each object's height class (kept in `bucket`), the
+        // Pass 1: each object's height class (kept in `classes`), the
         // histogram of classes, and the bounding box of the minimum corners.
-        // Pass 1 writes every object's entry.
+        // It writes every object's class.
         try_size(&mut scratch.classes, n, 0, "grid build classes")?;
         let classes = Disjoint::new(&mut scratch.classes);
         let parts = exec.map(chunks, |c| {
@@ -1154,7 +1154,7 @@ impl Layout {
         // a scratch array without it; `classes` are pass 1's height classes.
         let BuildScratch {
             classes,
-            bucket_index,
+            source_rows,
             hist,
             row_start,
             row_sorts,
@@ -1163,8 +1163,8 @@ impl Layout {
         let row_of = match positions {
             Some(p) => p,
             None => {
-                try_size(bucket_index, n, 0, "grid build rows")?;
-                Disjoint::new(bucket_index)
+                try_size(source_rows, n, 0, "grid build rows")?;
+                Disjoint::new(source_rows)
             }
         };
         let classes = &classes[..n];
