@@ -737,7 +737,6 @@ impl Layout {
 
         // Pass 1: each object's height class (kept in `classes`), the
         // histogram of classes, and the bounding box of the minimum corners.
-        // It writes every object's class.
         try_size(&mut scratch.classes, n, 0, "grid build classes")?;
         let classes = Disjoint::new(&mut scratch.classes);
         let parts = exec.map(chunks, |c| {
