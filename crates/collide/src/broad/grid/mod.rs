@@ -165,6 +165,8 @@ pub struct GridConfig {
 pub struct Grid {
     config: GridConfig,
     /// Per handle index: position code (see `is_free`, `pending_index`).
+    /// Exact only while `handles_placed`; after a rebuild, a position in
+    /// the object's row.
     slot_pos: Vec<u32>,
     /// Per handle index: generation, to catch stale handles.
     slot_gen: Vec<u32>,
@@ -187,6 +189,11 @@ pub struct Grid {
     /// The layout is a bulk load's, without gaps, and has not been relaid
     /// out since.
     bulk_loaded: bool,
+    /// Every layout object's slot holds its exact position. A rebuild
+    /// leaves each a position in its row instead, and the first operation
+    /// that needs exact ones sets them (`place_handles`): a caller that
+    /// rebuilds every frame and asks only for pairs never pays for them.
+    handles_placed: bool,
     /// Updates applied since the last reach refresh, and the entry position
     /// the next refresh starts at (see `refresh_reach`).
     updates_since_refresh: usize,
@@ -235,6 +242,7 @@ impl Grid {
             moved: Vec::new(),
             lag: UpdateLag::default(),
             bulk_loaded: false,
+            handles_placed: true,
             updates_since_refresh: 0,
             refresh_pos: 0,
             build_scratch: BuildScratch::default(),
@@ -321,6 +329,10 @@ impl Grid {
     }
 
     /// The box of `h`, or `None` for a stale handle.
+    ///
+    /// Right after a [`rebuild`](Self::rebuild), until an operation that
+    /// changes the grid places the handles, this searches the object's row
+    /// (hundreds of entries in a dense world) instead of reading one entry.
     pub fn get(&self, h: Handle) -> Option<Aabb> {
         let pos = self.slot(h).ok()?;
         if let Some(waiting) = self.lag.latest(h.index) {
@@ -328,8 +340,33 @@ impl Grid {
         }
         match pending_index(pos) {
             Some(i) => self.pending[i].aabb(),
-            None => self.layout.entries[pos as usize].aabb(),
+            None if self.handles_placed => self.layout.entries[pos as usize].aabb(),
+            None => self.find_in_row(pos as usize, h.index)?.aabb(),
         }
+    }
+
+    /// The entry of object `id`, searched in the row holding position
+    /// `pos` (where a rebuild leaves an object's slot pointing).
+    fn find_in_row(&self, pos: usize, id: u32) -> Option<&Entry> {
+        let row = self.layout.rows.get(self.layout.row_at(pos))?;
+        self.layout.entries[row.start as usize..row.end as usize]
+            .iter()
+            .find(|e| !e.is_gap() && e.id == id)
+    }
+
+    /// Gives every layout object's slot its exact position, if a rebuild
+    /// left them approximate: one pass over the entries, each a write to
+    /// its slot.
+    fn place_handles(&mut self) {
+        if self.handles_placed {
+            return;
+        }
+        for (p, e) in self.layout.entries.iter().enumerate() {
+            if !e.is_gap() {
+                self.slot_pos[e.id as usize] = p as u32;
+            }
+        }
+        self.handles_placed = true;
     }
 
     /// The filter of `h`, or `None` for a stale handle.
@@ -366,6 +403,8 @@ impl Grid {
             });
         }
         self.apply_waiting_updates();
+        // Filing may shift other entries, which moves their slots.
+        self.place_handles();
         // Reserve everything first, so a failure leaves the grid unchanged.
         try_reserve(&mut self.slot_pos, 1, "grid handles")?;
         try_reserve(&mut self.slot_gen, 1, "grid handles")?;
@@ -412,6 +451,7 @@ impl Grid {
     /// [`CollideError::OutOfMemory`] if the buffer of objects waiting for a
     /// row cannot grow; the grid is unchanged either way.
     pub fn update(&mut self, h: Handle, aabb: Aabb) -> Result<(), CollideError> {
+        self.place_handles();
         let slot = self.slot(h)?;
         // Each waiting update may re-file its object as pending: room for
         // all of them, so that applying them later cannot fail.
@@ -521,6 +561,7 @@ impl Grid {
         // A waiting update may still move the object: apply it first, so
         // the mark lands where the object is.
         self.apply_waiting_updates();
+        self.place_handles();
         let slot = self.slot(h)?;
         match pending_index(slot) {
             Some(i) => self.pending_moved[i] = true,
@@ -535,6 +576,7 @@ impl Grid {
     /// [`CollideError::StaleHandle`] for a removed object.
     pub fn remove(&mut self, h: Handle) -> Result<Aabb, CollideError> {
         self.apply_waiting_updates();
+        self.place_handles();
         let slot = self.slot(h)?;
         let old = match pending_index(slot) {
             Some(i) => {
@@ -611,6 +653,7 @@ impl Grid {
         self.moved.clear();
         self.lag.clear();
         self.bulk_loaded = false;
+        self.handles_placed = true;
     }
 
     /// [`clear`](Self::clear) before a rebuild, which gives every slot it
@@ -632,7 +675,10 @@ impl Grid {
     /// handle index `i` ([`handle`](Self::handle) gives the handle). All
     /// objects count as moved. The fast path for rebuilding every frame:
     /// one counting sort; once the buffers have grown, it allocates nothing
-    /// sized by the objects.
+    /// sized by the objects. The handles' exact places in the layout are
+    /// set later, by the first `insert`, `update`, `touch` or `remove` (one
+    /// pass over the objects), so rebuilding only to ask for pairs never
+    /// pays for them; [`get`](Self::get) before that searches a row.
     ///
     /// # Errors
     /// [`CollideError::TooManyObjects`], [`CollideError::OutOfMemory`]; the
@@ -688,6 +734,8 @@ impl Grid {
     /// and every object counts as moved.
     fn finish_rebuild(&mut self, n: usize) -> Result<(), CollideError> {
         self.bulk_loaded = true;
+        // The build left each slot a position in its object's row.
+        self.handles_placed = false;
         self.free_head = NO_SLOT;
         for i in (n..self.slot_pos.len()).rev() {
             self.slot_pos[i] = FREE | self.free_head;
@@ -1372,6 +1420,7 @@ impl Grid {
                 self.moved[p / 64] |= 1 << (p % 64);
             }
         }
+        self.handles_placed = true;
         Ok(())
     }
 
@@ -1395,9 +1444,13 @@ impl Grid {
             live += 1;
             match pending_index(pos) {
                 Some(k) => assert_eq!(self.pending[k].id as usize, i, "pending slot"),
-                None => assert_eq!(
+                None if self.handles_placed => assert_eq!(
                     self.layout.entries[pos as usize].id as usize, i,
                     "placed slot"
+                ),
+                None => assert!(
+                    self.find_in_row(pos as usize, i as u32).is_some(),
+                    "a rebuilt slot points into its object's row"
                 ),
             }
         }
