@@ -11,7 +11,7 @@
 
 mod common;
 
-use collide::{Aabb, CollideError, Execution, Filter, Grid, GridConfig, Pair};
+use collide::{Aabb, CollideError, Execution, Filter, Grid, GridConfig, Handle, Pair};
 use common::bx;
 use proptest::prelude::*;
 
@@ -296,6 +296,11 @@ fn run(initial: Vec<Aabb>, bulk: bool, ops: Vec<Op>) -> Result<(), TestCaseError
                     o.filter = Filter::DEFAULT;
                     o.moved = true;
                 }
+                // Every handle from before the rebuild is stale, even where
+                // its index is reused.
+                for h in &removed {
+                    prop_assert_eq!(grid.get(*h), None, "a handle from before a rebuild");
+                }
             }
         }
         grid.validate();
@@ -462,4 +467,52 @@ fn a_far_excursion_does_not_widen_windows_for_good() {
         after <= 2 * calm,
         "{after} tests, {calm} before the excursion"
     );
+}
+
+#[test]
+fn clear_and_rebuild_make_every_earlier_handle_stale() {
+    let boxes: Vec<Aabb> = (0..5)
+        .map(|k| bx(k as f32 * 20.0, 0.0, k as f32 * 20.0 + 10.0, 10.0))
+        .collect();
+    let mut grid = Grid::new();
+    let first: Vec<Handle> = boxes.iter().map(|b| grid.insert(*b).unwrap()).collect();
+    grid.remove(first[1]).unwrap();
+    let stale = |grid: &mut Grid, h: Handle| {
+        assert_eq!(grid.get(h), None, "{h:?}");
+        assert!(matches!(
+            grid.update(h, boxes[0]),
+            Err(CollideError::StaleHandle { .. })
+        ));
+        assert!(matches!(
+            grid.remove(h),
+            Err(CollideError::StaleHandle { .. })
+        ));
+    };
+    // Cleared: every slot comes back, under a new generation.
+    grid.clear();
+    for &h in &first {
+        stale(&mut grid, h);
+    }
+    let second: Vec<Handle> = boxes.iter().map(|b| grid.insert(*b).unwrap()).collect();
+    for (a, b) in first.iter().zip(&second) {
+        assert_eq!(a.index(), b.index(), "slots are reused");
+        assert_ne!(a, b);
+    }
+    // Rebuilt: handle i for box i, none of them an earlier handle.
+    grid.rebuild(&boxes).unwrap();
+    for &h in first.iter().chain(&second) {
+        stale(&mut grid, h);
+    }
+    let third: Vec<Handle> = (0..5).map(|i| grid.handle(i).unwrap()).collect();
+    for (i, h) in third.iter().enumerate() {
+        assert_eq!(grid.get(*h), Some(boxes[i]));
+        assert!(!first.contains(h) && !second.contains(h));
+    }
+    // Cleared right after a rebuild, before any handle was placed.
+    grid.rebuild(&boxes).unwrap();
+    let fourth = grid.handle(0).unwrap();
+    grid.clear();
+    stale(&mut grid, fourth);
+    assert!(grid.is_empty());
+    grid.validate();
 }
