@@ -582,17 +582,12 @@ impl RowSort {
     }
 
     /// Sorts `es`, a row's live entries in input order, by min x, ties in
-    /// input order (-0 and +0 tie), and sets their reach; `placed(j, e)`
-    /// learns where each entry went. A counting sort by bin of x (equal
+    /// input order (-0 and +0 tie), and sets their reach. A counting sort
+    /// by bin of x (equal
     /// widths over `x_range`, which holds every min x, one bin per entry,
     /// so monotone in x) leaves the keys nearly sorted, and `sort_keys`
     /// finishes them.
-    fn sort(
-        &mut self,
-        es: &mut [Entry],
-        (lo, hi): (f64, f64),
-        mut placed: impl FnMut(usize, &Entry),
-    ) {
+    fn sort(&mut self, es: &mut [Entry], (lo, hi): (f64, f64)) {
         let n = es.len();
         let key = |e: &Entry, k: usize| u64::from(order_bits(e.min_x + 0.0)) << 32 | k as u64;
         let mut reach = Real::NEG_INFINITY;
@@ -602,10 +597,9 @@ impl RowSort {
                 e.reach = Real::from_bits(k as u32);
             }
             es.sort_unstable_by_key(|e| key(e, e.reach.to_bits() as usize));
-            for (j, e) in es.iter_mut().enumerate() {
+            for e in es.iter_mut() {
                 reach = reach.max(e.max_x);
                 e.reach = reach;
-                placed(j, e);
             }
             return;
         }
@@ -636,11 +630,10 @@ impl RowSort {
             *bin += 1;
         }
         sort_keys(&mut self.keys);
-        for (j, (slot, &key)) in es.iter_mut().zip(&self.keys).enumerate() {
+        for (slot, &key) in es.iter_mut().zip(&self.keys) {
             let e = self.copy[key as u32 as usize];
             reach = reach.max(e.max_x);
             *slot = Entry { reach, ..e };
-            placed(j, slot);
         }
     }
 }
@@ -1303,7 +1296,7 @@ impl Layout {
                 // SAFETY: pass 4 wrote the live slots, and the gap slots were
                 // written just above.
                 let es = unsafe { &mut *(std::ptr::from_mut(es) as *mut [Entry]) };
-                sort.sort(&mut es[..live], x_range, |_, _| {});
+                sort.sort(&mut es[..live], x_range);
                 fill_gaps(es, row);
             }
         });
@@ -1618,9 +1611,9 @@ mod tests {
         }
 
         /// A build's row sort is a stable sort by min x (-0 and +0 equal)
-        /// with every reach set and every place reported, through its
-        /// buffers and, for rows longer than they hold, in place; with an x
-        /// range wider than the row's, as a build gives it.
+        /// with every reach set, through its buffers and, for rows longer
+        /// than they hold, in place; with an x range wider than the row's,
+        /// as a build gives it.
         #[test]
         fn row_sort_is_a_stable_sort_by_min_x(
             xs in proptest::collection::vec(
@@ -1656,15 +1649,11 @@ mod tests {
             let mut sort = RowSort::default();
             sort.reserve(room.min(es.len())).unwrap();
             let mut got = es.clone();
-            let mut places = vec![usize::MAX; es.len()];
-            sort.sort(&mut got, (lo - margin, hi + margin), |j, e| places[e.id as usize] = j);
+            sort.sort(&mut got, (lo - margin, hi + margin));
             let ids = |v: &[Entry]| v.iter().map(|e| e.id).collect::<Vec<_>>();
             prop_assert_eq!(ids(&got), ids(&want));
             let reaches = |v: &[Entry]| v.iter().map(|e| e.reach.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(reaches(&got), reaches(&want));
-            for (j, e) in got.iter().enumerate() {
-                prop_assert_eq!(places[e.id as usize], j);
-            }
         }
 
         /// The galloping search answers as a binary search does, on rows of
