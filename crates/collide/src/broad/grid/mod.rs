@@ -339,9 +339,10 @@ impl Grid {
 
     /// The box of `h`, or `None` for a stale handle.
     ///
-    /// Right after a [`rebuild`](Self::rebuild), until an operation that
-    /// changes the grid places the handles, this searches the object's row
-    /// (hundreds of entries in a dense world) instead of reading one entry.
+    /// Right after a [`rebuild`](Self::rebuild), until an `insert`,
+    /// `update`, `touch` or `remove` places the handles, this searches the
+    /// object's row (hundreds of entries in a dense world) instead of
+    /// reading one entry.
     pub fn get(&self, h: Handle) -> Option<Aabb> {
         let pos = self.slot(h).ok()?;
         if let Some(waiting) = self.lag.latest(h.index) {
