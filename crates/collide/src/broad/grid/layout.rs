@@ -583,10 +583,9 @@ impl RowSort {
 
     /// Sorts `es`, a row's live entries in input order, by min x, ties in
     /// input order (-0 and +0 tie), and sets their reach. A counting sort
-    /// by bin of x (equal
-    /// widths over `x_range`, which holds every min x, one bin per entry,
-    /// so monotone in x) leaves the keys nearly sorted, and `sort_keys`
-    /// finishes them.
+    /// by bin of x (equal widths over `x_range`, which holds every min x,
+    /// one bin per entry, so monotone in x) leaves the keys nearly sorted,
+    /// and `sort_keys` finishes them.
     fn sort(&mut self, es: &mut [Entry], (lo, hi): (f64, f64)) {
         let n = es.len();
         let key = |e: &Entry, k: usize| u64::from(order_bits(e.min_x + 0.0)) << 32 | k as u64;
