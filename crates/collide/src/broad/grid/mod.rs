@@ -30,6 +30,10 @@ pub(crate) const POS_LIMIT: u32 = 1 << 31;
 /// The reach refresh after a batch of updates covers one slot per this
 /// many updates (see `Grid::refresh_reach`).
 const REFRESH_SHARE: usize = 2;
+/// How far into a neighbour row [`Grid::borrow_gap`] looks for a gap (a
+/// relayout leaves one per eight entries): a bound on the entries one
+/// borrowing shifts.
+const BORROW_REACH: usize = 64;
 
 /// Slot states, in the top bits of a slot's position code.
 const PENDING: u32 = 1 << 31;
@@ -1136,11 +1140,15 @@ impl Grid {
     fn place_in_gap(&mut self, e: Entry) -> Option<usize> {
         let l = self.layout.level_for_height(e.height_up())?;
         let exp = self.layout.levels[l].exp;
-        let r = self.layout.find_row(l, row_key(e.min_y, exp))?;
-        let row = self.layout.rows[r];
-        if row.gaps == 0 {
+        let key = row_key(e.min_y, exp);
+        let r = match self.layout.find_row(l, key) {
+            Some(r) => r,
+            None => self.add_row(l, key)?,
+        };
+        if self.layout.rows[r].gaps == 0 && !self.borrow_gap(r) {
             return None;
         }
+        let row = self.layout.rows[r];
         let (s, t) = (row.start as usize, row.end as usize);
         let at = s + layout::count_starting_by(&self.layout.entries[s..t], e.min_x);
         let mut dist = 0usize;
@@ -1179,6 +1187,116 @@ impl Grid {
         self.layout.live += 1;
         self.layout.rows[r].gaps -= 1;
         Some(pos)
+    }
+
+    /// Gives row `r` (which has no gap) a gap from a neighbour in memory:
+    /// the next row's first slot, or else the previous row's last (see
+    /// [`free_first_slot`](Self::free_first_slot)). False if neither can
+    /// spare one. The caller fills the gap at once (it is the row's only
+    /// one), but it is a valid gap meanwhile.
+    ///
+    /// Why: gaps are spread evenly by a relayout, but objects crossing rows
+    /// take them unevenly (a row's gap count is a random walk), and an
+    /// object with no gap in its new row waits as pending, which costs a
+    /// query of its own at every query until the next relayout. Rows tile
+    /// the entries, so a row's end can move into its neighbour's.
+    fn borrow_gap(&mut self, r: usize) -> bool {
+        if let Some(s) = self.free_first_slot(r + 1) {
+            // The new gap ends row `r`: it sorts at its last entry and
+            // keeps its reach.
+            let last = self.layout.entries[s - 1];
+            self.layout.entries[s] = Entry::gap(last.min_x, last.reach);
+            self.layout.rows[r].end += 1;
+        } else if let Some(t) = r.checked_sub(1).and_then(|p| self.free_last_slot(p)) {
+            // The new gap starts row `r`: it sorts at its first entry, and
+            // nothing before it reaches anywhere.
+            let first = self.layout.entries[t + 1];
+            self.layout.entries[t] = Entry::gap(first.min_x, Real::NEG_INFINITY);
+            self.layout.rows[r].start -= 1;
+        } else {
+            return false;
+        }
+        self.layout.rows[r].gaps += 1;
+        true
+    }
+
+    /// Adds row `key` to level `l` (which lacks it), one gap long, with a
+    /// slot freed from the row after it in memory or else the row before.
+    /// Returns its index; `None` if neither can spare a slot or the rows
+    /// cannot grow. Why: an object that crosses the world's edge (or into
+    /// an empty band) has no row to go to, and would wait as pending.
+    fn add_row(&mut self, l: usize, key: i64) -> Option<usize> {
+        let lv = self.layout.levels[l];
+        let rows = &self.layout.rows[lv.row_start as usize..lv.row_end as usize];
+        let ri = lv.row_start as usize + rows.partition_point(|r| r.key < key);
+        self.layout.rows.try_reserve(1).ok()?;
+        let pos = match self.free_first_slot(ri) {
+            Some(s) => s,
+            None => ri.checked_sub(1).and_then(|p| self.free_last_slot(p))?,
+        };
+        self.layout.entries[pos] = Entry::gap(Real::NEG_INFINITY, Real::NEG_INFINITY);
+        let row = layout::Row {
+            key,
+            start: pos as u32,
+            end: pos as u32 + 1,
+            gaps: 1,
+        };
+        self.layout.rows.insert(ri, row);
+        let levels = &mut self.layout.levels;
+        levels[l].row_end += 1;
+        for lv in &mut levels[l + 1..] {
+            lv.row_start += 1;
+            lv.row_end += 1;
+        }
+        Some(ri)
+    }
+
+    /// Frees row `r`'s first slot for the row before it in memory, by
+    /// shifting its entries up to its first gap right by one; returns the
+    /// slot's position. `None` if there is no row `r`, it would be left
+    /// empty, or it has no gap within [`BORROW_REACH`] slots of its start.
+    /// The caller writes the slot (it holds a stale entry, never moved).
+    fn free_first_slot(&mut self, r: usize) -> Option<usize> {
+        let row = *self.layout.rows.get(r)?;
+        if row.gaps == 0 || row.end - row.start < 2 {
+            return None;
+        }
+        let (s, t) = (row.start as usize, row.end as usize);
+        let es = &self.layout.entries[s..t.min(s + BORROW_REACH)];
+        let g = s + es.iter().position(Entry::is_gap)?;
+        // The entries keep their reach: removing a gap from a row leaves
+        // every running maximum after it as it was.
+        for q in (s..g).rev() {
+            self.shift_entry(q, q + 1);
+        }
+        self.set_moved(s, false);
+        let row = &mut self.layout.rows[r];
+        row.start += 1;
+        row.gaps -= 1;
+        Some(s)
+    }
+
+    /// As [`free_first_slot`](Self::free_first_slot), row `r`'s last slot
+    /// for the row after it, shifting its entries after its last gap left.
+    fn free_last_slot(&mut self, r: usize) -> Option<usize> {
+        let row = *self.layout.rows.get(r)?;
+        if row.gaps == 0 || row.end - row.start < 2 {
+            return None;
+        }
+        let (s, t) = (row.start as usize, row.end as usize);
+        let from = s.max(t.saturating_sub(BORROW_REACH));
+        let g = from
+            + self.layout.entries[from..t]
+                .iter()
+                .rposition(Entry::is_gap)?;
+        for q in g + 1..t {
+            self.shift_entry(q, q - 1);
+        }
+        self.set_moved(t - 1, false);
+        let row = &mut self.layout.rows[r];
+        row.end -= 1;
+        row.gaps -= 1;
+        Some(t - 1)
     }
 
     /// Raises the reach of entries `from..end` (one row) to at least `value`,
@@ -1544,6 +1662,51 @@ mod tests {
             .count();
         assert!(raised <= 1 + 16 + 2, "{raised} entries raised");
         grid.validate();
+    }
+
+    /// Objects crossing into a row that has no gap, or that does not exist
+    /// (below the world's edge), take a slot from a neighbour row instead
+    /// of waiting as pending, which would cost a query of their own at
+    /// every query until the next relayout.
+    #[test]
+    fn rows_borrow_gaps_and_grow_instead_of_leaving_objects_pending() {
+        // Ten rows of 64 objects, 32 px apart, 20 × 20 boxes.
+        let boxes: Vec<Aabb> = (0..640)
+            .map(|k| {
+                let (x, y) = ((k % 64) as Real * 30.0, (k / 64) as Real * 32.0 + 1.0);
+                Aabb::new([x, y], [x + 20.0, y + 20.0]).unwrap()
+            })
+            .collect();
+        let mut grid = Grid::new();
+        grid.rebuild(&boxes).unwrap();
+        grid.relayout_now().unwrap();
+        let rows = grid.layout.rows.len();
+        let gaps = grid.layout.rows[1].gaps as usize;
+        // Row 1 takes more objects from row 2 than it has gaps; row 0's
+        // objects all go below y = 0, where no row is.
+        let down = |b: &Aabb, dy: Real| {
+            Aabb::new([b.min().x, b.min().y - dy], [b.max().x, b.max().y - dy]).unwrap()
+        };
+        for (i, b) in boxes.iter().enumerate().skip(128).take(gaps + 4) {
+            let h = grid.handle(i as u32).unwrap();
+            grid.update(h, down(b, 32.0)).unwrap();
+        }
+        for (i, b) in boxes.iter().enumerate().take(64) {
+            let h = grid.handle(i as u32).unwrap();
+            grid.update(h, down(b, 40.0)).unwrap();
+        }
+        let mut out = Vec::new();
+        grid.find_moved_pairs(&mut out).unwrap();
+        grid.validate();
+        assert!(grid.pending.is_empty(), "{} pending", grid.pending.len());
+        assert_eq!(grid.layout.rows.len(), rows + 1, "one row added");
+        let exp = grid.layout.levels[0].exp;
+        assert_eq!(
+            grid.layout.rows[0].key,
+            row_key(-39.0, exp),
+            "the new row is first"
+        );
+        assert_eq!(grid.layout.rows[1].key, 0, "then the old first row");
     }
 
     /// Every pair of the layout's sweep, its order and its test count,
