@@ -30,6 +30,9 @@ pub(crate) const POS_LIMIT: u32 = 1 << 31;
 /// The reach refresh after a batch of updates covers one slot per this
 /// many updates (see `Grid::refresh_reach`).
 const REFRESH_SHARE: usize = 2;
+/// Pending objects that make a bulk-loaded (gapless) layout relaid out
+/// with gaps (see `Grid::tidy`).
+const GAPLESS_PENDING: usize = 8;
 /// How far into a neighbour row [`Grid::borrow_gap`] looks for a gap (a
 /// relayout leaves one per eight entries): a bound on the entries one
 /// borrowing shifts.
@@ -1456,10 +1459,13 @@ impl Grid {
         self.apply_waiting_updates();
         self.refresh_reach();
         let gaps = self.layout.entries.len() - self.layout.live;
-        // A layout as `rebuild` leaves it has no gaps, so every object that
-        // changes rows goes to `pending`, where it is queried on its own at
-        // every query until the next relayout: the first relayout comes early.
-        let gapless = self.bulk_loaded && self.pending.len() > 64;
+        // A layout as `rebuild` leaves it has no gaps, so nearly every
+        // object that changes rows goes to `pending`, where it is queried
+        // on its own at every query until the next relayout, and their
+        // number only grows: the first relayout comes as soon as a few
+        // wait. (At 64, 10k objects 10% moving took 30 frames to get
+        // there, each paying for up to 60 pending objects' queries.)
+        let gapless = self.bulk_loaded && self.pending.len() > GAPLESS_PENDING;
         if gapless || self.pending.len() > self.pending_limit() || gaps > self.layout.live / 2 + 64
         {
             self.relayout()?;
@@ -1707,6 +1713,47 @@ mod tests {
             "the new row is first"
         );
         assert_eq!(grid.layout.rows[1].key, 0, "then the old first row");
+    }
+
+    /// After a bulk load (no gaps), objects that change rows wait as
+    /// pending, each queried on its own at every query: a few of them make
+    /// the next query relay the layout out with gaps.
+    #[test]
+    fn a_bulk_load_is_relaid_out_once_a_few_objects_wait() {
+        let boxes: Vec<Aabb> = (0..640)
+            .map(|k| {
+                let (x, y) = ((k % 64) as Real * 30.0, (k / 64) as Real * 32.0 + 1.0);
+                Aabb::new([x, y], [x + 20.0, y + 20.0]).unwrap()
+            })
+            .collect();
+        let mut grid = Grid::new();
+        grid.rebuild(&boxes).unwrap();
+        let mut out = Vec::new();
+        let mut moved = 0;
+        // Objects of row 2 move two rows down, to row 0, whose only
+        // neighbour (row 1) has no gap to lend, a few a frame.
+        for _frame in 0..4 {
+            for _ in 0..3 {
+                let (i, b) = (128 + moved, &boxes[128 + moved]);
+                let down = Aabb::new([b.min().x, b.min().y - 64.0], [b.max().x, b.max().y - 64.0]);
+                grid.update(grid.handle(i as u32).unwrap(), down.unwrap())
+                    .unwrap();
+                moved += 1;
+            }
+            grid.find_moved_pairs(&mut out).unwrap();
+            grid.validate();
+            let waiting = grid.pending.len();
+            if moved > GAPLESS_PENDING {
+                assert!(!grid.bulk_loaded, "relaid out with {moved} moved");
+                assert_eq!(waiting, 0);
+            } else {
+                assert_eq!(waiting, moved, "each waits until then");
+            }
+        }
+        assert!(
+            !grid.bulk_loaded,
+            "twelve waiting objects relay the layout out"
+        );
     }
 
     /// Every pair of the layout's sweep, its order and its test count,
