@@ -1254,16 +1254,20 @@ impl Grid {
         Some(ri)
     }
 
+    /// Row `r`, if it can lend a slot: it has a gap and would not be left
+    /// empty.
+    fn lender(&self, r: usize) -> Option<layout::Row> {
+        let row = *self.layout.rows.get(r)?;
+        (row.gaps > 0 && row.end - row.start > 1).then_some(row)
+    }
+
     /// Frees row `r`'s first slot for the row before it in memory, by
     /// shifting its entries up to its first gap right by one; returns the
     /// slot's position. `None` if there is no row `r`, it would be left
     /// empty, or it has no gap within [`BORROW_REACH`] slots of its start.
     /// The caller writes the slot (it holds a stale entry, never moved).
     fn free_first_slot(&mut self, r: usize) -> Option<usize> {
-        let row = *self.layout.rows.get(r)?;
-        if row.gaps == 0 || row.end - row.start < 2 {
-            return None;
-        }
+        let row = self.lender(r)?;
         let (s, t) = (row.start as usize, row.end as usize);
         let es = &self.layout.entries[s..t.min(s + BORROW_REACH)];
         let g = s + es.iter().position(Entry::is_gap)?;
@@ -1282,10 +1286,7 @@ impl Grid {
     /// As [`free_first_slot`](Self::free_first_slot), row `r`'s last slot
     /// for the row after it, shifting its entries after its last gap left.
     fn free_last_slot(&mut self, r: usize) -> Option<usize> {
-        let row = *self.layout.rows.get(r)?;
-        if row.gaps == 0 || row.end - row.start < 2 {
-            return None;
-        }
+        let row = self.lender(r)?;
         let (s, t) = (row.start as usize, row.end as usize);
         let from = s.max(t.saturating_sub(BORROW_REACH));
         let g = from
