@@ -11,10 +11,12 @@ mod layout;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod sweep;
+#[cfg(feature = "rayon")]
+mod team;
 mod wide;
 
 use lag::{LAG, UpdateLag};
-use layout::{BuildScratch, Entry, Layout, Serial, prefetch, row_key};
+use layout::{BuildScratch, Entry, Exec, Layout, Serial, prefetch, row_key};
 use sweep::{Ctx, Scratch};
 
 use super::BroadPhase;
@@ -694,6 +696,17 @@ impl Grid {
     /// [`CollideError::TooManyObjects`], [`CollideError::OutOfMemory`]; the
     /// grid is left empty.
     pub fn rebuild(&mut self, boxes: &[Aabb]) -> Result<(), CollideError> {
+        #[cfg(feature = "rayon")]
+        if self.config.execution == Execution::Parallel {
+            return team::run(rayon::current_num_threads(), |team| {
+                self.rebuild_on(boxes, team)
+            });
+        }
+        self.rebuild_on(boxes, &Serial)
+    }
+
+    /// [`rebuild`](Self::rebuild), its passes run by `exec`.
+    fn rebuild_on(&mut self, boxes: &[Aabb], exec: &impl Exec) -> Result<(), CollideError> {
         let n = boxes.len();
         let result = if n > MAX_OBJECTS as usize {
             Err(CollideError::TooManyObjects {
@@ -702,7 +715,7 @@ impl Grid {
             })
         } else {
             self.clear_for_rebuild();
-            self.rebuild_inner(boxes)
+            self.rebuild_inner(boxes, exec)
         };
         if result.is_err() {
             self.clear();
@@ -711,7 +724,7 @@ impl Grid {
         result
     }
 
-    fn rebuild_inner(&mut self, boxes: &[Aabb]) -> Result<(), CollideError> {
+    fn rebuild_inner(&mut self, boxes: &[Aabb], exec: &impl Exec) -> Result<(), CollideError> {
         let n = boxes.len();
         if self.slot_pos.len() < n {
             let more = n - self.slot_pos.len();
@@ -722,21 +735,8 @@ impl Grid {
         }
         let src = |i: usize| Entry::new(&boxes[i], i as u32);
         let positions = Some(&mut self.slot_pos[..n]);
-        match self.config.execution {
-            Execution::Serial => {
-                self.layout
-                    .build(n, src, false, &mut self.build_scratch, &Serial, positions)?
-            }
-            #[cfg(feature = "rayon")]
-            Execution::Parallel => self.layout.build(
-                n,
-                src,
-                false,
-                &mut self.build_scratch,
-                &parallel::Rayon,
-                positions,
-            )?,
-        }
+        self.layout
+            .build(n, src, false, &mut self.build_scratch, exec, positions)?;
         self.finish_rebuild(n)
     }
 
@@ -817,6 +817,17 @@ impl Grid {
     }
 
     fn find(&mut self, out: &mut Vec<Pair>, keep: Keep) -> Result<(), CollideError> {
+        self.find_on::<Serial>(out, keep, None)
+    }
+
+    /// [`find`](Self::find); a parallel grid's sweep runs on `team` if
+    /// given (a call that also rebuilt), else on a team of its own.
+    fn find_on<E: Exec>(
+        &mut self,
+        out: &mut Vec<Pair>,
+        keep: Keep,
+        team: Option<&E>,
+    ) -> Result<(), CollideError> {
         let before = out.len();
         let moved = if keep == Keep::EitherMoved {
             self.moved_count()
@@ -837,13 +848,15 @@ impl Grid {
             #[cfg(feature = "rayon")]
             {
                 let mut buffers = std::mem::take(&mut self.par_buffers);
-                let r = parallel::find_in_layout(
-                    self,
-                    &mut buffers,
-                    out,
-                    keep == Keep::EitherMoved,
-                    sparse,
-                );
+                let moved_only = keep == Keep::EitherMoved;
+                let r = match team {
+                    Some(t) => {
+                        parallel::find_in_layout(self, t, &mut buffers, out, moved_only, sparse)
+                    }
+                    None => team::run(rayon::current_num_threads(), |t| {
+                        parallel::find_in_layout(self, t, &mut buffers, out, moved_only, sparse)
+                    }),
+                };
                 self.par_buffers = buffers;
                 tests += r?;
             }
@@ -1631,6 +1644,15 @@ fn push_pair(
 
 impl BroadPhase for Grid {
     fn find_pairs(&mut self, boxes: &[Aabb], out: &mut Vec<Pair>) -> Result<(), CollideError> {
+        // One team for both, so its helpers are started once.
+        #[cfg(feature = "rayon")]
+        if self.config.execution == Execution::Parallel {
+            return team::run(rayon::current_num_threads(), |team| {
+                self.rebuild_on(boxes, team)?;
+                self.tidy()?;
+                self.find_on(out, Keep::All, Some(team))
+            });
+        }
         self.rebuild(boxes)?;
         self.find_all_pairs(out)
     }

@@ -1,5 +1,5 @@
-//! [`Execution::Parallel`](super::Execution::Parallel): the same build and
-//! sweeps, cut into pieces that rayon runs at once.
+//! [`Execution::Parallel`](super::Execution::Parallel): the same sweeps, cut
+//! into runs of rows that a team of threads (`team.rs`) runs at once.
 //!
 //! Determinism: a build places each object where the serial build would (per
 //! bucket, input chunks are concatenated in input order). A sweep gives each
@@ -7,29 +7,12 @@
 //! joined in row order, which is the serial order. So pairs, their order and
 //! the test counts do not depend on the number of threads.
 
-use rayon::prelude::*;
-
-use super::layout::{Exec, split_by_weight};
+use super::layout::{Disjoint, Exec, split_by_weight};
 use super::sweep::{self, Ctx, Scratch};
 use super::{Grid, push_pair};
 use crate::error::try_reserve;
 use crate::pair::PairSink;
 use crate::{CollideError, Pair};
-
-/// Runs pieces on rayon's current pool.
-pub(crate) struct Rayon;
-
-impl Exec for Rayon {
-    fn width(&self) -> usize {
-        rayon::current_num_threads()
-    }
-
-    fn map<T: Send, F: Fn(usize) -> T + Sync>(&self, k: usize, f: F) -> Vec<T> {
-        // `&F` is `Send` because `F` is `Sync`.
-        let f = &f;
-        (0..k).into_par_iter().map(f).collect()
-    }
-}
 
 /// Pairs of the layout (not of pending objects), as the serial sweep finds
 /// them, appended to `out`. Returns the number of tests. Each run of rows
@@ -38,6 +21,7 @@ impl Exec for Rayon {
 /// they are joined in row order.
 pub(crate) fn find_in_layout(
     grid: &Grid,
+    exec: &impl Exec,
     buffers: &mut Vec<(Vec<Pair>, Scratch)>,
     out: &mut Vec<Pair>,
     moved_only: bool,
@@ -48,58 +32,59 @@ pub(crate) fn find_in_layout(
     // Several runs per thread, so one dense run does not hold up the rest,
     // cut by estimated work rather than by entries: a row of large objects
     // also walks the finer rows under it.
-    let runs = split_rows_by_work(&ctx, Rayon.width() * 4)?;
+    let runs = split_rows_by_work(&ctx, exec.width() * 4)?;
     let used = runs.len();
     if buffers.len() < used {
         try_reserve(buffers, used - buffers.len(), "pair buffers")?;
         buffers.resize_with(used, Default::default);
     }
     let buffers = &mut buffers[..used];
-    let results: Vec<Result<u64, CollideError>> = runs
-        .into_par_iter()
-        .zip(buffers.par_iter_mut())
-        .map(|(range, (local, scratch))| {
-            local.clear();
-            let mut tests = 0u64;
-            if !moved_only && filters.is_empty() {
-                let mut fast = sweep::FastOut::new(local);
-                let r = sweep::sweep_rows_all(&ctx, range, scratch, &mut tests, &mut fast);
-                fast.finish();
-                r?;
-                return Ok(tests);
-            }
-            let mut sink = PairSink::new(local);
-            if sparse {
-                sweep::sweep_moved_rows(&ctx, range, scratch, &mut tests, &mut |_, a, _, b| {
+    let shared = Disjoint::new(buffers);
+    let results = exec.map(used, |k| {
+        // SAFETY: piece `k` alone touches buffer `k`.
+        let (local, scratch) = &mut unsafe { shared.slice_mut(k..k + 1) }[0];
+        let range = runs[k].clone();
+        local.clear();
+        let mut tests = 0u64;
+        if !moved_only && filters.is_empty() {
+            let mut fast = sweep::FastOut::new(local);
+            let r = sweep::sweep_rows_all(&ctx, range, scratch, &mut tests, &mut fast);
+            fast.finish();
+            r?;
+            return Ok(tests);
+        }
+        let mut sink = PairSink::new(local);
+        if sparse {
+            sweep::sweep_moved_rows(&ctx, range, scratch, &mut tests, &mut |_, a, _, b| {
+                push_pair(&mut sink, filters, a.id, b.id)
+            })?;
+        } else if moved_only {
+            sweep::sweep_rows(&ctx, range, scratch, &mut tests, &mut |pa, a, pb, b| {
+                if ctx.moved(pa) || ctx.moved(pb) {
                     push_pair(&mut sink, filters, a.id, b.id)
-                })?;
-            } else if moved_only {
-                sweep::sweep_rows(&ctx, range, scratch, &mut tests, &mut |pa, a, pb, b| {
-                    if ctx.moved(pa) || ctx.moved(pb) {
-                        push_pair(&mut sink, filters, a.id, b.id)
-                    } else {
-                        Ok(())
-                    }
-                })?;
-            } else {
-                sweep::sweep_rows(&ctx, range, scratch, &mut tests, &mut |_, a, _, b| {
-                    push_pair(&mut sink, filters, a.id, b.id)
-                })?;
-            }
-            Ok(tests)
-        })
-        .collect();
+                } else {
+                    Ok(())
+                }
+            })?;
+        } else {
+            sweep::sweep_rows(&ctx, range, scratch, &mut tests, &mut |_, a, _, b| {
+                push_pair(&mut sink, filters, a.id, b.id)
+            })?;
+        }
+        Ok(tests)
+    });
     let mut tests = 0u64;
     for r in results {
         tests += r?;
     }
-    join_in_order(buffers, out)?;
+    join_in_order(exec, buffers, out)?;
     Ok(tests)
 }
 
 /// Appends the buffers to `out` in order, copying them in parallel (a
 /// serial copy of a million pairs costs as much as a tenth of the sweep).
 fn join_in_order(
+    exec: &impl Exec,
     buffers: &[(Vec<Pair>, Scratch)],
     out: &mut Vec<Pair>,
 ) -> Result<(), CollideError> {
@@ -113,8 +98,11 @@ fn join_in_order(
         pieces.push((piece, b.as_slice()));
         spare = rest;
     }
-    pieces.into_par_iter().for_each(|(piece, b)| {
-        for (slot, p) in piece.iter_mut().zip(b) {
+    let shared = Disjoint::new(&mut pieces);
+    exec.map(buffers.len(), |k| {
+        // SAFETY: piece `k` alone touches its slice of `out`.
+        let (piece, b) = &mut unsafe { shared.slice_mut(k..k + 1) }[0];
+        for (slot, p) in piece.iter_mut().zip(b.iter()) {
             slot.write(*p);
         }
     });
