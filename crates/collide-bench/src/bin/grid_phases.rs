@@ -12,12 +12,14 @@
 //! prints, every 250 frames, the query's time and tests: they must not grow.
 //!
 //! `--column N` times a column of N one-object rows all moving (see its
-//! help).
+//! help). `--strip` rebuilds a world of one long row instead of the dense
+//! one (rows too long for the row sort's buffers).
 //!
 //! ```text
 //! cargo run --release -p collide-bench --bin grid_phases -- --n 100000 --fresh
 //! cargo run --release -p collide-bench --bin grid_phases -- --long 2000 --moving 0.1
 //! cargo run --release -p collide-bench --bin grid_phases -- --column 20000 --frames 40
+//! cargo run --release -p collide-bench --bin grid_phases -- --n 100000 --strip --moving 0
 //! ```
 
 use std::time::Instant;
@@ -64,6 +66,35 @@ struct Args {
     /// update's reach raise must not carry up the whole column.
     #[arg(long)]
     column: Option<usize>,
+    /// A world of one long strip instead: 30 × 30 px objects at the dense
+    /// world's density, their minimum y all within one px, so that every
+    /// object falls in one row (the case of rows too long for the row
+    /// sort's buffers).
+    #[arg(long, conflicts_with_all = ["long", "column", "mixed"])]
+    strip: bool,
+}
+
+fn world_name(args: &Args) -> &'static str {
+    if args.strip {
+        "one-strip"
+    } else if args.mixed {
+        "mixed"
+    } else {
+        "dense"
+    }
+}
+
+/// `n` 30 × 30 boxes in one strip 31 px tall, at the dense world's density
+/// (1,536 px² per object), in random order.
+fn strip(n: usize, seed: u64) -> Result<Vec<Aabb>> {
+    let mut rng = Rng::new(seed);
+    let length = n as f64 * 1536.0 / 31.0;
+    (0..n)
+        .map(|_| {
+            let (x, y) = (rng.range(0.0, length), rng.range(0.0, 1.0));
+            Aabb::new([x, y], [x + 30.0, y + 30.0]).context("a strip box")
+        })
+        .collect()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -90,8 +121,14 @@ fn main() -> Result<()> {
     };
     let worlds = if args.fresh { args.frames } else { 1 };
     let worlds: Vec<Vec<Aabb>> = (0..worlds as u64)
-        .map(|seed| workloads::generate(family, args.n, 1994 + seed).boxes)
-        .collect();
+        .map(|seed| {
+            if args.strip {
+                strip(args.n, 1994 + seed)
+            } else {
+                Ok(workloads::generate(family, args.n, 1994 + seed).boxes)
+            }
+        })
+        .collect::<Result<_>>()?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
@@ -100,7 +137,7 @@ fn main() -> Result<()> {
     println!(
         "n = {}, {} world{}",
         args.n,
-        if args.mixed { "mixed" } else { "dense" },
+        world_name(&args),
         if args.fresh {
             "s, fresh every frame"
         } else {

@@ -560,7 +560,7 @@ impl RowSort {
     /// The longest row sorted with these buffers; longer rows (a few
     /// objects spread over a huge extent, a world of one row) are sorted
     /// in place, so the buffers stay small whatever the world.
-    const LONGEST: usize = 1 << 14;
+    pub(crate) const LONGEST: usize = 1 << 14;
 
     /// Room for rows of `n` entries (at most [`Self::LONGEST`]).
     fn reserve(&mut self, n: usize) -> Result<(), CollideError> {
@@ -588,14 +588,9 @@ impl RowSort {
     /// and `sort_keys` finishes them.
     fn sort(&mut self, es: &mut [Entry], (lo, hi): (f64, f64)) {
         let n = es.len();
-        let key = |e: &Entry, k: usize| u64::from(order_bits(e.min_x + 0.0)) << 32 | k as u64;
         let mut reach = Real::NEG_INFINITY;
         if n > self.keys.capacity() || n > self.copy.capacity() || n > self.bins.capacity() {
-            // Only past `LONGEST`: in place, each entry's place in its reach.
-            for (k, e) in es.iter_mut().enumerate() {
-                e.reach = Real::from_bits(k as u32);
-            }
-            es.sort_unstable_by_key(|e| key(e, e.reach.to_bits() as usize));
+            self.sort_long(es, (lo, hi));
             for e in es.iter_mut() {
                 reach = reach.max(e.max_x);
                 e.reach = reach;
@@ -615,17 +610,12 @@ impl RowSort {
                 ..*e
             });
         }
-        let mut at = 0u32;
-        for b in &mut self.bins {
-            let count = *b;
-            *b = at;
-            at += count;
-        }
+        prefix_counts(&mut self.bins);
         self.keys.clear();
         self.keys.resize(n, 0);
         for (k, e) in self.copy.iter().enumerate() {
             let bin = &mut self.bins[e.reach.to_bits() as usize];
-            self.keys[*bin as usize] = key(e, k);
+            self.keys[*bin as usize] = sort_key(e, k);
             *bin += 1;
         }
         sort_keys(&mut self.keys);
@@ -634,6 +624,144 @@ impl RowSort {
             reach = reach.max(e.max_x);
             *slot = Entry { reach, ..e };
         }
+    }
+
+    /// A row longer than the buffers (a world of one long strip, or a few
+    /// objects over a huge extent), sorted by min x, ties in input order;
+    /// the reach is left to the caller. It is cut in place into buckets of
+    /// x of about half the buffers' room (each entry moved once, to the
+    /// next free place of its bucket), and each bucket is sorted as a short
+    /// row is. The cut does not keep the input order, so each entry's place
+    /// in the input waits in its reach, and ties are put back in that order
+    /// (`sort_bucket`). A bucket that still overflows the buffers (objects
+    /// piled at one x) is sorted whole, as are rows whose x range is a
+    /// point. One row of 100k objects builds in 2.8 ms instead of 4.6 with
+    /// a whole sort, of a million in 33 instead of 54.
+    fn sort_long(&mut self, es: &mut [Entry], (lo, hi): (f64, f64)) {
+        let n = es.len();
+        for (k, e) in es.iter_mut().enumerate() {
+            e.reach = Real::from_bits(k as u32);
+        }
+        let room = self
+            .keys
+            .capacity()
+            .min(self.copy.capacity())
+            .min(self.bins.capacity());
+        let buckets = (2 * n).div_ceil(room.max(1));
+        if hi <= lo || room < 2 || 2 * buckets > self.bins.capacity() {
+            sort_whole(es);
+            return;
+        }
+        let scale = buckets as f64 / (hi - lo);
+        // In f32, which is monotone too and shortens the chain of loads
+        // and bucket computations that the cut below is.
+        let (lo32, scale32) = (lo as f32, scale as f32);
+        let bucket_of = |e: &Entry| (((e.min_x - lo32) * scale32) as usize).min(buckets - 1);
+        // `bins[b]`: the next place of bucket `b`; `bins[buckets + b]`: its end.
+        self.bins.clear();
+        self.bins.resize(2 * buckets, 0);
+        for e in es.iter() {
+            self.bins[bucket_of(e)] += 1;
+        }
+        prefix_counts(&mut self.bins[..buckets]);
+        for b in 0..buckets {
+            let end = if b + 1 < buckets {
+                self.bins[b + 1]
+            } else {
+                n as u32
+            };
+            self.bins[buckets + b] = end;
+        }
+        let (next, ends) = self.bins.split_at_mut(buckets);
+        for b in 0..buckets {
+            while next[b] < ends[b] {
+                let mut e = es[next[b] as usize];
+                let mut t = bucket_of(&e);
+                while t != b {
+                    let at = next[t] as usize;
+                    // Each bucket's next places are read in order: ask
+                    // for them early (a row of a million is not cached).
+                    prefetch(es.as_ptr().wrapping_add(at + 8));
+                    std::mem::swap(&mut e, &mut es[at]);
+                    next[t] += 1;
+                    t = bucket_of(&e);
+                }
+                es[next[b] as usize] = e;
+                next[b] += 1;
+            }
+        }
+        // The buckets are in order now (`sort_bucket` reuses `bins`, so
+        // each bucket's end is found again by its entries' buckets).
+        let mut start = 0usize;
+        while start < n {
+            let b = bucket_of(&es[start]);
+            let end = start + es[start..].partition_point(|e| bucket_of(e) <= b);
+            let x_range = (lo + b as f64 / scale, lo + (b + 1) as f64 / scale);
+            self.sort_bucket(&mut es[start..end], x_range);
+            start = end;
+        }
+    }
+
+    /// Sorts `es` (at most the buffers' room, or else whole) by min x, ties
+    /// in order of their reach bits (their places in the input), leaving
+    /// the reach as it was. Bins as in [`sort`](Self::sort), over `x_range`
+    /// (roughly that of `es`: any range gives the right order).
+    fn sort_bucket(&mut self, es: &mut [Entry], (lo, hi): (f64, f64)) {
+        let n = es.len();
+        if n > self.keys.capacity() || n > self.copy.capacity() || n > self.bins.capacity() {
+            sort_whole(es);
+            return;
+        }
+        let scale = if hi > lo { n as f64 / (hi - lo) } else { 0.0 };
+        let last = n.saturating_sub(1);
+        let bin_of = |e: &Entry| (((f64::from(e.min_x) - lo) * scale) as usize).min(last);
+        self.bins.clear();
+        self.bins.resize(n, 0);
+        for e in es.iter() {
+            self.bins[bin_of(e)] += 1;
+        }
+        prefix_counts(&mut self.bins);
+        self.copy.clear();
+        self.copy.extend_from_slice(es);
+        self.keys.clear();
+        self.keys.resize(n, 0);
+        for (k, e) in self.copy.iter().enumerate() {
+            let bin = &mut self.bins[bin_of(e)];
+            self.keys[*bin as usize] = sort_key(e, k);
+            *bin += 1;
+        }
+        sort_keys(&mut self.keys);
+        // Equal min x (rare): back in input order.
+        let copy = &self.copy;
+        for run in self.keys.chunk_by_mut(|a, b| a >> 32 == b >> 32) {
+            if run.len() > 1 {
+                run.sort_unstable_by_key(|&key| copy[key as u32 as usize].reach.to_bits());
+            }
+        }
+        for (slot, &key) in es.iter_mut().zip(&self.keys) {
+            *slot = self.copy[key as u32 as usize];
+        }
+    }
+}
+
+/// Sorts `es` by min x, ties in order of their reach bits, with no buffer.
+fn sort_whole(es: &mut [Entry]) {
+    es.sort_unstable_by_key(|e| sort_key(e, e.reach.to_bits() as usize));
+}
+
+/// An entry's sort key: min x's order bits (-0 as +0), then `k`.
+#[inline]
+fn sort_key(e: &Entry, k: usize) -> u64 {
+    u64::from(order_bits(e.min_x + 0.0)) << 32 | k as u64
+}
+
+/// Counts to the place of each count's first item (an exclusive prefix sum).
+fn prefix_counts(counts: &mut [u32]) {
+    let mut at = 0u32;
+    for c in counts {
+        let count = *c;
+        *c = at;
+        at += count;
     }
 }
 
@@ -1611,8 +1739,8 @@ mod tests {
 
         /// A build's row sort is a stable sort by min x (-0 and +0 equal)
         /// with every reach set, through its buffers and, for rows longer
-        /// than they hold, in place; with an x range wider than the row's,
-        /// as a build gives it.
+        /// than they hold, cut into buckets or sorted whole in place; with
+        /// an x range wider than the row's, as a build gives it.
         #[test]
         fn row_sort_is_a_stable_sort_by_min_x(
             xs in proptest::collection::vec(
@@ -1621,7 +1749,10 @@ mod tests {
             ),
             zeros in proptest::collection::vec(proptest::bool::ANY, 0..300),
             widths in proptest::collection::vec(0f32..50.0, 300),
-            room in prop_oneof![Just(usize::MAX), 0usize..40],
+            // Rooms under the row's length: in place, whole (small rooms)
+            // or cut into buckets of x (rooms of at least twice the root
+            // of the length, so the buckets' bounds fit the buffers).
+            room in prop_oneof![Just(usize::MAX), 0usize..40, 36usize..150],
             margin in 0f64..100.0,
         ) {
             // Some zeros are -0.

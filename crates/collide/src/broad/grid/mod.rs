@@ -1779,6 +1779,45 @@ mod tests {
         );
     }
 
+    /// A world of one row longer than the row sort's buffers (cut into
+    /// buckets of x before it is sorted), with many objects at equal x:
+    /// the row comes out sorted by min x with ties in input order, and the
+    /// pairs are the brute-force ones.
+    #[test]
+    fn a_row_longer_than_the_row_sort_buffers_is_sorted_as_a_short_one() {
+        let n = 3 * layout::RowSort::LONGEST + 123;
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let boxes: Vec<Aabb> = (0..n)
+            .map(|_| {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                // A few thousand distinct x over the strip: many ties.
+                let x = (rng % 4096) as Real * 40.0;
+                let y = (rng >> 40) as Real / (1u64 << 24) as Real;
+                Aabb::new([x, y], [x + 30.0, y + 30.0]).unwrap()
+            })
+            .collect();
+        let mut grid = Grid::new();
+        grid.rebuild(&boxes).unwrap();
+        grid.validate();
+        assert_eq!(grid.layout.rows.len(), 1, "one row");
+        let es = &grid.layout.entries;
+        for w in es.windows(2) {
+            let ((a, b), (ia, ib)) = ((w[0].min_x, w[1].min_x), (w[0].id, w[1].id));
+            assert!(a < b || (a == b && ia < ib), "{a}#{ia} before {b}#{ib}");
+        }
+        let mut got = Vec::new();
+        grid.find_all_pairs(&mut got).unwrap();
+        got.sort_unstable();
+        let mut want = Vec::new();
+        crate::SweepAndPrune::new()
+            .find_pairs(&boxes, &mut want)
+            .unwrap();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+
     /// Every pair of the layout's sweep, its order and its test count,
     /// through the wide sweep or the scalar one.
     fn sweep_all(grid: &Grid, wide: bool) -> (Vec<Pair>, u64) {
