@@ -124,21 +124,23 @@ fn split_rows_by_work(
 ) -> Result<Vec<std::ops::Range<usize>>, CollideError> {
     let mut ends: Vec<u64> = Vec::new();
     try_reserve(&mut ends, ctx.rows.len(), "parallel row runs")?;
-    let mut total = 0u64;
+    // Each row's work first (rows are in level order), then summed.
+    ends.extend(ctx.rows.iter().map(|r| u64::from(r.end - r.start)));
     for (li, level) in ctx.levels.iter().enumerate() {
-        for row in &ctx.rows[level.row_start as usize..level.row_end as usize] {
-            let entries = u64::from(row.end - row.start);
-            let mut work = entries;
-            for (lo, inner) in ctx.levels.iter().enumerate() {
-                if lo != li && sweep::is_outer(ctx.levels, ctx.rows, li, lo) {
-                    let (band, visits) = sweep::band_of(ctx, row, level.exp, inner);
+        for (lo, inner) in ctx.levels.iter().enumerate() {
+            if lo != li && sweep::is_outer(ctx.levels, ctx.rows, li, lo) {
+                sweep::bands_of(ctx, level, inner, |r, band, visits| {
+                    let entries = u64::from(ctx.rows[r].end - ctx.rows[r].start);
                     let windows = entries.saturating_mul(visits).saturating_mul(3) / 2;
-                    work = work.saturating_add(band / 16).saturating_add(windows);
-                }
+                    ends[r] = ends[r].saturating_add(band / 16).saturating_add(windows);
+                });
             }
-            total = total.saturating_add(work);
-            ends.push(total);
         }
+    }
+    let mut total = 0u64;
+    for w in &mut ends {
+        total = total.saturating_add(*w);
+        *w = total;
     }
     Ok(split_by_weight(ends.len(), parts, |i| ends[i]))
 }

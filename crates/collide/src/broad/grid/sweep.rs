@@ -265,24 +265,39 @@ pub(crate) fn prefer_outer(count_a: u128, exp_a: i32, count_b: u128, exp_b: i32)
     cost_a < cost_b || (cost_a == cost_b && exp_a > exp_b)
 }
 
-/// For the work estimate of a parallel split: the entries of `inner_level`'s
-/// rows in the band that an outer row sweeps, and how many of those rows
-/// each of its objects visits.
+/// For the work estimate of a parallel split, for each row of
+/// `outer_level` in turn: the entries of `inner_level`'s rows in the band
+/// that the row sweeps, and how many of those rows each of its objects
+/// visits. Bands only move up as the outer rows do, so two cursors find
+/// them (a binary search per row and level took 4.5 µs of a mixed 10k
+/// sweep, all of it before the threads start).
 #[cfg(feature = "rayon")]
-pub(crate) fn band_of(
+pub(crate) fn bands_of(
     ctx: &Ctx<'_>,
-    outer_row: &Row,
-    outer_exp: i32,
+    outer_level: &Level,
     inner_level: &Level,
-) -> (u64, u64) {
-    let (lo, hi) = band_keys(outer_row, outer_exp - inner_level.exp);
-    let (band, _) = rows_in(ctx, inner_level, lo, hi);
-    let entries = match (band.first(), band.last()) {
-        (Some(f), Some(l)) => u64::from(l.end - f.start),
-        _ => 0,
-    };
-    let span = 1u64 << (outer_exp - inner_level.exp).clamp(0, 20);
-    (entries, (span + 2).min(band.len() as u64))
+    mut each: impl FnMut(usize, u64, u64),
+) {
+    let d = outer_level.exp - inner_level.exp;
+    let inner = &ctx.rows[inner_level.row_start as usize..inner_level.row_end as usize];
+    let span = 1u64 << d.clamp(0, 20);
+    let (mut first, mut last) = (0usize, 0usize);
+    for r in outer_level.row_start as usize..outer_level.row_end as usize {
+        let (lo, hi) = band_keys(&ctx.rows[r], d);
+        while first < inner.len() && i128::from(inner[first].key) < lo {
+            first += 1;
+        }
+        last = last.max(first);
+        while last < inner.len() && i128::from(inner[last].key) <= hi {
+            last += 1;
+        }
+        let band = &inner[first..last];
+        let entries = match (band.first(), band.last()) {
+            (Some(f), Some(l)) => u64::from(l.end - f.start),
+            _ => 0,
+        };
+        each(r, entries, (span + 2).min(band.len() as u64));
+    }
 }
 
 /// Keys of the inner rows an outer row of key `k` may meet, `d` being the
@@ -981,6 +996,52 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// The work estimate's band cursors find, for every row of every
+        /// level against every other level, the band that binary searches
+        /// find: worlds of several heights, negative and huge coordinates.
+        #[cfg(feature = "rayon")]
+        #[test]
+        fn band_cursors_find_the_searched_bands(
+            boxes in proptest::collection::vec(
+                (
+                    prop_oneof![-3000f32..3000.0, -1e30f32..1e30],
+                    prop_oneof![-3000f32..3000.0, -1e30f32..1e30],
+                    prop_oneof![0f32..4.0, 0f32..40.0, 0f32..900.0],
+                ),
+                0..300,
+            ),
+        ) {
+            let boxes: Vec<crate::Aabb> = boxes
+                .iter()
+                .map(|&(x, y, h)| crate::Aabb::new([x, y], [x + 10.0, y + h]).unwrap())
+                .collect();
+            let mut grid = crate::Grid::new();
+            grid.rebuild(&boxes).unwrap();
+            let ctx = grid.ctx();
+            for outer in ctx.levels {
+                for inner in ctx.levels {
+                    let mut got = Vec::new();
+                    bands_of(&ctx, outer, inner, |r, entries, visits| {
+                        got.push((r, entries, visits));
+                    });
+                    let span = 1u64 << (outer.exp - inner.exp).clamp(0, 20);
+                    let want: Vec<(usize, u64, u64)> = (outer.row_start as usize
+                        ..outer.row_end as usize)
+                        .map(|r| {
+                            let (lo, hi) = band_keys(&ctx.rows[r], outer.exp - inner.exp);
+                            let (band, _) = rows_in(&ctx, inner, lo, hi);
+                            let entries = match (band.first(), band.last()) {
+                                (Some(f), Some(l)) => u64::from(l.end - f.start),
+                                _ => 0,
+                            };
+                            (r, entries, (span + 2).min(band.len() as u64))
+                        })
+                        .collect();
+                    prop_assert_eq!(got, want);
+                }
+            }
+        }
+
         /// Both seeks find the first entry at or after the cursor that
         /// reaches `x`, on rows of any spread of starts and widths.
         #[test]
