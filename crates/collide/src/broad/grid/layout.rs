@@ -1188,17 +1188,22 @@ impl Layout {
             merge_levels(&mut groups, area);
             exps.extend(groups.iter().map(|g| g.exp));
         }
-        // Map each slot to the smallest level exponent at or above it.
+        // Map each slot to the smallest level exponent at or above it: slot
+        // exponents rise with the slot (slot 0, zero height, goes to the
+        // first level), so one cursor walks the levels.
         let hist_exp = hist;
         let mut counts = vec![0u32; exps.len()];
+        let mut l = 0usize;
         for (s, (level, &count)) in self.level_of_slot.iter_mut().zip(hist_exp).enumerate() {
             let exp = if s == 0 { exps[0] } else { s as i32 + EXP_MIN };
-            *level = match exps.iter().position(|&x| x >= exp) {
-                Some(l) => {
-                    counts[l] += count;
-                    l as u8
-                }
-                None => u8::MAX,
+            while l < exps.len() && exps[l] < exp {
+                l += 1;
+            }
+            *level = if l < exps.len() {
+                counts[l] += count;
+                l as u8
+            } else {
+                u8::MAX
             };
         }
         // Drop empty levels, renumbering the slots.
@@ -1212,6 +1217,10 @@ impl Layout {
                     row_end: 0,
                 });
             }
+        }
+        if counts.iter().all(|&c| c > 0) {
+            // Every level kept, numbered as it was (the common case).
+            return;
         }
         for s in 0..EXP_SLOTS {
             let l = self.level_of_slot[s];
