@@ -29,7 +29,7 @@ use clap::Parser;
 use collide::{Aabb, Execution, Grid, GridConfig, Pair};
 
 // The main benchmark's worlds, so the phases are timed on the same boxes.
-#[allow(dead_code, reason = "this probe uses two of the families")]
+#[allow(dead_code, reason = "this probe uses a few of the families")]
 #[path = "../workloads.rs"]
 mod workloads;
 use workloads::{Family, Motion, Rng};
@@ -72,11 +72,17 @@ struct Args {
     /// sort's buffers).
     #[arg(long, conflicts_with_all = ["long", "column", "mixed"])]
     strip: bool,
+    /// The main benchmark's thin workload instead (lasers and walls, 10–300
+    /// × 1–3 px): many levels, whose sweeps between them dominate.
+    #[arg(long, conflicts_with_all = ["mixed", "strip"])]
+    thin: bool,
 }
 
 fn world_name(args: &Args) -> &'static str {
     if args.strip {
         "one-strip"
+    } else if args.thin {
+        "thin"
     } else if args.mixed {
         "mixed"
     } else {
@@ -114,7 +120,9 @@ fn main() -> Result<()> {
     if let Some(n) = args.column {
         return column(n, args.frames);
     }
-    let family = if args.mixed {
+    let family = if args.thin {
+        Family::Thin
+    } else if args.mixed {
         Family::Mixed
     } else {
         Family::Dense
@@ -228,7 +236,9 @@ fn long_run(args: &Args, frames: usize) -> Result<()> {
     const WINDOW: usize = 250;
     let share = args.moving.first().copied().unwrap_or(0.1);
     let mut rng = Rng::new(1994);
-    let family = if args.mixed {
+    let family = if args.thin {
+        Family::Thin
+    } else if args.mixed {
         Family::Mixed
     } else {
         Family::Dense
@@ -244,7 +254,7 @@ fn long_run(args: &Args, frames: usize) -> Result<()> {
     println!(
         "n = {}, {}, {:.0}% moving: frames   update ms   query ms   mean ms   max ms   tests (last frame)",
         args.n,
-        if args.mixed { "mixed" } else { "dense" },
+        world_name(args),
         share * 100.0
     );
     for frame in 1..=frames {

@@ -32,7 +32,10 @@ pub(crate) fn find_in_layout(
     // Several runs per thread, so one dense run does not hold up the rest,
     // cut by estimated work rather than by entries: a row of large objects
     // also walks the finer rows under it.
-    let runs = split_rows_by_work(&ctx, exec.width() * 4)?;
+    // The plain all-pairs sweep (below) runs the sweeps between levels
+    // from the inner rows; the others from the outer rows.
+    let fast = !moved_only && filters.is_empty();
+    let runs = split_rows_by_work(&ctx, exec.width() * 4, fast)?;
     let used = runs.len();
     if buffers.len() < used {
         try_reserve(buffers, used - buffers.len(), "pair buffers")?;
@@ -113,28 +116,76 @@ fn join_in_order(
 }
 
 /// Runs of rows of about equal estimated work, in row order. A row's work
-/// is its entries, plus, for each level its rows sweep, a window and a
-/// seek (about one and a half entries' work, as measured on the mixed
-/// workload) per row of that level each of its objects visits, and the
-/// cursors' walk through the band (a sixteenth of an entry's work each,
-/// as most of it is galloped over).
+/// is its entries, plus its share of the sweeps between levels. An outer
+/// object's window in an inner row costs about one and a half entries'
+/// work (as measured on the mixed workload), and a cursor's walk through
+/// an inner row a sixteenth of an entry's work each, as most of it is
+/// galloped over.
+///
+/// Which row does that work depends on the sweep. The filtered and
+/// moved-pairs sweeps run it from the outer row (each of its objects
+/// visits the inner rows under it). The plain all-pairs sweep runs it from
+/// each inner row (`cross_into`). That row reads every object of the outer
+/// rows over it (a quarter of an entry's work each) and takes the windows
+/// of those objects that lie over it. Charged to the outer rows there, the
+/// thin world's lasers and walls put nearly all of the sweep in one run,
+/// and two threads swept no faster than one.
 fn split_rows_by_work(
     ctx: &Ctx<'_>,
     parts: usize,
+    from_inner: bool,
 ) -> Result<Vec<std::ops::Range<usize>>, CollideError> {
+    let rows = ctx.rows;
+    let entries = |r: usize| u64::from(rows[r].end - rows[r].start);
     let mut ends: Vec<u64> = Vec::new();
-    try_reserve(&mut ends, ctx.rows.len(), "parallel row runs")?;
+    try_reserve(&mut ends, rows.len(), "parallel row runs")?;
     // Each row's work first (rows are in level order), then summed.
-    ends.extend(ctx.rows.iter().map(|r| u64::from(r.end - r.start)));
+    ends.extend((0..rows.len()).map(entries));
+    // From the inner side, an outer row's work is spread over the rows of
+    // its band: per-row amounts and cursor counts as differences, summed
+    // below (wrapping, as a difference may be negative for a while).
+    let mut spread: Vec<u64> = Vec::new();
+    let mut cover: Vec<u64> = Vec::new();
+    if from_inner {
+        try_reserve(&mut spread, rows.len() + 1, "parallel row runs")?;
+        try_reserve(&mut cover, rows.len() + 1, "parallel row runs")?;
+        spread.resize(rows.len() + 1, 0);
+        cover.resize(rows.len() + 1, 0);
+    }
     for (li, level) in ctx.levels.iter().enumerate() {
         for (lo, inner) in ctx.levels.iter().enumerate() {
-            if lo != li && sweep::is_outer(ctx.levels, ctx.rows, li, lo) {
-                sweep::bands_of(ctx, level, inner, |r, band, visits| {
-                    let entries = u64::from(ctx.rows[r].end - ctx.rows[r].start);
-                    let windows = entries.saturating_mul(visits).saturating_mul(3) / 2;
-                    ends[r] = ends[r].saturating_add(band / 16).saturating_add(windows);
-                });
+            if lo == li || !sweep::is_outer(ctx.levels, rows, li, lo) {
+                continue;
             }
+            let span = 1u64 << (level.exp - inner.exp).clamp(0, 20);
+            sweep::bands_of(ctx, level, inner, |r, band| {
+                let Some(last) = band.end.checked_sub(1).filter(|_| !band.is_empty()) else {
+                    return;
+                };
+                let own = entries(r);
+                let len = band.len() as u64;
+                let visits = (span + 2).min(len);
+                let windows = own.saturating_mul(visits).saturating_mul(3) / 2;
+                if from_inner {
+                    let per_row = own / 4 + windows / len;
+                    spread[band.start] = spread[band.start].wrapping_add(per_row);
+                    spread[band.end] = spread[band.end].wrapping_sub(per_row);
+                    cover[band.start] = cover[band.start].wrapping_add(1);
+                    cover[band.end] = cover[band.end].wrapping_sub(1);
+                } else {
+                    let walked = u64::from(rows[last].end - rows[band.start].start);
+                    ends[r] = ends[r].saturating_add(walked / 16).saturating_add(windows);
+                }
+            });
+        }
+    }
+    if from_inner {
+        let (mut shared, mut cursors) = (0u64, 0u64);
+        for (r, work) in ends.iter_mut().enumerate() {
+            shared = shared.wrapping_add(spread[r]);
+            cursors = cursors.wrapping_add(cover[r]);
+            let walked = cursors.saturating_mul(entries(r)) / 16;
+            *work = work.saturating_add(shared).saturating_add(walked);
         }
     }
     let mut total = 0u64;
