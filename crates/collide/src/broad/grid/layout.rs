@@ -550,7 +550,8 @@ pub(crate) struct RowSort {
     /// Per entry of the row, in bin order: min x's order bits, then the
     /// entry's place in the row.
     keys: Vec<u64>,
-    /// The row's entries as they came, each with its bin in `reach`.
+    /// The row's entries as they came, each with its bin in `reach` (in a
+    /// long row's bucket, its place in the input).
     copy: Vec<Entry>,
     /// Per bin: count, then next place.
     bins: Vec<u32>,
