@@ -1693,19 +1693,23 @@ mod tests {
         grid.validate();
     }
 
+    /// Ten rows of 64 objects, 32 px apart, 20 × 20 boxes.
+    fn ten_rows() -> Vec<Aabb> {
+        (0..640)
+            .map(|k| {
+                let (x, y) = ((k % 64) as Real * 30.0, (k / 64) as Real * 32.0 + 1.0);
+                Aabb::new([x, y], [x + 20.0, y + 20.0]).unwrap()
+            })
+            .collect()
+    }
+
     /// Objects crossing into a row that has no gap, or that does not exist
     /// (below the world's edge), take a slot from a neighbour row instead
     /// of waiting as pending, which would cost a query of their own at
     /// every query until the next relayout.
     #[test]
     fn rows_borrow_gaps_and_grow_instead_of_leaving_objects_pending() {
-        // Ten rows of 64 objects, 32 px apart, 20 × 20 boxes.
-        let boxes: Vec<Aabb> = (0..640)
-            .map(|k| {
-                let (x, y) = ((k % 64) as Real * 30.0, (k / 64) as Real * 32.0 + 1.0);
-                Aabb::new([x, y], [x + 20.0, y + 20.0]).unwrap()
-            })
-            .collect();
+        let boxes = ten_rows();
         let mut grid = Grid::new();
         grid.rebuild(&boxes).unwrap();
         grid.relayout_now().unwrap();
@@ -1743,12 +1747,7 @@ mod tests {
     /// the next query relay the layout out with gaps.
     #[test]
     fn a_bulk_load_is_relaid_out_once_a_few_objects_wait() {
-        let boxes: Vec<Aabb> = (0..640)
-            .map(|k| {
-                let (x, y) = ((k % 64) as Real * 30.0, (k / 64) as Real * 32.0 + 1.0);
-                Aabb::new([x, y], [x + 20.0, y + 20.0]).unwrap()
-            })
-            .collect();
+        let boxes = ten_rows();
         let mut grid = Grid::new();
         grid.rebuild(&boxes).unwrap();
         let mut out = Vec::new();
