@@ -7,8 +7,9 @@
 //! finds no work yields for a few microseconds and then sleeps; waking it
 //! takes longer than such a pass on a virtual machine, so the second half
 //! of a pass often ran on the first thread after all. Measured on the
-//! 2-vCPU machine of the benchmark, two pieces of 4 µs each ran in 8 µs on
-//! rayon (no gain) and in 4.3 µs on a spinning helper.
+//! 2-vCPU machine of the benchmark, two pieces of 4 µs each ran in 6.1–7.4
+//! µs on rayon (8.3–8.5 one after the other) and in 4.3–4.8 µs on a
+//! spinning helper (`collide-bench --bin handoff`).
 //!
 //! How: [`run`] asks rayon for `width - 1` helpers (spawned jobs) and runs
 //! the call's body on the current thread, which is member 0. Each
