@@ -239,11 +239,16 @@ pub(crate) fn try_reserve<T>(
     additional: usize,
     what: &'static str,
 ) -> Result<(), CollideError> {
+    let cap = v.capacity();
     v.try_reserve(additional)
         .map_err(|_| CollideError::OutOfMemory {
             what,
             bytes: additional.saturating_mul(std::mem::size_of::<T>()),
-        })
+        })?;
+    if v.capacity() != cap {
+        crate::huge::advise(v);
+    }
+    Ok(())
 }
 
 /// As [`try_reserve`], but asks for exactly `additional` more: for the big,
@@ -253,11 +258,16 @@ pub(crate) fn try_reserve_exact<T>(
     additional: usize,
     what: &'static str,
 ) -> Result<(), CollideError> {
+    let cap = v.capacity();
     v.try_reserve_exact(additional)
         .map_err(|_| CollideError::OutOfMemory {
             what,
             bytes: additional.saturating_mul(std::mem::size_of::<T>()),
-        })
+        })?;
+    if v.capacity() != cap {
+        crate::huge::advise(v);
+    }
+    Ok(())
 }
 
 /// Sets `v`'s length to `len` for a caller that writes every element before

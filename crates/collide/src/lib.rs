@@ -60,6 +60,7 @@
 mod aabb;
 mod broad;
 mod error;
+mod huge;
 pub mod mask;
 mod math;
 pub mod moertel;
