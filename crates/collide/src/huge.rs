@@ -5,8 +5,12 @@
 //! such touches also miss the processor's address cache (TLB: a few
 //! thousand pages) and wait for a page-table walk. Linux backs memory with
 //! 2 MB pages where a program asks for them (`madvise(MADV_HUGEPAGE)`, the
-//! default "madvise" setting of transparent huge pages). Asked before the
-//! memory is first written, the pages are huge from the start.
+//! default "madvise" setting of transparent huge pages). The crate's
+//! `try_reserve` helpers ask right after a buffer grows (the caller's
+//! output vector too, when the grid grows it): for a fresh allocation that
+//! is before its memory is first written, so its pages are huge from the
+//! start; pages a reallocation already copied into may only be merged
+//! later, by the kernel.
 
 /// Below this, a buffer spans few pages anyway.
 const MIN_BYTES: usize = 4 << 20;
