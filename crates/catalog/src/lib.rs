@@ -51,5 +51,8 @@ pub use placements::Placement;
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };
-pub use store::{Catalog, CatalogError, Field, FileId, FileRecord, NewFile, Stamp};
+pub use store::{
+    Catalog, CatalogError, Field, FileId, FileRecord, Forgotten, Identity, Moved, NewFile,
+    Presence, Reconcile, Recovered, Stamp, Vanished, file_key,
+};
 pub use token::{Token, tokenize};

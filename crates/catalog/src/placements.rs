@@ -8,7 +8,10 @@ use rusqlite::params;
 
 use crate::store::{Catalog, CatalogError};
 
-/// Where one card lies on the light table.
+/// Where one card lies on the light table. A placement whose key is a
+/// file's ([`crate::file_key`]) belongs to that file: it follows the file
+/// across moves, keeps its record when the file vanishes, and goes when
+/// the record is removed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Placement {
     /// The card's key (the viewer's own naming: a photo's id, a folder).
@@ -60,6 +63,7 @@ impl Catalog {
                 problem: "its position or angle is not a finite number",
             });
         }
+        self.writable()?;
         let tx = self.conn.transaction()?;
         {
             let mut put = tx.prepare_cached(
@@ -97,6 +101,7 @@ impl Catalog {
 
     /// Sets a named setting.
     pub fn set_setting(&mut self, key: &str, value: &str) -> Result<(), CatalogError> {
+        self.writable()?;
         self.conn.execute(
             "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)",
             params![key, value],

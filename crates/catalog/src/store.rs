@@ -69,13 +69,22 @@ pub enum CatalogError {
         /// What is wrong.
         problem: &'static str,
     },
+    /// The file failed SQLite's own check ([`Catalog::check`]): nothing is
+    /// written to it ([`Catalog::recover_into`] copies what is readable).
+    #[error(
+        "the catalogue file is damaged, so nothing was written to it (SQLite's check: {detail})"
+    )]
+    Damaged {
+        /// What the check reported (its first lines).
+        detail: String,
+    },
 }
 
 /// A file's id in the catalogue.
 pub type FileId = i64;
 
 /// The schema version this code writes.
-const SCHEMA: i64 = 2;
+const SCHEMA: i64 = 3;
 
 /// The stored index is written in parts of this many bytes, so it is never
 /// copied whole (SQLite's largest value is 1 GB).
@@ -86,11 +95,58 @@ pub struct Catalog {
     pub(crate) conn: Connection,
     /// The search index last used, with the generation it was made from.
     index: RefCell<Option<(i64, Arc<SearchIndex>)>>,
+    /// Set when [`Catalog::check`] failed: every write is refused.
+    damaged: Option<String>,
+}
+
+/// The key a file's card has in the light table's saved placements: the
+/// catalogue treats a placement under this key as something the user made
+/// for that file (it follows the file across moves and goes with it).
+pub fn file_key(id: FileId) -> String {
+    format!("f:{id}")
+}
+
+/// Whether a file is on disk as the last index run saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(i64)]
+pub enum Presence {
+    /// Seen by the last run that looked.
+    Present = 0,
+    /// Its folder could not be read by the last run: kept as it was, and
+    /// still searched.
+    Unavailable = 1,
+    /// Gone from disk, but kept for what the user made for it (an edited
+    /// caption, a light-table placement), so it comes back if the file
+    /// does, or is found moved. Not searched or listed;
+    /// [`Catalog::forget`] drops it.
+    Missing = 2,
+}
+
+impl Presence {
+    fn from_i64(v: i64) -> Presence {
+        match v {
+            1 => Presence::Unavailable,
+            2 => Presence::Missing,
+            _ => Presence::Present,
+        }
+    }
+}
+
+/// Who a file is on disk, beyond its path: what carries its record across
+/// a move or rename.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Identity {
+    /// The device and inode number (Unix), which a rename or a move within
+    /// one file system keeps.
+    pub inode: Option<(u64, u64)>,
+    /// A hash of the file's size, first and last 16 KB: the same for a
+    /// copy, different for different photos of the same size and time.
+    pub hash: Option<[u8; 16]>,
 }
 
 /// A file to add: its path and caption, and the size and modification
 /// time an index run compares to notice changes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct NewFile<'a> {
     /// The path.
     pub path: &'a str,
@@ -107,6 +163,8 @@ pub struct NewFile<'a> {
     pub camera: &'a str,
     /// When the photo was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
     pub date: &'a str,
+    /// Its inode and content hash, where known.
+    pub identity: Identity,
 }
 
 /// What an index run compares against the disk for one file.
@@ -120,6 +178,83 @@ pub struct Stamp {
     pub size: i64,
     /// Modification time, seconds since the epoch.
     pub mtime: i64,
+    /// Its inode and content hash, where recorded.
+    pub identity: Identity,
+    /// Whether it was on disk at the last run.
+    pub presence: Presence,
+    /// Whether the user made something for it: an edited caption or a
+    /// light-table placement (what must never be lost).
+    pub made_by_user: bool,
+}
+
+/// A recorded file's new place on disk (an index run found it moved).
+#[derive(Clone, Debug)]
+pub struct Moved {
+    /// The file's id (kept).
+    pub id: FileId,
+    /// The new path as text (lossy where not UTF-8).
+    pub path: String,
+    /// The new path's exact bytes, where they differ from `path`.
+    pub raw_path: Option<Vec<u8>>,
+    /// Its identity at the new place.
+    pub identity: Identity,
+}
+
+/// What an index run learned about files already recorded, written in one
+/// transaction by [`Catalog::reconcile`], before anything new is added: an
+/// interrupted run leaves each file either at its old record or moved,
+/// never dropped.
+#[derive(Clone, Debug, Default)]
+pub struct Reconcile {
+    /// Records whose file was found at another path.
+    pub moves: Vec<Moved>,
+    /// `(keep, drop)`: two records of one file (an older version's
+    /// interrupted run added the moved file as new); `keep` takes `drop`'s
+    /// path and identity and keeps what the user made for either.
+    pub merges: Vec<(FileId, FileId)>,
+    /// Records whose presence changed (a folder that could not be read,
+    /// a file that came back).
+    pub presence: Vec<(FileId, Presence)>,
+    /// Inodes learned for records that had none (catalogues written before
+    /// they were kept).
+    pub identities: Vec<(FileId, Identity)>,
+    /// Records of files that are gone: removed, or kept as
+    /// [`Presence::Missing`] when the user made something for them.
+    pub vanished: Vec<FileId>,
+}
+
+/// What [`Catalog::reconcile`] did with the vanished files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Vanished {
+    /// Records removed (nothing the user made was in them).
+    pub removed: usize,
+    /// Records kept as missing, for the user's captions or placements.
+    pub kept: usize,
+}
+
+/// What [`Catalog::forget`] dropped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Forgotten {
+    /// Records dropped.
+    pub files: usize,
+    /// Of them, records that held an edited caption or a placement.
+    pub made_by_user: usize,
+}
+
+/// What [`Catalog::recover_into`] copied.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recovered {
+    /// File records copied.
+    pub files: usize,
+    /// Of them, records with a caption the user wrote.
+    pub captions: usize,
+    /// Light-table placements copied.
+    pub placements: usize,
+    /// Settings copied.
+    pub settings: usize,
+    /// Stretches of the damaged file that could not be read (their rows,
+    /// if any, are lost).
+    pub unreadable: Vec<String>,
 }
 
 /// One file with everything the catalogue records of it (what a browser
@@ -191,10 +326,14 @@ impl Catalog {
             0 => {
                 let tx = conn.unchecked_transaction()?;
                 tx.execute_batch(SCHEMA_V2)?;
-                tx.execute_batch("PRAGMA user_version = 2;")?;
+                tx.execute_batch(MIGRATE_V2_TO_V3)?;
                 tx.commit()?;
             }
-            1 => migrate_from_v1(&conn)?,
+            1 => {
+                migrate_from_v1(&conn)?;
+                migrate_from_v2(&conn)?;
+            }
+            2 => migrate_from_v2(&conn)?,
             _ => {}
         }
         // The light table's tables came after version 2: made when missing.
@@ -217,7 +356,38 @@ impl Catalog {
         Ok(Catalog {
             conn,
             index: RefCell::new(None),
+            damaged: None,
         })
+    }
+
+    /// Runs SQLite's structural check over the whole file (every page,
+    /// every b-tree; not the match of indexes to tables, which is slower
+    /// and which [`Catalog::recover_into`] rebuilds anyway). A catalogue
+    /// that fails it is never written to: every later write is refused with
+    /// [`CatalogError::Damaged`], and so is this call.
+    pub fn check(&mut self) -> Result<(), CatalogError> {
+        let outcome = (|| -> Result<Vec<String>, rusqlite::Error> {
+            let mut st = self.conn.prepare("PRAGMA quick_check(20)")?;
+            let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+            rows.collect()
+        })();
+        let detail = match outcome {
+            Ok(lines) if lines.len() == 1 && lines[0] == "ok" => return Ok(()),
+            Ok(lines) => lines.join("; "),
+            Err(e) => e.to_string(),
+        };
+        self.damaged = Some(detail.clone());
+        Err(CatalogError::Damaged { detail })
+    }
+
+    /// Refuses writes to a catalogue that failed [`Catalog::check`].
+    pub(crate) fn writable(&self) -> Result<(), CatalogError> {
+        match &self.damaged {
+            Some(detail) => Err(CatalogError::Damaged {
+                detail: detail.clone(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Adds files (path and caption each), in one transaction, and returns
@@ -228,11 +398,7 @@ impl Catalog {
             .map(|&(path, caption)| NewFile {
                 path,
                 caption,
-                size: 0,
-                mtime: 0,
-                raw_path: None,
-                camera: "",
-                date: "",
+                ..NewFile::default()
             })
             .collect();
         self.add(&stamped)
@@ -241,6 +407,7 @@ impl Catalog {
     /// Adds files with their size and modification time, in one
     /// transaction, and returns their ids in order.
     pub fn add(&mut self, files: &[NewFile<'_>]) -> Result<Vec<FileId>, CatalogError> {
+        self.writable()?;
         let tx = self.conn.transaction()?;
         let mut ids = Vec::new();
         ids.try_reserve_exact(files.len())
@@ -250,12 +417,13 @@ impl Catalog {
             })?;
         {
             let mut insert_file = tx.prepare_cached(
-                "INSERT INTO files (path, caption, ext, size, mtime, raw_path, camera, date) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO files (path, caption, ext, size, mtime, raw_path, camera, date, \
+                 dev, ino, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
             for f in files {
                 check_date(f)?;
                 let (_, name) = split_path(f.path);
+                let (dev, ino) = inode_columns(&f.identity);
                 insert_file.execute(params![
                     f.path,
                     f.caption,
@@ -264,7 +432,10 @@ impl Catalog {
                     f.mtime,
                     f.raw_path,
                     f.camera,
-                    f.date
+                    f.date,
+                    dev,
+                    ino,
+                    f.identity.hash.as_ref().map(|h| h.as_slice()),
                 ])?;
                 ids.push(tx.last_insert_rowid());
             }
@@ -279,17 +450,20 @@ impl Catalog {
     /// the user edited ([`Catalog::set_caption`]) is kept; otherwise the
     /// new one replaces it.
     pub fn update(&mut self, files: &[(FileId, NewFile<'_>)]) -> Result<(), CatalogError> {
+        self.writable()?;
         let tx = self.conn.transaction()?;
         {
             let mut st = tx.prepare_cached(
                 "UPDATE files SET path = ?2, ext = ?3, size = ?4, mtime = ?5, raw_path = ?6, \
                  camera = ?7, date = ?8, \
-                 caption = CASE WHEN caption_edited THEN caption ELSE ?9 END \
+                 caption = CASE WHEN caption_edited THEN caption ELSE ?9 END, \
+                 dev = ?10, ino = ?11, hash = ?12, status = 0 \
                  WHERE file_id = ?1",
             )?;
             for (id, f) in files {
                 check_date(f)?;
                 let (_, name) = split_path(f.path);
+                let (dev, ino) = inode_columns(&f.identity);
                 st.execute(params![
                     id,
                     f.path,
@@ -299,7 +473,10 @@ impl Catalog {
                     f.raw_path,
                     f.camera,
                     f.date,
-                    f.caption
+                    f.caption,
+                    dev,
+                    ino,
+                    f.identity.hash.as_ref().map(|h| h.as_slice()),
                 ])?;
             }
             bump(&tx)?;
@@ -316,21 +493,12 @@ impl Catalog {
         if moves.is_empty() {
             return Ok(());
         }
+        self.writable()?;
         let tx = self.conn.transaction()?;
-        {
-            let mut drop_other = tx.prepare_cached(
-                "DELETE FROM files WHERE path = ?2 AND raw_path IS ?3 AND file_id != ?1",
-            )?;
-            let mut st = tx.prepare_cached(
-                "UPDATE files SET path = ?2, raw_path = ?3, ext = ?4 WHERE file_id = ?1",
-            )?;
-            for &(id, path, raw) in moves {
-                let (_, name) = split_path(path);
-                drop_other.execute(params![id, path, raw])?;
-                st.execute(params![id, path, raw, extension(name)])?;
-            }
-            bump(&tx)?;
+        for &(id, path, raw) in moves {
+            move_record(&tx, id, path, raw, None)?;
         }
+        bump(&tx)?;
         tx.commit()?;
         Ok(())
     }
@@ -339,6 +507,7 @@ impl Catalog {
     /// even when the photo's own metadata changes. Returns whether the file
     /// exists.
     pub fn set_caption(&mut self, id: FileId, caption: &str) -> Result<bool, CatalogError> {
+        self.writable()?;
         let tx = self.conn.transaction()?;
         let n = tx.execute(
             "UPDATE files SET caption = ?2, caption_edited = 1 WHERE file_id = ?1",
@@ -355,31 +524,123 @@ impl Catalog {
     pub fn stamps_under(&self, prefix: &str) -> Result<Vec<Stamp>, CatalogError> {
         // Each file's exact path bytes: the raw ones where stored. A range
         // on the path uses its index.
-        let mut st = self.conn.prepare_cached(
-            "SELECT file_id, coalesce(raw_path, CAST(path AS BLOB)), size, mtime FROM files \
-             WHERE path >= ?1 AND path < ?1 || char(1114111) AND substr(path, 1, length(?1)) = ?1",
-        )?;
-        let rows = st.query_map(params![prefix], |r| {
+        self.stamps_where(
+            "path >= ?1 AND path < ?1 || char(1114111) AND substr(path, 1, length(?1)) = ?1",
+            params![prefix],
+        )
+    }
+
+    /// The record of the file at exactly this path (an index run given one
+    /// file rather than a folder).
+    pub fn stamps_at(&self, path: &str) -> Result<Vec<Stamp>, CatalogError> {
+        self.stamps_where("path = ?1", params![path])
+    }
+
+    /// Records with this inode, wherever they are (a move found from the
+    /// file's side).
+    pub fn stamps_with_inode(&self, dev: u64, ino: u64) -> Result<Vec<Stamp>, CatalogError> {
+        self.stamps_where("ino = ?2 AND dev = ?1", params![dev as i64, ino as i64])
+    }
+
+    /// Records with this size and modification time, wherever they are.
+    pub fn stamps_with_time(&self, size: i64, mtime: i64) -> Result<Vec<Stamp>, CatalogError> {
+        self.stamps_where("size = ?1 AND mtime = ?2", params![size, mtime])
+    }
+
+    /// Every record kept for a file that is gone ([`Presence::Missing`]).
+    pub fn missing(&self) -> Result<Vec<Stamp>, CatalogError> {
+        self.stamps_where("status = 2", params![])
+    }
+
+    fn stamps_where(
+        &self,
+        condition: &str,
+        values: impl rusqlite::Params,
+    ) -> Result<Vec<Stamp>, CatalogError> {
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT file_id, coalesce(raw_path, CAST(path AS BLOB)), size, mtime, dev, ino, hash, \
+             status, caption_edited OR EXISTS (SELECT 1 FROM placements \
+             WHERE placements.key = 'f:' || files.file_id) FROM files WHERE {condition}"
+        ))?;
+        let rows = st.query_map(values, |r| {
+            let dev: Option<i64> = r.get(4)?;
+            let ino: Option<i64> = r.get(5)?;
+            let hash: Option<Vec<u8>> = r.get(6)?;
             Ok(Stamp {
                 id: r.get(0)?,
                 path: r.get(1)?,
                 size: r.get(2)?,
                 mtime: r.get(3)?,
+                identity: Identity {
+                    inode: dev.zip(ino).map(|(d, i)| (d as u64, i as u64)),
+                    hash: hash.and_then(|h| <[u8; 16]>::try_from(h.as_slice()).ok()),
+                },
+                presence: Presence::from_i64(r.get(7)?),
+                made_by_user: r.get(8)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Removes files, in one transaction.
+    /// Writes what an index run learned about recorded files (see
+    /// [`Reconcile`]), in one transaction.
+    pub fn reconcile(&mut self, r: &Reconcile) -> Result<Vanished, CatalogError> {
+        self.writable()?;
+        let tx = self.conn.transaction()?;
+        for &(keep, drop) in &r.merges {
+            merge_records(&tx, keep, drop)?;
+        }
+        for m in &r.moves {
+            move_record(&tx, m.id, &m.path, m.raw_path.as_deref(), Some(&m.identity))?;
+        }
+        {
+            let mut presence =
+                tx.prepare_cached("UPDATE files SET status = ?2 WHERE file_id = ?1")?;
+            for &(id, p) in &r.presence {
+                presence.execute(params![id, p as i64])?;
+            }
+            let mut identity = tx.prepare_cached(
+                "UPDATE files SET dev = ?2, ino = ?3, hash = coalesce(?4, hash) WHERE file_id = ?1",
+            )?;
+            for (id, i) in &r.identities {
+                let (dev, ino) = inode_columns(i);
+                identity.execute(params![id, dev, ino, i.hash.as_ref().map(|h| h.as_slice())])?;
+            }
+        }
+        let mut out = Vanished::default();
+        {
+            let mut keep = tx.prepare_cached(
+                "UPDATE files SET status = 2 WHERE file_id = ?1 AND (caption_edited \
+                 OR EXISTS (SELECT 1 FROM placements WHERE key = 'f:' || ?1))",
+            )?;
+            let mut del = tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?;
+            for &id in &r.vanished {
+                if keep.execute(params![id])? > 0 {
+                    out.kept += 1;
+                } else {
+                    out.removed += del.execute(params![id])?;
+                }
+            }
+        }
+        bump(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Removes files, and their light-table placements, in one
+    /// transaction.
     pub fn remove(&mut self, ids: &[FileId]) -> Result<(), CatalogError> {
         if ids.is_empty() {
             return Ok(());
         }
+        self.writable()?;
         let tx = self.conn.transaction()?;
         {
             let mut del = tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?;
+            let mut unplace = tx.prepare_cached("DELETE FROM placements WHERE key = ?1")?;
             for &id in ids {
                 del.execute(params![id])?;
+                unplace.execute(params![file_key(id)])?;
             }
             bump(&tx)?;
         }
@@ -387,11 +648,69 @@ impl Catalog {
         Ok(())
     }
 
-    /// How many files the catalogue holds.
+    /// Drops every record under these paths (each a folder, by prefix, or
+    /// one file), and every record kept for a missing file when `missing`
+    /// is set, with their placements, in one transaction. Only when `dry`
+    /// is false: a dry run counts what would go (what a careful command
+    /// shows before asking).
+    pub fn forget(
+        &mut self,
+        paths: &[&str],
+        missing: bool,
+        dry: bool,
+    ) -> Result<Forgotten, CatalogError> {
+        let mut ids: Vec<(FileId, bool)> = Vec::new();
+        for p in paths {
+            let folder = format!(
+                "{}{}",
+                p.trim_end_matches(['/', '\\']),
+                std::path::MAIN_SEPARATOR
+            );
+            for st in self
+                .stamps_at(p)?
+                .into_iter()
+                .chain(self.stamps_under(&folder)?)
+            {
+                ids.push((st.id, st.made_by_user));
+            }
+        }
+        if missing {
+            ids.extend(
+                self.missing()?
+                    .into_iter()
+                    .map(|st| (st.id, st.made_by_user)),
+            );
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let out = Forgotten {
+            files: ids.len(),
+            made_by_user: ids.iter().filter(|(_, u)| *u).count(),
+        };
+        if !dry {
+            let ids: Vec<FileId> = ids.into_iter().map(|(id, _)| id).collect();
+            self.remove(&ids)?;
+        }
+        Ok(out)
+    }
+
+    /// How many files the catalogue holds (not counting records kept for
+    /// missing files).
     pub fn len(&self) -> Result<u64, CatalogError> {
         Ok(self
             .conn
-            .query_row("SELECT count(*) FROM files", [], |r| r.get::<_, i64>(0))? as u64)
+            .query_row("SELECT count(*) FROM files WHERE status < 2", [], |r| {
+                r.get::<_, i64>(0)
+            })? as u64)
+    }
+
+    /// How many records are kept for missing files ([`Presence::Missing`]).
+    pub fn missing_len(&self) -> Result<u64, CatalogError> {
+        Ok(self
+            .conn
+            .query_row("SELECT count(*) FROM files WHERE status = 2", [], |r| {
+                r.get::<_, i64>(0)
+            })? as u64)
     }
 
     /// Whether the catalogue holds no file.
@@ -456,6 +775,19 @@ impl Catalog {
             bytes.extend_from_slice(part);
         }
         // A damaged one is rebuilt: it holds nothing the files do not.
+        // Bytes changed inside a page pass SQLite's checks and might pass
+        // the index's own offset checks: the checksum catches them.
+        let stored: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'index_checksum'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if stored != Some(i64::from(crc32fast::hash(&bytes))) {
+            return Ok(None);
+        }
         Ok(SearchIndex::from_bytes(&bytes).ok())
     }
 
@@ -467,7 +799,8 @@ impl Catalog {
         let mut b = IndexBuilder::new();
         {
             let mut st = tx.prepare_cached(
-                "SELECT file_id, path, caption, camera, date FROM files ORDER BY file_id",
+                "SELECT file_id, path, caption, camera, date FROM files WHERE status < 2 \
+                 ORDER BY file_id",
             )?;
             let mut rows = st.query([])?;
             while let Some(r) = rows.next()? {
@@ -487,6 +820,7 @@ impl Catalog {
     /// Stores the index made from `generation`, unless the files changed
     /// since or another process holds the write lock.
     fn store_index(&self, ix: &SearchIndex, generation: i64) -> Result<(), CatalogError> {
+        self.writable()?;
         self.conn.busy_timeout(Duration::ZERO)?;
         let result = (|| -> Result<(), CatalogError> {
             let tx = self.conn.unchecked_transaction()?;
@@ -496,7 +830,9 @@ impl Catalog {
             }
             let mut insert = tx.prepare("INSERT INTO search_index (part, data) VALUES (?1, ?2)")?;
             let mut i = 0i64;
+            let mut sum = crc32fast::Hasher::new();
             ix.write_parts(INDEX_PART, &mut |part: &[u8]| -> Result<(), CatalogError> {
+                sum.update(part);
                 insert.execute(params![i, part])?;
                 i += 1;
                 Ok(())
@@ -505,6 +841,10 @@ impl Catalog {
             tx.execute(
                 "UPDATE meta SET value = ?1 WHERE key = 'index_generation'",
                 params![generation],
+            )?;
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('index_checksum', ?1)",
+                params![i64::from(sum.finalize())],
             )?;
             Ok(tx.commit()?)
         })();
@@ -522,7 +862,8 @@ impl Catalog {
         let tx = self.conn.unchecked_transaction()?;
         tx.execute_batch("DELETE FROM links; DELETE FROM tokens;")?;
         {
-            let mut files = tx.prepare("SELECT file_id, path, caption, camera FROM files")?;
+            let mut files =
+                tx.prepare("SELECT file_id, path, caption, camera FROM files WHERE status < 2")?;
             let mut rows = files.query([])?;
             let mut insert_token =
                 tx.prepare_cached("INSERT OR IGNORE INTO tokens (word) VALUES (?1)")?;
@@ -560,7 +901,9 @@ impl Catalog {
 
     /// Every file id.
     fn all(&self) -> Result<BTreeSet<FileId>, CatalogError> {
-        let mut st = self.conn.prepare_cached("SELECT file_id FROM files")?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT file_id FROM files WHERE status < 2")?;
         let rows = st.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -690,7 +1033,8 @@ impl Catalog {
     /// Files taken from `lo` to `hi`, both compared as prefixes.
     fn date(&self, lo: &str, hi: &str) -> Result<BTreeSet<FileId>, CatalogError> {
         let mut st = self.conn.prepare_cached(
-            "SELECT file_id FROM files WHERE date != '' AND date >= ?1 AND substr(date, 1, length(?2)) <= ?2",
+            "SELECT file_id FROM files WHERE status < 2 AND date != '' AND date >= ?1 \
+             AND substr(date, 1, length(?2)) <= ?2",
         )?;
         let rows = st.query_map(params![lo, hi], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -700,7 +1044,7 @@ impl Catalog {
     fn ext(&self, ext: &str) -> Result<BTreeSet<FileId>, CatalogError> {
         let mut st = self
             .conn
-            .prepare_cached("SELECT file_id FROM files WHERE ext = ?1")?;
+            .prepare_cached("SELECT file_id FROM files WHERE ext = ?1 AND status < 2")?;
         let rows = st.query_map(params![ext], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -731,11 +1075,221 @@ impl Catalog {
     }
 }
 
+/// One `files` row as [`Catalog::recover_into`] copies it.
+type FileRow = (
+    FileId,
+    String,
+    String,
+    bool,
+    String,
+    i64,
+    i64,
+    Option<Vec<u8>>,
+    String,
+    String,
+    (Option<i64>, Option<i64>, Option<Vec<u8>>, i64),
+);
+
+impl Catalog {
+    /// Drops the stored search index and builds it again from the file
+    /// records (what `viewer2 repair` does to a catalogue that passes its
+    /// check). Returns its size in bytes.
+    pub fn rebuild_index(&mut self) -> Result<usize, CatalogError> {
+        self.writable()?;
+        self.conn.execute_batch(
+            "BEGIN; DELETE FROM search_index; \
+             UPDATE meta SET value = 0 WHERE key = 'index_generation'; COMMIT;",
+        )?;
+        *self.index.borrow_mut() = None;
+        self.refresh_index()
+    }
+
+    /// Copies what can still be read of this catalogue (one that failed
+    /// [`Catalog::check`], say) into a new catalogue at `dest`, which must
+    /// not exist yet: every readable file record with its caption, inode,
+    /// hash and presence, the light table's placements and the settings.
+    /// The search index and the seed's tables are built afresh from the
+    /// records, never copied. Rows are read in id order; where a stretch
+    /// cannot be read, the copy skips ahead (by doubling steps) until it
+    /// can, and says which ids it could not read. The new file is
+    /// checkpointed and synced before this returns.
+    pub fn recover_into(&self, dest: &Path) -> Result<Recovered, CatalogError> {
+        if dest.exists() {
+            return Err(CatalogError::BadFile {
+                path: dest.to_string_lossy().into_owned(),
+                problem: "the file to recover into exists already",
+            });
+        }
+        let mut out = Recovered::default();
+        let mut to = Catalog::open(dest)?;
+        let last: Option<i64> = self
+            .conn
+            .query_row("SELECT max(file_id) FROM files", [], |r| r.get(0))
+            .unwrap_or(Some(i64::MAX));
+        let last = last.unwrap_or(0);
+        let tx = to.conn.transaction()?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO files (file_id, path, caption, caption_edited, ext, size, mtime, \
+                 raw_path, camera, date, dev, ino, hash, status) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )?;
+            let mut read = self.conn.prepare(
+                "SELECT file_id, path, caption, caption_edited, ext, size, mtime, raw_path, \
+                 camera, date, dev, ino, hash, status FROM files WHERE file_id >= ?1 \
+                 ORDER BY file_id",
+            )?;
+            let mut next = i64::MIN;
+            let mut step = 1i64;
+            loop {
+                let mut rows = match read.query(params![next]) {
+                    Ok(rows) => rows,
+                    Err(e) => {
+                        note_unreadable(&mut out, next, step, &e);
+                        match next.checked_add(step) {
+                            Some(n) if n <= last => {
+                                next = n;
+                                step = step.saturating_mul(2);
+                                continue;
+                            }
+                            _ => break,
+                        }
+                    }
+                };
+                let mut progressed = false;
+                let outcome = loop {
+                    let row = match rows.next() {
+                        Ok(Some(row)) => row,
+                        Ok(None) => break Ok(()),
+                        Err(e) => break Err(e),
+                    };
+                    let one = (|| -> rusqlite::Result<FileRow> {
+                        Ok((
+                            row.get(0)?,
+                            row.get(1)?,
+                            row.get(2)?,
+                            row.get(3)?,
+                            row.get(4)?,
+                            row.get(5)?,
+                            row.get(6)?,
+                            row.get(7)?,
+                            row.get(8)?,
+                            row.get(9)?,
+                            (row.get(10)?, row.get(11)?, row.get(12)?, row.get(13)?),
+                        ))
+                    })();
+                    match one {
+                        Ok(f) => {
+                            let (id, path, caption, edited, ext, size, mtime, raw, camera, date) =
+                                (f.0, f.1, f.2, f.3, f.4, f.5, f.6, f.7, f.8, f.9);
+                            let (dev, ino, hash, status) = f.10;
+                            insert.execute(params![
+                                id, path, caption, edited, ext, size, mtime, raw, camera, date,
+                                dev, ino, hash, status
+                            ])?;
+                            out.files += 1;
+                            out.captions += usize::from(edited);
+                            next = id.saturating_add(1);
+                            progressed = true;
+                            step = 1;
+                        }
+                        // A row whose values cannot be read: skip it alone.
+                        Err(e) => {
+                            let id: i64 = row.get(0).unwrap_or(next);
+                            out.unreadable.push(format!("file id {id}: {e}"));
+                            next = id.saturating_add(1);
+                            progressed = true;
+                        }
+                    }
+                };
+                match outcome {
+                    Ok(()) => break,
+                    Err(e) => {
+                        if !progressed {
+                            note_unreadable(&mut out, next, step, &e);
+                            match next.checked_add(step) {
+                                Some(n) if n <= last => {
+                                    next = n;
+                                    step = step.saturating_mul(2);
+                                }
+                                _ => break,
+                            }
+                        }
+                    }
+                }
+            }
+            // The light table's placements and the settings: what reads.
+            let mut put = tx.prepare(
+                "INSERT OR REPLACE INTO placements (key, x, y, angle, grp) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            match self.placements() {
+                Ok(all) => {
+                    for p in all {
+                        put.execute(params![p.key, p.x, p.y, p.angle, p.group])?;
+                        out.placements += 1;
+                    }
+                }
+                Err(e) => out.unreadable.push(format!("the placements: {e}")),
+            }
+            let settings = (|| -> rusqlite::Result<Vec<(String, String)>> {
+                let mut st = self.conn.prepare("SELECT key, value FROM settings")?;
+                let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                rows.collect()
+            })();
+            match settings {
+                Ok(all) => {
+                    let mut put =
+                        tx.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)")?;
+                    for (k, v) in all {
+                        put.execute(params![k, v])?;
+                        out.settings += 1;
+                    }
+                }
+                Err(e) => out.unreadable.push(format!("the settings: {e}")),
+            }
+            bump(&tx)?;
+        }
+        tx.commit()?;
+        to.refresh_index()?;
+        // Everything into the main file, then onto the disk, before the
+        // caller swaps the files.
+        to.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        drop(to);
+        std::fs::File::open(dest)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| CatalogError::BadFile {
+                path: dest.to_string_lossy().into_owned(),
+                problem: if e.kind() == std::io::ErrorKind::NotFound {
+                    "the recovered file vanished before it was synced"
+                } else {
+                    "the recovered file could not be synced to the disk"
+                },
+            })?;
+        Ok(out)
+    }
+}
+
+/// Notes a stretch of ids the recovery could not read.
+fn note_unreadable(out: &mut Recovered, from: i64, step: i64, e: &rusqlite::Error) {
+    let to = from.saturating_add(step - 1);
+    let what = if from == i64::MIN {
+        "the start of the file table".to_owned()
+    } else if step == 1 {
+        format!("file id {from}")
+    } else {
+        format!("file ids {from}–{to}")
+    };
+    out.unreadable.push(format!("{what}: {e}"));
+}
+
 impl Catalog {
     /// Every file, in id order.
     pub fn files(&self) -> Result<Vec<FileRecord>, CatalogError> {
         let mut st = self.conn.prepare_cached(
-            "SELECT file_id, path, raw_path, caption, camera, date, size, mtime FROM files ORDER BY file_id",
+            "SELECT file_id, path, raw_path, caption, camera, date, size, mtime FROM files \
+             WHERE status < 2 ORDER BY file_id",
         )?;
         let rows = st.query_map([], |r| {
             Ok(FileRecord {
@@ -821,6 +1375,102 @@ fn migrate_from_v1(conn: &Connection) -> Result<(), CatalogError> {
          PRAGMA user_version = 2;",
     )?;
     tx.commit()?;
+    Ok(())
+}
+
+/// Version 3 keeps each file's inode and a content hash (what carries its
+/// record across moves, [`Identity`]) and its presence on disk
+/// ([`Presence`]), with indexes to find a record by either.
+const MIGRATE_V2_TO_V3: &str = "
+    ALTER TABLE files ADD COLUMN dev INTEGER;
+    ALTER TABLE files ADD COLUMN ino INTEGER;
+    ALTER TABLE files ADD COLUMN hash BLOB;
+    -- 0 present, 1 unavailable (its folder could not be read), 2 missing
+    -- (gone, kept for what the user made for it).
+    ALTER TABLE files ADD COLUMN status INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX files_by_stamp ON files (size, mtime);
+    CREATE INDEX files_by_inode ON files (ino) WHERE ino IS NOT NULL;
+    INSERT OR IGNORE INTO meta (key, value) VALUES ('index_checksum', 0);
+    PRAGMA user_version = 3;
+";
+
+fn migrate_from_v2(conn: &Connection) -> Result<(), CatalogError> {
+    let tx = conn.unchecked_transaction()?;
+    tx.execute_batch(MIGRATE_V2_TO_V3)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// The `dev` and `ino` columns of an identity (SQLite integers are
+/// signed: the bits are kept).
+fn inode_columns(i: &Identity) -> (Option<i64>, Option<i64>) {
+    match i.inode {
+        Some((dev, ino)) => (Some(dev as i64), Some(ino as i64)),
+        None => (None, None),
+    }
+}
+
+/// Gives record `id` a new path (and identity, where given), replacing
+/// any other record at that path (an index run that met the moved file
+/// first may have added it as new).
+fn move_record(
+    tx: &Connection,
+    id: FileId,
+    path: &str,
+    raw: Option<&[u8]>,
+    identity: Option<&Identity>,
+) -> Result<(), CatalogError> {
+    let others: Vec<FileId> = {
+        let mut st = tx.prepare_cached(
+            "SELECT file_id FROM files WHERE path = ?2 AND raw_path IS ?3 AND file_id != ?1",
+        )?;
+        let rows = st.query_map(params![id, path, raw], |r| r.get(0))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for other in others {
+        merge_records(tx, id, other)?;
+    }
+    let (_, name) = split_path(path);
+    tx.prepare_cached(
+        "UPDATE files SET path = ?2, raw_path = ?3, ext = ?4, status = 0 WHERE file_id = ?1",
+    )?
+    .execute(params![id, path, raw, extension(name)])?;
+    if let Some(i) = identity {
+        let (dev, ino) = inode_columns(i);
+        tx.prepare_cached(
+            "UPDATE files SET dev = ?2, ino = ?3, hash = coalesce(?4, hash) WHERE file_id = ?1",
+        )?
+        .execute(params![id, dev, ino, i.hash.as_ref().map(|h| h.as_slice())])?;
+    }
+    Ok(())
+}
+
+/// Folds record `drop` into record `keep` (two records of one file):
+/// `keep` takes `drop`'s path, stamps and identity; the caption the user
+/// wrote on either stays (`keep`'s first), else `drop`'s, which is the
+/// newer reading; `drop`'s placement moves to `keep` if `keep` has none.
+fn merge_records(tx: &Connection, keep: FileId, drop: FileId) -> Result<(), CatalogError> {
+    tx.prepare_cached(
+        "UPDATE files SET (path, raw_path, ext, size, mtime, dev, ino, hash, camera, date, \
+         status) = (SELECT path, raw_path, ext, size, mtime, dev, ino, coalesce(hash, \
+         (SELECT hash FROM files WHERE file_id = ?1)), camera, date, status FROM files \
+         WHERE file_id = ?2), \
+         caption = CASE WHEN caption_edited THEN caption \
+         ELSE (SELECT caption FROM files WHERE file_id = ?2) END, \
+         caption_edited = caption_edited OR (SELECT caption_edited FROM files WHERE file_id = ?2) \
+         WHERE file_id = ?1 AND EXISTS (SELECT 1 FROM files WHERE file_id = ?2)",
+    )?
+    .execute(params![keep, drop])?;
+    let (keep_key, drop_key) = (file_key(keep), file_key(drop));
+    tx.prepare_cached(
+        "UPDATE OR IGNORE placements SET key = ?1 WHERE key = ?2 \
+         AND NOT EXISTS (SELECT 1 FROM placements WHERE key = ?1)",
+    )?
+    .execute(params![keep_key, drop_key])?;
+    tx.prepare_cached("DELETE FROM placements WHERE key = ?1")?
+        .execute(params![drop_key])?;
+    tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?
+        .execute(params![drop])?;
     Ok(())
 }
 

@@ -137,7 +137,7 @@ proptest! {
         let mut cat = Catalog::in_memory().unwrap();
         let files: Vec<NewFile<'_>> = docs
             .iter()
-            .map(|(p, c, cam, d)| NewFile { path: p, caption: c, size: 0, mtime: 0, raw_path: None, camera: cam, date: d })
+            .map(|(p, c, cam, d)| NewFile { path: p, caption: c, size: 0, mtime: 0, raw_path: None, camera: cam, date: d, identity: Default::default() })
             .collect();
         let ids = cat.add(&files).unwrap();
         let prepared: Vec<Document> = docs.iter().map(|(p, c, cam, d)| Document::with_meta(p, c, cam, d)).collect();
@@ -413,7 +413,7 @@ fn version_1_catalogues_are_migrated() {
     let version: i64 = c
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     let old: i64 = c
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE name = 'trigrams'",
@@ -451,6 +451,7 @@ fn changes_reach_the_index_and_keep_ids() {
             raw_path: None,
             camera: "Canon",
             date: "",
+            identity: Default::default(),
         },
     )])
     .unwrap();
@@ -620,6 +621,7 @@ fn bad_dates_are_refused_whole() {
                 raw_path: None,
                 camera: "",
                 date: "",
+                identity: Default::default(),
             },
             NewFile {
                 path: "a/bad.jpg",
@@ -629,6 +631,7 @@ fn bad_dates_are_refused_whole() {
                 raw_path: None,
                 camera: "",
                 date,
+                identity: Default::default(),
             },
         ];
         let err = cat.add(&files).expect_err("a bad date accepted");
@@ -650,6 +653,7 @@ fn files_lists_what_is_stored() {
         raw_path: None,
         camera,
         date,
+        identity: Default::default(),
     };
     let ids = cat
         .add(&[

@@ -6,6 +6,8 @@
 //!   catalogue: path, size and modification time. A second run reads again
 //!   only what changed and drops what vanished.
 //! - `viewer2 search QUERY` prints matching paths, best first.
+//! - `viewer2 forget PATH…` drops the records of a folder that is gone on
+//!   purpose; `viewer2 repair` rebuilds a damaged catalogue into a new file.
 //!
 //! The catalogue is one SQLite file in the platform's data folder, or
 //! `--catalog PATH`.
@@ -84,7 +86,7 @@ fn names_a_subcommand(args: &[std::ffi::OsString]) -> bool {
             }
             continue;
         }
-        return ["index", "search", "help"].contains(&arg.as_ref());
+        return ["index", "search", "forget", "repair", "help"].contains(&arg.as_ref());
     }
     false
 }
@@ -97,6 +99,24 @@ enum Command {
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
     },
+    /// Drops what the catalogue records under these paths (folders or
+    /// files), for a folder that is gone on purpose. Records holding a
+    /// caption or placement you made are dropped only with --yes.
+    Forget {
+        /// Folders or files, on disk or gone.
+        paths: Vec<PathBuf>,
+        /// Also drop every record kept for a missing file (gone from disk,
+        /// kept for the captions or placements you made).
+        #[arg(long)]
+        missing: bool,
+        /// Drop records holding captions or placements you made, too.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Checks the catalogue. A sound one gets its search index rebuilt; a
+    /// damaged one is copied, as far as it reads, into a new file that
+    /// takes its place, and the damaged file is kept beside it.
+    Repair,
     /// Prints the paths matching a query, best first.
     Search {
         /// The query: words (ANDed), OR, -exclusions, "phrases", (groups),
@@ -137,10 +157,203 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
     );
     let report = indexer::index(catalog_path, dirs, &mut |p| match p {
         Progress::Files(n) => bar.set_position(n as u64),
+        Progress::Reading { done, total } => {
+            bar.set_message(format!("reading new and changed files: {done} of {total}"));
+        }
         Progress::BuildingIndex => bar.set_message("building the search index"),
     })?;
     bar.finish_and_clear();
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    if report.warnings_total > report.warnings.len() {
+        eprintln!(
+            "… and {} more warnings (RUST_LOG=warn lists them all)",
+            report.warnings_total - report.warnings.len()
+        );
+    }
     eprintln!("{report}");
+    Ok(())
+}
+
+/// A path as the catalogue spells it, whether or not it still exists: the
+/// nearest existing folder above it made canonical, the rest appended.
+fn catalogue_path(p: &Path) -> Result<PathBuf> {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return Ok(c);
+    }
+    let abs = std::path::absolute(p).with_context(|| format!("{}", p.display()))?;
+    let mut rest = Vec::new();
+    let mut at = abs.as_path();
+    while let Some(parent) = at.parent() {
+        if let Some(name) = at.file_name() {
+            rest.push(name.to_owned());
+        }
+        if let Ok(mut c) = std::fs::canonicalize(parent) {
+            for name in rest.iter().rev() {
+                c.push(name);
+            }
+            return Ok(c);
+        }
+        at = parent;
+    }
+    Ok(abs)
+}
+
+fn forget(catalog_path: &Path, paths: &[PathBuf], missing: bool, yes: bool) -> Result<()> {
+    if paths.is_empty() && !missing {
+        bail!("name the folders or files to forget, or pass --missing");
+    }
+    if !catalog_path.exists() {
+        bail!("no catalogue at {}", catalog_path.display());
+    }
+    let _lock = indexer::lock(catalog_path)?;
+    let mut cat = Catalog::open(catalog_path)
+        .with_context(|| format!("opening {}", catalog_path.display()))?;
+    checked(&mut cat, catalog_path)?;
+    let texts: Vec<String> = paths
+        .iter()
+        .map(|p| catalogue_path(p).map(|c| c.to_string_lossy().into_owned()))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let would = cat.forget(&refs, missing, true)?;
+    if would.files == 0 {
+        eprintln!("the catalogue holds nothing there: nothing to forget");
+        return Ok(());
+    }
+    if would.made_by_user > 0 && !yes {
+        bail!(
+            "{} of the {} records hold captions or placements you made; nothing was dropped. \
+             Run again with --yes to drop them too",
+            would.made_by_user,
+            would.files
+        );
+    }
+    let done = cat.forget(&refs, missing, false)?;
+    let still: Vec<&str> = texts
+        .iter()
+        .filter(|t| Path::new(t).exists())
+        .map(String::as_str)
+        .collect();
+    eprintln!(
+        "forgot {} records ({} with captions or placements you made); {} in the catalogue",
+        done.files,
+        done.made_by_user,
+        cat.len()?
+    );
+    if !still.is_empty() {
+        eprintln!(
+            "note: {} still on disk: indexing a folder above it adds it again",
+            still.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Refuses to go on with a catalogue that fails its check.
+fn checked(cat: &mut Catalog, catalog_path: &Path) -> Result<()> {
+    match cat.check() {
+        Ok(()) => Ok(()),
+        Err(catalog::CatalogError::Damaged { detail }) => Err(indexer::IndexError::Damaged {
+            path: catalog_path.to_owned(),
+            detail,
+        }
+        .into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn repair(catalog_path: &Path) -> Result<()> {
+    if !catalog_path.exists() {
+        bail!("no catalogue at {}", catalog_path.display());
+    }
+    let _lock = indexer::lock(catalog_path)?;
+    let mut cat = Catalog::open(catalog_path)
+        .with_context(|| format!("opening {}", catalog_path.display()))?;
+    let detail = match cat.check() {
+        Ok(()) => {
+            let bytes = cat.rebuild_index()?;
+            eprintln!(
+                "{} passes SQLite's check; its search index was rebuilt ({} files, {:.1} MB)",
+                catalog_path.display(),
+                cat.len()?,
+                bytes as f64 / 1e6
+            );
+            return Ok(());
+        }
+        Err(catalog::CatalogError::Damaged { detail }) => detail,
+        Err(e) => return Err(e.into()),
+    };
+    eprintln!(
+        "{} is damaged ({detail}); copying what it holds into a new file…",
+        catalog_path.display()
+    );
+    let mut name = catalog_path.as_os_str().to_owned();
+    name.push(".recovering");
+    let fresh = PathBuf::from(name);
+    // A recovery stopped part-way left this behind: it holds nothing else.
+    for suffix in ["", "-wal", "-shm"] {
+        let mut p = fresh.as_os_str().to_owned();
+        p.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+    let recovered = cat.recover_into(&fresh)?;
+    drop(cat);
+    // Swap: the damaged file (and its journal) aside, the new one in.
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut aside = catalog_path.as_os_str().to_owned();
+    aside.push(format!(".damaged-{stamp}"));
+    let aside = PathBuf::from(aside);
+    for suffix in ["", "-wal", "-shm"] {
+        let mut from = catalog_path.as_os_str().to_owned();
+        from.push(suffix);
+        let mut to = aside.as_os_str().to_owned();
+        to.push(suffix);
+        match std::fs::rename(&from, &to) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !suffix.is_empty() => {}
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!(
+                        "moving {} aside (the recovered copy is {})",
+                        Path::new(&from).display(),
+                        fresh.display()
+                    )
+                });
+            }
+        }
+    }
+    std::fs::rename(&fresh, catalog_path).with_context(|| {
+        format!(
+            "putting the recovered copy in place: it is {}, the damaged file {}",
+            fresh.display(),
+            aside.display()
+        )
+    })?;
+    if let Some(dir) = catalog_path.parent()
+        && let Ok(d) = std::fs::File::open(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        })
+    {
+        let _ = d.sync_all();
+    }
+    for u in &recovered.unreadable {
+        eprintln!("could not read {u}");
+    }
+    eprintln!(
+        "recovered {} files ({} with captions you wrote), {} placements and {} settings \
+         into a new {}; the damaged file is kept as {} (move it back to undo)",
+        recovered.files,
+        recovered.captions,
+        recovered.placements,
+        recovered.settings,
+        catalog_path.display(),
+        aside.display()
+    );
     Ok(())
 }
 
@@ -338,6 +551,12 @@ fn main() -> Result<()> {
     };
     match args.command {
         Command::Index { dirs } => index(&catalog_path, &dirs),
+        Command::Forget {
+            paths,
+            missing,
+            yes,
+        } => forget(&catalog_path, &paths, missing, yes),
+        Command::Repair => repair(&catalog_path),
         Command::Search {
             query,
             limit,

@@ -416,9 +416,11 @@ fn moves_and_renames_keep_captions() {
     assert!(out.trim_end().ends_with("x/winter.jpg"), "{out}");
     assert_eq!(id_of("a"), a);
     assert_eq!(id_of("winter"), b);
-    // A different photo that merely replaced a deleted one elsewhere is new.
+    // A different photo (other bytes) that merely replaced a deleted one
+    // elsewhere, with the same size and time, is new.
     std::fs::remove_file(photos.join("x/other.jpg")).unwrap();
-    touch(&photos.join("z/unrelated.jpg"), 30);
+    std::fs::create_dir_all(photos.join("z")).unwrap();
+    std::fs::write(photos.join("z/unrelated.jpg"), [7u8; 30]).unwrap();
     let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert!(

@@ -63,6 +63,7 @@ fn setup() -> (tempfile::TempDir, PathBuf) {
             raw_path: None,
             camera: "",
             date: "",
+            identity: Default::default(),
         })
         .collect();
     c.add(&new).unwrap();

@@ -164,6 +164,7 @@ fn main() -> Result<()> {
                 raw_path: None,
                 camera: "",
                 date: "",
+                identity: Default::default(),
             })
             .collect();
         cat.add(&files)?;

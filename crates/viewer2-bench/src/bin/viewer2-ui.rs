@@ -113,6 +113,7 @@ fn make_catalogue(path: &Path, photos: &[PathBuf], total: usize) -> Result<()> {
                 raw_path: None,
                 camera: "",
                 date: "",
+                identity: Default::default(),
             })
             .collect();
         cat.add(&files)?;

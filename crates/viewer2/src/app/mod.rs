@@ -522,6 +522,12 @@ impl ViewerApp {
                     ui.spinner();
                     ui.label(format!("Indexing: {n} files…"));
                 }
+                Indexing::Running(Progress::Reading { done, total }) => {
+                    ui.spinner();
+                    ui.label(format!(
+                        "Indexing: reading {done} of {total} new or changed files…"
+                    ));
+                }
                 Indexing::Running(Progress::BuildingIndex) => {
                     ui.spinner();
                     ui.label("Indexing: building the search index…");

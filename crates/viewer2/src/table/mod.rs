@@ -416,7 +416,7 @@ impl Table {
     /// A card's key in the saved state.
     pub fn key_of(&self, item: Item) -> String {
         match item {
-            Item::Photo(row) => format!("f:{}", self.library.photos[row as usize].id),
+            Item::Photo(row) => catalog::file_key(self.library.photos[row as usize].id),
             Item::Stack(g) | Item::Tray(g) => format!("g:{}", self.tree.groups[g as usize].key),
         }
     }

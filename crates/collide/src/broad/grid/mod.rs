@@ -843,7 +843,11 @@ impl Grid {
         #[cfg(feature = "rayon")]
         let parallel = self.config.execution == Execution::Parallel;
         #[cfg(not(feature = "rayon"))]
-        let parallel = false;
+        let parallel = {
+            // Only a parallel grid sweeps on a team.
+            let _ = team;
+            false
+        };
         if parallel {
             #[cfg(feature = "rayon")]
             {

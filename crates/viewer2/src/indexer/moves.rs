@@ -1,0 +1,389 @@
+//! Step 2 of a run: the records against the walk. What changed, what is
+//! new, what vanished, and which vanished record is which new file (a
+//! move), decided without writing; [`catalog::Catalog::reconcile`] then
+//! writes it in one transaction.
+
+use std::collections::{HashMap, HashSet};
+
+use catalog::{Catalog, CatalogError, Identity, Moved, Presence, Reconcile, Stamp};
+
+use super::walk::{Walk, os_path};
+use super::{Report, Root};
+
+/// What step 2 decided.
+pub(super) struct Plan {
+    pub(super) reconcile: Reconcile,
+    /// Found files recorded with another size or time: (found, id).
+    pub(super) changed: Vec<(usize, i64)>,
+    /// Found files new to the catalogue (not moves).
+    pub(super) new: Vec<usize>,
+}
+
+/// A record whose file the walk did not find where it was recorded: a
+/// candidate for a move.
+struct Old {
+    stamp: Stamp,
+    /// Under the roots walked (unmatched, it vanished); else found by a
+    /// new file's inode or stamp with its own path gone.
+    local: bool,
+}
+
+/// A present record that holds nothing the user made: (found, id).
+type Plain = (usize, i64);
+
+pub(super) fn plan(
+    cat: &Catalog,
+    roots: &[Root],
+    walk: &mut Walk,
+    known: &[Stamp],
+    report: &mut Report,
+) -> Result<Plan, CatalogError> {
+    let mut r = Reconcile::default();
+    let mut changed = Vec::new();
+    let mut new = Vec::new();
+    // Known records by path; a second record at one path (an older
+    // version's single-file runs) is merged into the first.
+    let mut by_path: HashMap<&[u8], usize> = HashMap::with_capacity(known.len());
+    for (k, st) in known.iter().enumerate() {
+        match by_path.get(st.path.as_slice()) {
+            None => {
+                by_path.insert(&st.path, k);
+            }
+            Some(&first) => {
+                let keep = &known[first];
+                if !(keep.made_by_user && st.made_by_user) {
+                    let (keep, drop) = if st.made_by_user {
+                        (st.id, keep.id)
+                    } else {
+                        (keep.id, st.id)
+                    };
+                    r.merges.push((keep, drop));
+                }
+            }
+        }
+    }
+    let merged: HashSet<i64> = r.merges.iter().map(|m| m.1).collect();
+    let mut seen = vec![false; known.len()];
+    // Present records that hold nothing the user made, by inode (and, for
+    // old records written before inodes were kept, by size, time and
+    // name): where an old record's file turns out to be one of them, the
+    // two merge.
+    let mut plain_by_inode: HashMap<(u64, u64), Vec<Plain>> = HashMap::new();
+    let mut plain_by_name: HashMap<(i64, i64, &[u8]), Vec<Plain>> = HashMap::new();
+    for (i, f) in walk.found.iter().enumerate() {
+        match by_path.get(f.raw.as_slice()) {
+            Some(&k) => {
+                let st = &known[k];
+                seen[k] = true;
+                if st.size == f.size && st.mtime == f.mtime {
+                    if st.presence != Presence::Present {
+                        r.presence.push((st.id, Presence::Present));
+                    }
+                    if f.inode.is_some() && st.identity.inode != f.inode {
+                        r.identities.push((
+                            st.id,
+                            Identity {
+                                inode: f.inode,
+                                hash: None,
+                            },
+                        ));
+                    }
+                    if !st.made_by_user {
+                        if let Some(inode) = f.inode {
+                            plain_by_inode.entry(inode).or_default().push((i, st.id));
+                        }
+                        plain_by_name
+                            .entry((f.size, f.mtime, split(&st.path).1))
+                            .or_default()
+                            .push((i, st.id));
+                    }
+                } else {
+                    changed.push((i, st.id));
+                }
+            }
+            None => new.push(i),
+        }
+    }
+    // Records the walk did not see where they were recorded.
+    let mut olds: Vec<Old> = Vec::new();
+    for (k, st) in known.iter().enumerate() {
+        if seen[k] || merged.contains(&st.id) {
+            continue;
+        }
+        if walk.unread(&st.path) {
+            report.unavailable += 1;
+            if st.presence != Presence::Unavailable {
+                r.presence.push((st.id, Presence::Unavailable));
+            }
+            continue;
+        }
+        olds.push(Old {
+            stamp: st.clone(),
+            local: true,
+        });
+    }
+    // Records elsewhere: kept for missing files, or outside the roots with
+    // their own path gone (the indexed folder itself renamed), found from
+    // the new files' side (by inode, or size and time).
+    let outside = cat.len()? + cat.missing_len()? > known.len() as u64;
+    if outside && !new.is_empty() {
+        let mut taken: HashSet<i64> = known.iter().map(|s| s.id).collect();
+        let mut by_time: HashSet<(i64, i64)> = HashSet::new();
+        let mut by_inode: HashSet<(u64, u64)> = HashSet::new();
+        for &i in &new {
+            let f = &walk.found[i];
+            let mut candidates = Vec::new();
+            if let Some((dev, ino)) = f.inode
+                && by_inode.insert((dev, ino))
+            {
+                candidates.extend(cat.stamps_with_inode(dev, ino)?);
+            }
+            if by_time.insert((f.size, f.mtime)) {
+                candidates.extend(cat.stamps_with_time(f.size, f.mtime)?);
+            }
+            for st in candidates {
+                if roots.iter().any(|root| root.holds(&st.path)) || !taken.insert(st.id) {
+                    continue;
+                }
+                let gone = st.presence == Presence::Missing
+                    || std::fs::symlink_metadata(os_path(&st.path))
+                        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+                if gone {
+                    olds.push(Old {
+                        stamp: st,
+                        local: false,
+                    });
+                }
+            }
+        }
+    }
+    let matches = find_moves(&mut olds, walk, &new);
+    let matched_found: HashSet<usize> = matches.iter().map(|m| m.1).collect();
+    let mut matched_old = vec![false; olds.len()];
+    for &(o, i) in &matches {
+        matched_old[o] = true;
+        let f = &walk.found[i];
+        r.moves.push(Moved {
+            id: olds[o].stamp.id,
+            path: f.path.clone(),
+            raw_path: (f.raw != f.path.as_bytes()).then(|| f.raw.clone()),
+            identity: f.identity(),
+        });
+    }
+    new.retain(|i| !matched_found.contains(i));
+    // An old record whose inode is a present record's that holds nothing
+    // the user made: one file with two records (an interrupted older
+    // run). The old record takes the present one's place.
+    let mut absorbed: HashSet<i64> = HashSet::new();
+    for (o, old) in olds.iter().enumerate() {
+        if matched_old[o] {
+            continue;
+        }
+        let st = &old.stamp;
+        let pick = match st.identity.inode {
+            Some(inode) => plain_by_inode.get(&inode).and_then(|list| {
+                list.iter()
+                    .find(|&&(i, id)| {
+                        let f = &walk.found[i];
+                        f.size == st.size && f.mtime == st.mtime && !absorbed.contains(&id)
+                    })
+                    .map(|&(_, id)| id)
+            }),
+            // Written before inodes were kept: the same size, time and
+            // name, and the only such record.
+            None => match plain_by_name.get(&(st.size, st.mtime, split(&st.path).1)) {
+                Some(list) if list.len() == 1 && !absorbed.contains(&list[0].1) => Some(list[0].1),
+                _ => None,
+            },
+        };
+        if let Some(id) = pick {
+            absorbed.insert(id);
+            r.merges.push((st.id, id));
+            matched_old[o] = true;
+        }
+    }
+    for (o, old) in olds.iter().enumerate() {
+        // Unmatched records outside the roots are not this run's to judge;
+        // missing ones stay missing.
+        if !matched_old[o] && old.local && old.stamp.presence != Presence::Missing {
+            r.vanished.push(old.stamp.id);
+        }
+    }
+    Ok(Plan {
+        reconcile: r,
+        changed,
+        new,
+    })
+}
+
+/// How many candidates of one name or folder a new file is compared with
+/// one by one; beyond it, the match is ambiguous anyway.
+const SCAN: usize = 64;
+
+/// Pairs old records with new files: returns (old, found) pairs.
+///
+/// 1. The same device and inode, size and time (a move within one file
+///    system); several new files with one inode (hard links) are told
+///    apart by name, then folder.
+/// 2. The same size and time, and then: the same content hash where both
+///    have one (a copy to another file system), told apart by name, then
+///    folder; else, for records without a hash, the same name (a move) or
+///    folder (a rename), as the only fit or the only one of that name.
+///
+/// Every lookup is by hash key, and a key's candidates are compared only
+/// while few, so renaming every folder of a large tree stays linear.
+fn find_moves(olds: &mut [Old], walk: &mut Walk, new: &[usize]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    if olds.is_empty() || new.is_empty() {
+        return out;
+    }
+    let mut old_used = vec![false; olds.len()];
+    let mut new_used: HashSet<usize> = HashSet::new();
+    // 1. Inodes.
+    let mut new_by_inode: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
+    for &i in new {
+        if let Some(inode) = walk.found[i].inode {
+            new_by_inode.entry(inode).or_default().push(i);
+        }
+    }
+    for (o, old) in olds.iter().enumerate() {
+        let Some(inode) = old.stamp.identity.inode else {
+            continue;
+        };
+        let Some(list) = new_by_inode.get(&inode) else {
+            continue;
+        };
+        let fits: Vec<usize> = list
+            .iter()
+            .copied()
+            .filter(|i| !new_used.contains(i))
+            .filter(|&i| {
+                let f = &walk.found[i];
+                f.size == old.stamp.size && f.mtime == old.stamp.mtime
+            })
+            .collect();
+        let (dir, name) = split(&old.stamp.path);
+        let pick = unique(&fits, |&i| split(&walk.found[i].raw).1 == name)
+            .or_else(|| unique(&fits, |&i| split(&walk.found[i].raw).0 == dir));
+        if let Some(i) = pick {
+            old_used[o] = true;
+            new_used.insert(i);
+            out.push((o, i));
+        }
+    }
+    // 2. Size and time, then content or name and folder.
+    let new_paths: Vec<Vec<u8>> = new.iter().map(|&i| walk.found[i].raw.clone()).collect();
+    type Key<'a> = (i64, i64, &'a [u8]);
+    let mut by_hash: HashMap<(i64, i64, [u8; 16]), Vec<usize>> = HashMap::new();
+    let mut by_name: HashMap<Key<'_>, Vec<usize>> = HashMap::new();
+    let mut by_dir: HashMap<Key<'_>, Vec<usize>> = HashMap::new();
+    let mut hashed_times: HashSet<(i64, i64)> = HashSet::new();
+    let mut times: HashSet<(i64, i64)> = HashSet::new();
+    for (o, old) in olds.iter().enumerate() {
+        if old_used[o] {
+            continue;
+        }
+        let st = &old.stamp;
+        let (dir, name) = split(&st.path);
+        times.insert((st.size, st.mtime));
+        if let Some(h) = st.identity.hash {
+            hashed_times.insert((st.size, st.mtime));
+            by_hash.entry((st.size, st.mtime, h)).or_default().push(o);
+        }
+        by_name
+            .entry((st.size, st.mtime, name))
+            .or_default()
+            .push(o);
+        by_dir.entry((st.size, st.mtime, dir)).or_default().push(o);
+    }
+    for (&i, raw) in new.iter().zip(&new_paths) {
+        if new_used.contains(&i) {
+            continue;
+        }
+        let (size, mtime) = (walk.found[i].size, walk.found[i].mtime);
+        if !times.contains(&(size, mtime)) {
+            continue;
+        }
+        let hash = if hashed_times.contains(&(size, mtime)) {
+            walk.found[i].hash()
+        } else {
+            None
+        };
+        let (dir, name) = split(raw);
+        let name_of = |o: &usize| split(&olds[*o].stamp.path).1 == name;
+        let dir_of = |o: &usize| split(&olds[*o].stamp.path).0 == dir;
+        let mut pick = None;
+        let mut same_content = false;
+        if let Some(h) = hash
+            && let Some(list) = by_hash.get_mut(&(size, mtime, h))
+        {
+            list.retain(|&o| !old_used[o]);
+            same_content = !list.is_empty();
+            if list.len() <= SCAN {
+                pick = if list.len() == 1 {
+                    Some(list[0])
+                } else {
+                    unique(list, name_of).or_else(|| unique(list, dir_of))
+                };
+            }
+        }
+        if pick.is_none() && !same_content {
+            // A record whose hash differs from this file's is another photo.
+            let fits = |o: &usize| {
+                !old_used[*o]
+                    && match (hash, olds[*o].stamp.identity.hash) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    }
+            };
+            let names = by_name.get_mut(&(size, mtime, name));
+            let names: Vec<usize> = match names {
+                Some(list) => {
+                    list.retain(|&o| !old_used[o]);
+                    list.iter().take(SCAN + 1).copied().filter(fits).collect()
+                }
+                None => Vec::new(),
+            };
+            let dirs = by_dir.get_mut(&(size, mtime, dir));
+            let dirs: Vec<usize> = match dirs {
+                Some(list) => {
+                    list.retain(|&o| !old_used[o]);
+                    list.iter().take(SCAN + 1).copied().filter(fits).collect()
+                }
+                None => Vec::new(),
+            };
+            if names.len() <= SCAN && dirs.len() <= SCAN {
+                pick = match (names.len(), dirs.len()) {
+                    (1, 0) => Some(names[0]),
+                    (0, 1) => Some(dirs[0]),
+                    (1, _) => Some(names[0]),
+                    _ => None,
+                };
+            }
+        }
+        if let Some(o) = pick {
+            old_used[o] = true;
+            new_used.insert(i);
+            out.push((o, i));
+        }
+    }
+    out
+}
+
+/// The one item that passes `test`, if exactly one does.
+fn unique<T: Copy>(items: &[T], test: impl Fn(&T) -> bool) -> Option<T> {
+    let mut hits = items.iter().filter(|x| test(x));
+    match (hits.next(), hits.next()) {
+        (Some(&x), None) => Some(x),
+        _ => None,
+    }
+}
+
+/// (folder, name) of a path's bytes.
+fn split(bytes: &[u8]) -> (&[u8], &[u8]) {
+    let at = bytes
+        .iter()
+        .rposition(|&b| b == b'/' || b == b'\\')
+        .map_or(0, |i| i + 1);
+    bytes.split_at(at)
+}

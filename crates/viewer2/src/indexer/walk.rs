@@ -1,0 +1,162 @@
+//! Step 1 of a run: the walk. It stats every image file under the roots
+//! and notes what could not be read; it writes nothing.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use catalog::Identity;
+
+use super::{Progress, Report, Root, is_image};
+
+/// A file the walk found.
+pub(super) struct Found {
+    /// The path's exact bytes.
+    pub(super) raw: Vec<u8>,
+    /// The path as text (lossy where not UTF-8).
+    pub(super) path: String,
+    pub(super) size: i64,
+    pub(super) mtime: i64,
+    /// Device and inode.
+    pub(super) inode: Option<(u64, u64)>,
+    /// The content hash, once computed (`Some(None)`: it could not be).
+    pub(super) hash: Option<Option<[u8; 16]>>,
+}
+
+impl Found {
+    pub(super) fn identity(&self) -> Identity {
+        Identity {
+            inode: self.inode,
+            hash: self.hash.flatten(),
+        }
+    }
+
+    /// The content hash, computed on first use.
+    pub(super) fn hash(&mut self) -> Option<[u8; 16]> {
+        if self.hash.is_none() {
+            self.hash =
+                Some(super::read::content_hash(Path::new(&os_path(&self.raw)), self.size).ok());
+        }
+        self.hash.flatten()
+    }
+}
+
+/// What the walk saw.
+#[derive(Default)]
+pub(super) struct Walk {
+    pub(super) found: Vec<Found>,
+    /// Paths (exact bytes) that could not be read: what the catalogue
+    /// holds under them is kept.
+    pub(super) unreadable: Vec<Vec<u8>>,
+}
+
+impl Walk {
+    /// Whether a recorded path lies in (or is) something the walk could
+    /// not read.
+    pub(super) fn unread(&self, raw: &[u8]) -> bool {
+        self.unreadable.iter().any(|u| {
+            raw == u.as_slice()
+                || (raw.starts_with(u) && matches!(raw.get(u.len()), Some(b'/' | b'\\')))
+        })
+    }
+}
+
+pub(super) fn walk_root(
+    root: &Root,
+    walk: &mut Walk,
+    report: &mut Report,
+    progress: &mut dyn FnMut(Progress),
+) {
+    let mut seen = HashSet::new();
+    for entry in walkdir::WalkDir::new(&root.path).follow_links(true) {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                report.skipped += 1;
+                let gone = e
+                    .io_error()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound);
+                if e.loop_ancestor().is_none()
+                    && !gone
+                    && let Some(p) = e.path()
+                {
+                    // Unreadable: what the catalogue holds under it stays.
+                    walk.unreadable.push(raw_bytes(p));
+                }
+                report.warn(format!("skipped: {e}"));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() || !is_image(entry.path()) {
+            continue;
+        }
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(e) => {
+                report.skipped += 1;
+                let gone = e
+                    .io_error()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound);
+                if !gone {
+                    walk.unreadable.push(raw_bytes(entry.path()));
+                }
+                report.warn(format!("skipped {}: {e}", entry.path().display()));
+                continue;
+            }
+        };
+        let raw = raw_bytes(entry.path());
+        if !seen.insert(raw.clone()) {
+            continue;
+        }
+        walk.found.push(Found {
+            path: entry.path().to_string_lossy().into_owned(),
+            raw,
+            size: meta.len() as i64,
+            mtime: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs() as i64),
+            inode: inode_of(&meta),
+            hash: None,
+        });
+        progress(Progress::Files(walk.found.len()));
+    }
+}
+
+#[cfg(unix)]
+fn inode_of(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode_of(_meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// A path's exact bytes (on Unix any bytes may name a file).
+pub(super) fn raw_bytes(path: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        path.to_string_lossy().into_owned().into_bytes()
+    }
+}
+
+/// A path from its exact bytes.
+pub fn os_path(raw: &[u8]) -> std::ffi::OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(raw).to_owned()
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8_lossy(raw).into_owned().into()
+    }
+}
