@@ -107,7 +107,7 @@ pub fn file_key(id: FileId) -> String {
 }
 
 /// Whether a file is on disk as the last index run saw it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i64)]
 pub enum Presence {
     /// Seen by the last run that looked.
@@ -139,6 +139,10 @@ pub struct Identity {
     /// The device and inode number (Unix), which a rename or a move within
     /// one file system keeps.
     pub inode: Option<(u64, u64)>,
+    /// When the inode was made (nanoseconds since the epoch, where the
+    /// file system keeps it): a file that reuses a deleted one's inode
+    /// number was born later.
+    pub born: Option<i64>,
     /// A hash of the file's size, first and last 16 KB: the same for a
     /// copy, different for different photos of the same size and time.
     pub hash: Option<[u8; 16]>,
@@ -185,6 +189,9 @@ pub struct Stamp {
     /// Whether the user made something for it: an edited caption or a
     /// light-table placement (what must never be lost).
     pub made_by_user: bool,
+    /// When the photo was taken (`YYYY-MM-DD HH:MM:SS`), or empty: an
+    /// edited photo keeps it, another photo put in its place has its own.
+    pub date: String,
 }
 
 /// A recorded file's new place on disk (an index run found it moved).
@@ -416,14 +423,24 @@ impl Catalog {
                 problem: "too many files in one call for the memory left",
             })?;
         {
+            // Ids are never given twice (not even the last one's after it
+            // is removed): the window and the light table hold ids while
+            // an index run works.
+            let mut next: i64 = tx.query_row(
+                "SELECT max(coalesce((SELECT max(file_id) FROM files), 0), \
+                 coalesce((SELECT value FROM meta WHERE key = 'last_id'), 0)) + 1",
+                [],
+                |r| r.get(0),
+            )?;
             let mut insert_file = tx.prepare_cached(
                 "INSERT INTO files (path, caption, ext, size, mtime, raw_path, camera, date, \
-                 dev, ino, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                 dev, ino, hash, born, file_id) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?;
             for f in files {
                 check_date(f)?;
                 let (_, name) = split_path(f.path);
-                let (dev, ino) = inode_columns(&f.identity);
+                let (dev, ino, born) = inode_columns(&f.identity);
                 insert_file.execute(params![
                     f.path,
                     f.caption,
@@ -436,9 +453,16 @@ impl Catalog {
                     dev,
                     ino,
                     f.identity.hash.as_ref().map(|h| h.as_slice()),
+                    born,
+                    next,
                 ])?;
-                ids.push(tx.last_insert_rowid());
+                ids.push(next);
+                next += 1;
             }
+            tx.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('last_id', ?1)",
+                params![next - 1],
+            )?;
             bump(&tx)?;
         }
         tx.commit()?;
@@ -457,13 +481,13 @@ impl Catalog {
                 "UPDATE files SET path = ?2, ext = ?3, size = ?4, mtime = ?5, raw_path = ?6, \
                  camera = ?7, date = ?8, \
                  caption = CASE WHEN caption_edited THEN caption ELSE ?9 END, \
-                 dev = ?10, ino = ?11, hash = ?12, status = 0 \
+                 dev = ?10, ino = ?11, hash = ?12, born = ?13, status = 0 \
                  WHERE file_id = ?1",
             )?;
             for (id, f) in files {
                 check_date(f)?;
                 let (_, name) = split_path(f.path);
-                let (dev, ino) = inode_columns(&f.identity);
+                let (dev, ino, born) = inode_columns(&f.identity);
                 st.execute(params![
                     id,
                     f.path,
@@ -477,6 +501,7 @@ impl Catalog {
                     dev,
                     ino,
                     f.identity.hash.as_ref().map(|h| h.as_slice()),
+                    born,
                 ])?;
             }
             bump(&tx)?;
@@ -496,7 +521,7 @@ impl Catalog {
         self.writable()?;
         let tx = self.conn.transaction()?;
         for &(id, path, raw) in moves {
-            move_record(&tx, id, path, raw, None)?;
+            move_record(&tx, id, path, raw)?;
         }
         bump(&tx)?;
         tx.commit()?;
@@ -560,7 +585,7 @@ impl Catalog {
         let mut st = self.conn.prepare_cached(&format!(
             "SELECT file_id, coalesce(raw_path, CAST(path AS BLOB)), size, mtime, dev, ino, hash, \
              status, caption_edited OR EXISTS (SELECT 1 FROM placements \
-             WHERE placements.key = 'f:' || files.file_id) FROM files WHERE {condition}"
+             WHERE placements.key = 'f:' || files.file_id), born, date FROM files WHERE {condition}"
         ))?;
         let rows = st.query_map(values, |r| {
             let dev: Option<i64> = r.get(4)?;
@@ -574,9 +599,11 @@ impl Catalog {
                 identity: Identity {
                     inode: dev.zip(ino).map(|(d, i)| (d as u64, i as u64)),
                     hash: hash.and_then(|h| <[u8; 16]>::try_from(h.as_slice()).ok()),
+                    born: r.get(9)?,
                 },
                 presence: Presence::from_i64(r.get(7)?),
                 made_by_user: r.get(8)?,
+                date: r.get(10)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -590,8 +617,11 @@ impl Catalog {
         for &(keep, drop) in &r.merges {
             merge_records(&tx, keep, drop)?;
         }
+        // The plan accounts for every record at a destination (moving on,
+        // vanished, or merged): none is folded into the moving one.
         for m in &r.moves {
-            move_record(&tx, m.id, &m.path, m.raw_path.as_deref(), Some(&m.identity))?;
+            set_path(&tx, m.id, &m.path, m.raw_path.as_deref())?;
+            set_identity(&tx, m.id, &m.identity)?;
         }
         {
             let mut presence =
@@ -599,12 +629,8 @@ impl Catalog {
             for &(id, p) in &r.presence {
                 presence.execute(params![id, p as i64])?;
             }
-            let mut identity = tx.prepare_cached(
-                "UPDATE files SET dev = ?2, ino = ?3, hash = coalesce(?4, hash) WHERE file_id = ?1",
-            )?;
             for (id, i) in &r.identities {
-                let (dev, ino) = inode_columns(i);
-                identity.execute(params![id, dev, ino, i.hash.as_ref().map(|h| h.as_slice())])?;
+                set_identity(&tx, *id, i)?;
             }
         }
         let mut out = Vanished::default();
@@ -1087,7 +1113,7 @@ type FileRow = (
     Option<Vec<u8>>,
     String,
     String,
-    (Option<i64>, Option<i64>, Option<Vec<u8>>, i64),
+    (Option<i64>, Option<i64>, Option<Vec<u8>>, i64, Option<i64>),
 );
 
 impl Catalog {
@@ -1131,12 +1157,12 @@ impl Catalog {
         {
             let mut insert = tx.prepare(
                 "INSERT INTO files (file_id, path, caption, caption_edited, ext, size, mtime, \
-                 raw_path, camera, date, dev, ino, hash, status) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                 raw_path, camera, date, dev, ino, hash, status, born) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )?;
             let mut read = self.conn.prepare(
                 "SELECT file_id, path, caption, caption_edited, ext, size, mtime, raw_path, \
-                 camera, date, dev, ino, hash, status FROM files WHERE file_id >= ?1 \
+                 camera, date, dev, ino, hash, status, born FROM files WHERE file_id >= ?1 \
                  ORDER BY file_id",
             )?;
             let mut next = i64::MIN;
@@ -1175,17 +1201,23 @@ impl Catalog {
                             row.get(7)?,
                             row.get(8)?,
                             row.get(9)?,
-                            (row.get(10)?, row.get(11)?, row.get(12)?, row.get(13)?),
+                            (
+                                row.get(10)?,
+                                row.get(11)?,
+                                row.get(12)?,
+                                row.get(13)?,
+                                row.get(14)?,
+                            ),
                         ))
                     })();
                     match one {
                         Ok(f) => {
                             let (id, path, caption, edited, ext, size, mtime, raw, camera, date) =
                                 (f.0, f.1, f.2, f.3, f.4, f.5, f.6, f.7, f.8, f.9);
-                            let (dev, ino, hash, status) = f.10;
+                            let (dev, ino, hash, status, born) = f.10;
                             insert.execute(params![
                                 id, path, caption, edited, ext, size, mtime, raw, camera, date,
-                                dev, ino, hash, status
+                                dev, ino, hash, status, born
                             ])?;
                             out.files += 1;
                             out.captions += usize::from(edited);
@@ -1385,6 +1417,8 @@ const MIGRATE_V2_TO_V3: &str = "
     ALTER TABLE files ADD COLUMN dev INTEGER;
     ALTER TABLE files ADD COLUMN ino INTEGER;
     ALTER TABLE files ADD COLUMN hash BLOB;
+    -- The inode's birth time, nanoseconds since the epoch, where known.
+    ALTER TABLE files ADD COLUMN born INTEGER;
     -- 0 present, 1 unavailable (its folder could not be read), 2 missing
     -- (gone, kept for what the user made for it).
     ALTER TABLE files ADD COLUMN status INTEGER NOT NULL DEFAULT 0;
@@ -1401,24 +1435,41 @@ fn migrate_from_v2(conn: &Connection) -> Result<(), CatalogError> {
     Ok(())
 }
 
-/// The `dev` and `ino` columns of an identity (SQLite integers are
-/// signed: the bits are kept).
-fn inode_columns(i: &Identity) -> (Option<i64>, Option<i64>) {
+/// The `dev`, `ino` and `born` columns of an identity (SQLite integers
+/// are signed: the bits are kept).
+fn inode_columns(i: &Identity) -> (Option<i64>, Option<i64>, Option<i64>) {
     match i.inode {
-        Some((dev, ino)) => (Some(dev as i64), Some(ino as i64)),
-        None => (None, None),
+        Some((dev, ino)) => (Some(dev as i64), Some(ino as i64), i.born),
+        None => (None, None, None),
     }
 }
 
-/// Gives record `id` a new path (and identity, where given), replacing
-/// any other record at that path (an index run that met the moved file
-/// first may have added it as new).
+/// Records a file's identity (a hash already known stays when none is
+/// given).
+fn set_identity(tx: &Connection, id: FileId, i: &Identity) -> Result<(), CatalogError> {
+    let (dev, ino, born) = inode_columns(i);
+    tx.prepare_cached(
+        "UPDATE files SET dev = ?2, ino = ?3, born = ?4, hash = coalesce(?5, hash) \
+         WHERE file_id = ?1",
+    )?
+    .execute(params![
+        id,
+        dev,
+        ino,
+        born,
+        i.hash.as_ref().map(|h| h.as_slice())
+    ])?;
+    Ok(())
+}
+
+/// Gives record `id` a new path, folding any other record still at that
+/// path into it (a file moved by the window onto a path the catalogue
+/// still gives a stale record).
 fn move_record(
     tx: &Connection,
     id: FileId,
     path: &str,
     raw: Option<&[u8]>,
-    identity: Option<&Identity>,
 ) -> Result<(), CatalogError> {
     let others: Vec<FileId> = {
         let mut st = tx.prepare_cached(
@@ -1430,18 +1481,21 @@ fn move_record(
     for other in others {
         merge_records(tx, id, other)?;
     }
+    set_path(tx, id, path, raw)
+}
+
+/// Gives record `id` a new path; it is present there.
+fn set_path(
+    tx: &Connection,
+    id: FileId,
+    path: &str,
+    raw: Option<&[u8]>,
+) -> Result<(), CatalogError> {
     let (_, name) = split_path(path);
     tx.prepare_cached(
         "UPDATE files SET path = ?2, raw_path = ?3, ext = ?4, status = 0 WHERE file_id = ?1",
     )?
     .execute(params![id, path, raw, extension(name)])?;
-    if let Some(i) = identity {
-        let (dev, ino) = inode_columns(i);
-        tx.prepare_cached(
-            "UPDATE files SET dev = ?2, ino = ?3, hash = coalesce(?4, hash) WHERE file_id = ?1",
-        )?
-        .execute(params![id, dev, ino, i.hash.as_ref().map(|h| h.as_slice())])?;
-    }
     Ok(())
 }
 
@@ -1451,8 +1505,8 @@ fn move_record(
 /// newer reading; `drop`'s placement moves to `keep` if `keep` has none.
 fn merge_records(tx: &Connection, keep: FileId, drop: FileId) -> Result<(), CatalogError> {
     tx.prepare_cached(
-        "UPDATE files SET (path, raw_path, ext, size, mtime, dev, ino, hash, camera, date, \
-         status) = (SELECT path, raw_path, ext, size, mtime, dev, ino, coalesce(hash, \
+        "UPDATE files SET (path, raw_path, ext, size, mtime, dev, ino, born, hash, camera, \
+         date, status) = (SELECT path, raw_path, ext, size, mtime, dev, ino, born, coalesce(hash, \
          (SELECT hash FROM files WHERE file_id = ?1)), camera, date, status FROM files \
          WHERE file_id = ?2), \
          caption = CASE WHEN caption_edited THEN caption \

@@ -4,24 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
-fn viewer2(catalog: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
-        .arg("--catalog")
-        .arg(catalog)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn touch(path: &Path, bytes: usize) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, vec![0u8; bytes]).unwrap();
-}
+mod common;
+use common::{touch, viewer2};
 
 #[test]
 fn index_then_search_then_reindex() {
@@ -256,14 +240,42 @@ fn tiff(entries: &[(u16, u16, Vec<u8>)]) -> Vec<u8> {
 }
 
 fn jpeg_with_exif(path: &Path, exif: Vec<u8>) {
-    use image::ImageEncoder;
+    std::fs::write(path_made(path), jpeg_bytes(exif, 8)).unwrap();
+}
+
+fn path_made(path: &Path) -> &Path {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    path
+}
+
+/// A grey JPEG of `side` × `side` pixels carrying `exif`.
+fn jpeg_bytes(exif: Vec<u8>, side: u32) -> Vec<u8> {
+    use image::ImageEncoder;
     let mut bytes = Vec::new();
     let mut enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 80);
     enc.set_exif_metadata(exif).unwrap();
-    enc.write_image(&[90u8; 8 * 8 * 3], 8, 8, image::ExtendedColorType::Rgb8)
+    let pixels = vec![90u8; (side * side * 3) as usize];
+    enc.write_image(&pixels, side, side, image::ExtendedColorType::Rgb8)
         .unwrap();
-    std::fs::write(path, bytes).unwrap();
+    bytes
+}
+
+/// EXIF with only DateTimeOriginal (`YYYY:MM:DD HH:MM:SS`), in the Exif
+/// sub-IFD.
+fn exif_taken(date: &str) -> Vec<u8> {
+    assert_eq!(date.len(), 19);
+    let mut exif = b"II*\0\x08\0\0\0".to_vec();
+    // IFD0 at 8: one entry, the Exif IFD pointer (0x8769, LONG) to 26.
+    exif.extend_from_slice(&1u16.to_le_bytes());
+    exif.extend_from_slice(&[0x69, 0x87, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0]);
+    exif.extend_from_slice(&0u32.to_le_bytes());
+    // Exif IFD at 26: DateTimeOriginal (0x9003, ASCII, 20 bytes at 44).
+    exif.extend_from_slice(&1u16.to_le_bytes());
+    exif.extend_from_slice(&[0x03, 0x90, 2, 0, 20, 0, 0, 0, 44, 0, 0, 0]);
+    exif.extend_from_slice(&0u32.to_le_bytes());
+    exif.extend_from_slice(date.as_bytes());
+    exif.push(0);
+    exif
 }
 
 #[test]
@@ -339,16 +351,7 @@ fn metadata_words_are_searchable_and_broken_metadata_is_not_fatal() {
 /// DateTimeOriginal (in the Exif sub-IFD) becomes the date `date:` filters.
 #[test]
 fn date_taken_is_filterable() {
-    let mut exif = b"II*\0\x08\0\0\0".to_vec();
-    // IFD0 at 8: one entry, the Exif IFD pointer (0x8769, LONG) to 26.
-    exif.extend_from_slice(&1u16.to_le_bytes());
-    exif.extend_from_slice(&[0x69, 0x87, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0]);
-    exif.extend_from_slice(&0u32.to_le_bytes());
-    // Exif IFD at 26: DateTimeOriginal (0x9003, ASCII, 20 bytes at 44).
-    exif.extend_from_slice(&1u16.to_le_bytes());
-    exif.extend_from_slice(&[0x03, 0x90, 2, 0, 20, 0, 0, 0, 44, 0, 0, 0]);
-    exif.extend_from_slice(&0u32.to_le_bytes());
-    exif.extend_from_slice(b"2019:07:14 10:00:00\0");
+    let exif = exif_taken("2019:07:14 10:00:00");
     let dir = tempfile::tempdir().unwrap();
     let photos = dir.path().join("p");
     jpeg_with_exif(&photos.join("dated.jpg"), exif);
@@ -429,6 +432,54 @@ fn moves_and_renames_keep_captions() {
     );
 }
 
+/// A photo saved by an editor that writes a new file and renames it over
+/// the old one (a new inode, size and time; the same date taken) keeps its
+/// record and caption. Another photo given a deleted one's name does not
+/// take its caption: the deleted one's record is kept, hidden, for it.
+#[test]
+fn an_edited_photo_keeps_its_caption_and_a_stranger_in_its_place_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("p");
+    let one = photos.join("IMG_0001.jpg");
+    std::fs::write(
+        path_made(&one),
+        jpeg_bytes(exif_taken("2019:07:14 10:00:00"), 8),
+    )
+    .unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    {
+        let mut c = catalog::Catalog::open(&cat).unwrap();
+        let id = c.files().unwrap()[0].id;
+        assert!(c.set_caption(id, "Grandma's garden").unwrap());
+    }
+    // Saved by an editor: written aside, then renamed over the original.
+    let aside = dir.path().join("IMG_0001.jpg.saving");
+    std::fs::write(&aside, jpeg_bytes(exif_taken("2019:07:14 10:00:00"), 16)).unwrap();
+    std::fs::rename(&aside, &one).unwrap();
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("0 new, 1 changed, 0 moved or renamed, 0 removed"),
+        "{err}"
+    );
+    let (_, out, _) = viewer2(&cat, &["search", "garden"]);
+    assert!(out.contains("IMG_0001.jpg"), "{out}");
+    // Deleted; a new card's photo gets the same name.
+    std::fs::remove_file(&one).unwrap();
+    std::fs::write(&one, jpeg_bytes(exif_taken("2023:05:01 08:30:00"), 12)).unwrap();
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("1 new, 0 changed, 0 moved or renamed, 0 removed, 1 in the catalogue")
+            && err.contains("1 gone from disk but kept"),
+        "{err}"
+    );
+    let (_, out, _) = viewer2(&cat, &["search", "garden"]);
+    assert!(out.is_empty(), "{out}");
+}
+
 /// Unreadable folders, a link loop and a broken link are each skipped with
 /// a counted warning; the rest is indexed.
 #[cfg(unix)]
@@ -449,26 +500,8 @@ fn unreadable_folders_and_link_loops_are_skipped() {
     )
     .unwrap();
     let cat = dir.path().join("cat.sqlite");
-    // Root reads any folder, so as root the run drops to `nobody` (with
-    // setpriv), from a copy of the program that user may run.
-    let root = String::from_utf8(Command::new("id").arg("-u").output().unwrap().stdout)
-        .unwrap()
-        .trim()
-        == "0";
-    let mut cmd = if root {
-        for p in [dir.path(), &photos] {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
-        }
-        let exe = dir.path().join("viewer2");
-        std::fs::copy(env!("CARGO_BIN_EXE_viewer2"), &exe).unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-            .arg(exe);
-        c
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_viewer2"))
-    };
+    // Root reads any folder, so as root the run drops to `nobody`.
+    let mut cmd = common::as_ordinary_user(dir.path(), &[dir.path(), &photos]);
     let out = cmd
         .arg("--catalog")
         .arg(&cat)

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use catalog::{Catalog, CatalogError, Identity, Moved, Presence, Reconcile, Stamp};
 
-use super::walk::{Walk, os_path};
+use super::walk::{Found, Walk, os_path};
 use super::{Report, Root};
 
 /// What step 2 decided.
@@ -26,10 +26,65 @@ struct Old {
     /// Under the roots walked (unmatched, it vanished); else found by a
     /// new file's inode or stamp with its own path gone.
     local: bool,
+    /// The file found at the record's own path, when that file has another
+    /// inode: if the record's file turns up elsewhere, this one is new;
+    /// if not, the record keeps its path and takes this file (an editor
+    /// that saves by writing a new file and renaming it over the old).
+    /// (found, the record's place in `known`.)
+    at_path: Option<(usize, usize)>,
 }
 
 /// A present record that holds nothing the user made: (found, id).
 type Plain = (usize, i64);
+
+/// What step 2 builds as it goes.
+#[derive(Default)]
+struct Plans<'k> {
+    r: Reconcile,
+    changed: Vec<(usize, i64)>,
+    /// Present records that hold nothing the user made, by inode (and,
+    /// for old records written before inodes were kept, by size, time and
+    /// name): where an old record's file turns out to be one of them, the
+    /// two merge.
+    plain_by_inode: HashMap<(u64, u64), Vec<Plain>>,
+    plain_by_name: HashMap<(i64, i64, &'k [u8]), Vec<Plain>>,
+}
+
+impl<'k> Plans<'k> {
+    /// Record `st` is file `i`, found at its path: unchanged (its presence
+    /// and inode brought up to date) or changed (read again).
+    fn same_place(&mut self, st: &'k Stamp, i: usize, f: &Found) {
+        if st.size != f.size || st.mtime != f.mtime {
+            self.changed.push((i, st.id));
+            return;
+        }
+        if st.presence != Presence::Present {
+            self.r.presence.push((st.id, Presence::Present));
+        }
+        if f.inode.is_some() && (st.identity.inode != f.inode || st.identity.born != f.born) {
+            self.r.identities.push((
+                st.id,
+                Identity {
+                    inode: f.inode,
+                    born: f.born,
+                    hash: None,
+                },
+            ));
+        }
+        if !st.made_by_user {
+            if let Some(inode) = f.inode {
+                self.plain_by_inode
+                    .entry(inode)
+                    .or_default()
+                    .push((i, st.id));
+            }
+            self.plain_by_name
+                .entry((f.size, f.mtime, split(&st.path).1))
+                .or_default()
+                .push((i, st.id));
+        }
+    }
+}
 
 pub(super) fn plan(
     cat: &Catalog,
@@ -38,13 +93,17 @@ pub(super) fn plan(
     known: &[Stamp],
     report: &mut Report,
 ) -> Result<Plan, CatalogError> {
-    let mut r = Reconcile::default();
-    let mut changed = Vec::new();
+    let mut p = Plans::default();
     let mut new = Vec::new();
     // Known records by path; a second record at one path (an older
-    // version's single-file runs) is merged into the first.
+    // version's single-file runs) is merged into the first. A record kept
+    // for a missing file owns no path: another file may lie there now,
+    // and its own file, if it comes back there, is matched below.
     let mut by_path: HashMap<&[u8], usize> = HashMap::with_capacity(known.len());
     for (k, st) in known.iter().enumerate() {
+        if st.presence == Presence::Missing {
+            continue;
+        }
         match by_path.get(st.path.as_slice()) {
             None => {
                 by_path.insert(&st.path, k);
@@ -57,69 +116,51 @@ pub(super) fn plan(
                     } else {
                         (keep.id, st.id)
                     };
-                    r.merges.push((keep, drop));
+                    p.r.merges.push((keep, drop));
                 }
             }
         }
     }
-    let merged: HashSet<i64> = r.merges.iter().map(|m| m.1).collect();
-    let mut seen = vec![false; known.len()];
-    // Present records that hold nothing the user made, by inode (and, for
-    // old records written before inodes were kept, by size, time and
-    // name): where an old record's file turns out to be one of them, the
-    // two merge.
-    let mut plain_by_inode: HashMap<(u64, u64), Vec<Plain>> = HashMap::new();
-    let mut plain_by_name: HashMap<(i64, i64, &[u8]), Vec<Plain>> = HashMap::new();
+    let merged: HashSet<i64> = p.r.merges.iter().map(|m| m.1).collect();
+    // For each record, the file found at its path.
+    let mut at_path: Vec<Option<usize>> = vec![None; known.len()];
     for (i, f) in walk.found.iter().enumerate() {
         match by_path.get(f.raw.as_slice()) {
+            Some(&k) if same_inode(&known[k], f) => {
+                at_path[k] = Some(i);
+                p.same_place(&known[k], i, f);
+            }
             Some(&k) => {
-                let st = &known[k];
-                seen[k] = true;
-                if st.size == f.size && st.mtime == f.mtime {
-                    if st.presence != Presence::Present {
-                        r.presence.push((st.id, Presence::Present));
-                    }
-                    if f.inode.is_some() && st.identity.inode != f.inode {
-                        r.identities.push((
-                            st.id,
-                            Identity {
-                                inode: f.inode,
-                                hash: None,
-                            },
-                        ));
-                    }
-                    if !st.made_by_user {
-                        if let Some(inode) = f.inode {
-                            plain_by_inode.entry(inode).or_default().push((i, st.id));
-                        }
-                        plain_by_name
-                            .entry((f.size, f.mtime, split(&st.path).1))
-                            .or_default()
-                            .push((i, st.id));
-                    }
-                } else {
-                    changed.push((i, st.id));
-                }
+                // Another inode at the recorded path: decided after the
+                // matching (see `Old::at_path`).
+                at_path[k] = Some(i);
+                new.push(i);
             }
             None => new.push(i),
         }
     }
-    // Records the walk did not see where they were recorded.
+    // Records the walk did not see at their path (or saw another inode
+    // there).
     let mut olds: Vec<Old> = Vec::new();
     for (k, st) in known.iter().enumerate() {
-        if seen[k] || merged.contains(&st.id) {
+        if merged.contains(&st.id) {
             continue;
         }
-        if walk.unread(&st.path) {
+        let other = match at_path[k] {
+            Some(i) if same_inode(st, &walk.found[i]) => continue,
+            other => other,
+        };
+        if other.is_none() && walk.unread(&st.path) {
             report.unavailable += 1;
             if st.presence != Presence::Unavailable {
-                r.presence.push((st.id, Presence::Unavailable));
+                p.r.presence.push((st.id, Presence::Unavailable));
             }
             continue;
         }
         olds.push(Old {
             stamp: st.clone(),
             local: true,
+            at_path: other.map(|i| (i, k)),
         });
     }
     // Records elsewhere: kept for missing files, or outside the roots with
@@ -152,6 +193,7 @@ pub(super) fn plan(
                     olds.push(Old {
                         stamp: st,
                         local: false,
+                        at_path: None,
                     });
                 }
             }
@@ -163,14 +205,32 @@ pub(super) fn plan(
     for &(o, i) in &matches {
         matched_old[o] = true;
         let f = &walk.found[i];
-        r.moves.push(Moved {
+        p.r.moves.push(Moved {
             id: olds[o].stamp.id,
             path: f.path.clone(),
             raw_path: (f.raw != f.path.as_bytes()).then(|| f.raw.clone()),
             identity: f.identity(),
         });
     }
-    new.retain(|i| !matched_found.contains(i));
+    // A record with another inode at its path whose own file turned up
+    // nowhere keeps its path and takes that file (an editor saved the
+    // photo as a new file), unless another record took it, or the record
+    // holds what the user made and the file is not the same photo by its
+    // date taken (the photo was deleted and another given its name: the
+    // user's caption is not moved onto a stranger; the record is kept as
+    // missing).
+    let mut kept_in_place: HashSet<usize> = HashSet::new();
+    for (o, old) in olds.iter().enumerate() {
+        if let (false, Some((i, k))) = (matched_old[o], old.at_path)
+            && !matched_found.contains(&i)
+            && (!old.stamp.made_by_user || same_photo(&old.stamp, &walk.found[i]))
+        {
+            matched_old[o] = true;
+            kept_in_place.insert(i);
+            p.same_place(&known[k], i, &walk.found[i]);
+        }
+    }
+    new.retain(|i| !matched_found.contains(i) && !kept_in_place.contains(i));
     // An old record whose inode is a present record's that holds nothing
     // the user made: one file with two records (an interrupted older
     // run). The old record takes the present one's place.
@@ -181,24 +241,29 @@ pub(super) fn plan(
         }
         let st = &old.stamp;
         let pick = match st.identity.inode {
-            Some(inode) => plain_by_inode.get(&inode).and_then(|list| {
-                list.iter()
-                    .find(|&&(i, id)| {
-                        let f = &walk.found[i];
-                        f.size == st.size && f.mtime == st.mtime && !absorbed.contains(&id)
-                    })
-                    .map(|&(_, id)| id)
-            }),
+            Some(inode) => match p.plain_by_inode.get(&inode) {
+                Some(list) => {
+                    let mut hit = None;
+                    for &(i, id) in list {
+                        if !absorbed.contains(&id) && same_life(st, &mut walk.found[i]) {
+                            hit = Some(id);
+                            break;
+                        }
+                    }
+                    hit
+                }
+                None => None,
+            },
             // Written before inodes were kept: the same size, time and
             // name, and the only such record.
-            None => match plain_by_name.get(&(st.size, st.mtime, split(&st.path).1)) {
+            None => match p.plain_by_name.get(&(st.size, st.mtime, split(&st.path).1)) {
                 Some(list) if list.len() == 1 && !absorbed.contains(&list[0].1) => Some(list[0].1),
                 _ => None,
             },
         };
         if let Some(id) = pick {
             absorbed.insert(id);
-            r.merges.push((st.id, id));
+            p.r.merges.push((st.id, id));
             matched_old[o] = true;
         }
     }
@@ -206,12 +271,12 @@ pub(super) fn plan(
         // Unmatched records outside the roots are not this run's to judge;
         // missing ones stay missing.
         if !matched_old[o] && old.local && old.stamp.presence != Presence::Missing {
-            r.vanished.push(old.stamp.id);
+            p.r.vanished.push(old.stamp.id);
         }
     }
     Ok(Plan {
-        reconcile: r,
-        changed,
+        reconcile: p.r,
+        changed: p.changed,
         new,
     })
 }
@@ -253,18 +318,19 @@ fn find_moves(olds: &mut [Old], walk: &mut Walk, new: &[usize]) -> Vec<(usize, u
         let Some(list) = new_by_inode.get(&inode) else {
             continue;
         };
-        let fits: Vec<usize> = list
-            .iter()
-            .copied()
-            .filter(|i| !new_used.contains(i))
-            .filter(|&i| {
-                let f = &walk.found[i];
-                f.size == old.stamp.size && f.mtime == old.stamp.mtime
-            })
-            .collect();
+        let mut fits: Vec<usize> = Vec::new();
+        for &i in list {
+            if !new_used.contains(&i) && same_life(&old.stamp, &mut walk.found[i]) {
+                fits.push(i);
+            }
+        }
         let (dir, name) = split(&old.stamp.path);
-        let pick = unique(&fits, |&i| split(&walk.found[i].raw).1 == name)
-            .or_else(|| unique(&fits, |&i| split(&walk.found[i].raw).0 == dir));
+        let pick = if fits.len() == 1 {
+            Some(fits[0])
+        } else {
+            unique(&fits, |&i| split(&walk.found[i].raw).1 == name)
+                .or_else(|| unique(&fits, |&i| split(&walk.found[i].raw).0 == dir))
+        };
         if let Some(i) = pick {
             old_used[o] = true;
             new_used.insert(i);
@@ -368,6 +434,49 @@ fn find_moves(olds: &mut [Old], walk: &mut Walk, new: &[usize]) -> Vec<(usize, u
         }
     }
     out
+}
+
+/// Whether a file is the record's photo, edited: the same date taken (to
+/// the second), which editors keep and another photo does not share.
+fn same_photo(st: &Stamp, f: &Found) -> bool {
+    let date = crate::metadata::read(std::path::Path::new(&os_path(&f.raw)))
+        .map(|m| m.date)
+        .unwrap_or_default();
+    !date.is_empty() && date == st.date
+}
+
+/// Whether the file found at a record's path has the record's inode (the
+/// number, and the birth time where both are known; the device may change
+/// when a disk is mounted again). Unknown on either side counts as the
+/// same: the path decides.
+fn same_inode(st: &Stamp, f: &Found) -> bool {
+    match (st.identity.inode, f.inode) {
+        (Some((_, a)), Some((_, b))) => {
+            a == b
+                && match (st.identity.born, f.born) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => true,
+                }
+        }
+        _ => true,
+    }
+}
+
+/// Whether a file with a record's inode is that record's file: the same
+/// size and time, and the same birth time where both are known (an inode
+/// number is reused once its file is deleted), else the same content
+/// where the record has a hash.
+fn same_life(old: &Stamp, f: &mut Found) -> bool {
+    if f.size != old.size || f.mtime != old.mtime {
+        return false;
+    }
+    match (old.identity.born, f.born) {
+        (Some(a), Some(b)) => a == b,
+        _ => match old.identity.hash {
+            Some(h) => f.hash().is_none_or(|g| g == h),
+            None => true,
+        },
+    }
 }
 
 /// The one item that passes `test`, if exactly one does.

@@ -76,6 +76,7 @@ pub(super) fn read_entry(f: &Found, report: &mut Report) -> Entry {
         mtime: f.mtime,
         identity: Identity {
             inode: f.inode,
+            born: f.born,
             hash,
         },
     }

@@ -19,6 +19,8 @@ pub(super) struct Found {
     pub(super) mtime: i64,
     /// Device and inode.
     pub(super) inode: Option<(u64, u64)>,
+    /// The inode's birth time, nanoseconds since the epoch.
+    pub(super) born: Option<i64>,
     /// The content hash, once computed (`Some(None)`: it could not be).
     pub(super) hash: Option<Option<[u8; 16]>>,
 }
@@ -27,6 +29,7 @@ impl Found {
     pub(super) fn identity(&self) -> Identity {
         Identity {
             inode: self.inode,
+            born: self.born,
             hash: self.hash.flatten(),
         }
     }
@@ -118,6 +121,11 @@ pub(super) fn walk_root(
                 .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_secs() as i64),
             inode: inode_of(&meta),
+            born: meta
+                .created()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .and_then(|d| i64::try_from(d.as_nanos()).ok()),
             hash: None,
         });
         progress(Progress::Files(walk.found.len()));
