@@ -52,7 +52,7 @@ pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };
 pub use store::{
-    Catalog, CatalogError, Field, FileId, FileRecord, Forgotten, Identity, Moved, NewFile,
+    Catalog, CatalogError, Field, FileId, FileRecord, Forgotten, Identity, Moved, NewFile, Outside,
     Presence, Reconcile, Recovered, Stamp, Vanished, file_key,
 };
 pub use token::{Token, tokenize};

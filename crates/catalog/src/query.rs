@@ -29,7 +29,7 @@ pub struct QueryError {
 
 /// A search term: one folded word, or several that must stand in order
 /// (a phrase).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Term {
     /// The folded words; more than one is a phrase.
     pub words: Vec<String>,
@@ -42,7 +42,7 @@ pub struct Term {
 }
 
 /// A field filter's part of the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scope {
     /// The file name (the path after its last `/` or `\\`).
     Name,
@@ -774,7 +774,8 @@ impl Query {
         self.wanted_by_alternative().into_iter().flatten().collect()
     }
 
-    /// The wanted terms of each alternative (a group's all count).
+    /// The wanted terms of each alternative (a group's all count), each
+    /// once: a repeated term asks nothing more (`b b b` is `b`).
     pub(crate) fn wanted_by_alternative(&self) -> Vec<Vec<&Term>> {
         self.alternatives
             .iter()
@@ -787,6 +788,8 @@ impl Query {
                         Clause::Not(_) => {}
                     }
                 }
+                let mut seen = std::collections::HashSet::with_capacity(out.len());
+                out.retain(|t| seen.insert(*t));
                 out
             })
             .collect()
@@ -803,16 +806,28 @@ impl Query {
     /// for having no cat). A fuzzy
     /// term found only with a typo adds 4, so exact matches come first. A
     /// single plain term scores 0 wherever it is.
+    ///
+    /// A repeated term counts once. The best arrangement is found by a
+    /// pruned search of at most [`crate::rank::ARRANGE_STEPS`] steps
+    /// (exact in all but contrived cases) for up to six distinct terms;
+    /// with more, it is the in-order choice (each term at its first place
+    /// after the previous one's), so a query of any length ranks in time
+    /// linear in its length.
     pub fn rank(&self, mode: Mode, d: &Document) -> u32 {
         self.rank_view(mode, d)
     }
 
     pub(crate) fn rank_view(&self, mode: Mode, v: &impl View) -> u32 {
+        self.rank_counted(mode, v, &mut 0)
+    }
+
+    /// [`Query::rank`], adding the arrangement steps taken to `work`.
+    pub(crate) fn rank_counted(&self, mode: Mode, v: &impl View, work: &mut u64) -> u32 {
         self.alternatives
             .iter()
             .zip(self.wanted_by_alternative())
             .filter(|(clauses, _)| alternative_matches(clauses, mode, v))
-            .map(|(_, wanted)| rank_terms(&wanted, v))
+            .map(|(_, wanted)| rank_terms(&wanted, v, work))
             .min()
             .unwrap_or(0)
     }
@@ -820,7 +835,7 @@ impl Query {
 
 /// A document's score for one alternative's wanted terms (see
 /// [`Query::rank`]).
-fn rank_terms(wanted: &[&Term], v: &impl View) -> u32 {
+fn rank_terms(wanted: &[&Term], v: &impl View, work: &mut u64) -> u32 {
     if wanted.len() < 2 && !wanted.iter().any(|t| t.fuzzy) {
         return 0;
     }
@@ -846,7 +861,11 @@ fn rank_terms(wanted: &[&Term], v: &impl View) -> u32 {
                     .collect()
             })
             .collect();
-        let present: Vec<&Vec<u32>> = at.iter().filter(|p| !p.is_empty()).collect();
+        let present: Vec<&[u32]> = at
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(Vec::as_slice)
+            .collect();
         let missing = (wanted.len() - present.len()) as u32;
         // Fuzzy terms found here only with a typo rank below exact ones.
         let typos = wanted
@@ -861,47 +880,10 @@ fn rank_terms(wanted: &[&Term], v: &impl View) -> u32 {
                 })
             })
             .count() as u32;
-        let score = 8 * missing + 4 * typos + best_arrangement(&present);
+        let score = 8 * missing + 4 * typos + crate::rank::best_arrangement_counted(&present, work);
         best = best.min(score);
     }
     best
-}
-
-/// The lowest `extra distance + 3 × inversions` over one position per term
-/// (terms in query order). Tries every combination: a few terms with a few
-/// positions each.
-fn best_arrangement(positions: &[&Vec<u32>]) -> u32 {
-    if positions.len() < 2 {
-        return 0;
-    }
-    let mut best = u32::MAX;
-    let mut choice = vec![0usize; positions.len()];
-    loop {
-        let picked: Vec<u32> = choice.iter().zip(positions).map(|(&i, p)| p[i]).collect();
-        let (lo, hi) = (
-            picked.iter().min().copied().unwrap_or(0),
-            picked.iter().max().copied().unwrap_or(0),
-        );
-        let extra = (hi - lo).saturating_sub(picked.len() as u32 - 1);
-        let inversions = (0..picked.len())
-            .flat_map(|i| (i + 1..picked.len()).map(move |j| (i, j)))
-            .filter(|&(i, j)| picked[i] > picked[j])
-            .count() as u32;
-        best = best.min(extra + 3 * inversions);
-        // Next combination (odometer), capped so a long query stays cheap.
-        let mut k = 0;
-        loop {
-            if k == choice.len() {
-                return best;
-            }
-            choice[k] += 1;
-            if choice[k] < positions[k].len() {
-                break;
-            }
-            choice[k] = 0;
-            k += 1;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -194,6 +194,20 @@ pub struct Stamp {
     pub date: String,
 }
 
+/// A record outside the folders an index run walks, as
+/// [`Catalog::identities_outside`] lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outside {
+    /// The record's id.
+    pub id: FileId,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time, seconds since the epoch.
+    pub mtime: i64,
+    /// Device and inode, where recorded.
+    pub inode: Option<(u64, u64)>,
+}
+
 /// A recorded file's new place on disk (an index run found it moved).
 #[derive(Clone, Debug)]
 pub struct Moved {
@@ -561,15 +575,44 @@ impl Catalog {
         self.stamps_where("path = ?1", params![path])
     }
 
-    /// Records with this inode, wherever they are (a move found from the
-    /// file's side).
-    pub fn stamps_with_inode(&self, dev: u64, ino: u64) -> Result<Vec<Stamp>, CatalogError> {
-        self.stamps_where("ino = ?2 AND dev = ?1", params![dev as i64, ino as i64])
+    /// The size, time and inode of every record outside these folders
+    /// (each given as a prefix ending with a separator) and files, in one
+    /// pass: what a run that found new files matches them against, to
+    /// find records whose files moved in from elsewhere.
+    pub fn identities_outside(
+        &self,
+        folders: &[&str],
+        files: &[&str],
+    ) -> Result<Vec<Outside>, CatalogError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT file_id, path, size, mtime, dev, ino FROM files")?;
+        let mut rows = st.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let path = r.get_ref(1)?.as_str()?;
+            if files.contains(&path) || folders.iter().any(|f| path.starts_with(f)) {
+                continue;
+            }
+            let dev: Option<i64> = r.get(4)?;
+            let ino: Option<i64> = r.get(5)?;
+            out.push(Outside {
+                id: r.get(0)?,
+                size: r.get(2)?,
+                mtime: r.get(3)?,
+                inode: dev.zip(ino).map(|(d, i)| (d as u64, i as u64)),
+            });
+        }
+        Ok(out)
     }
 
-    /// Records with this size and modification time, wherever they are.
-    pub fn stamps_with_time(&self, size: i64, mtime: i64) -> Result<Vec<Stamp>, CatalogError> {
-        self.stamps_where("size = ?1 AND mtime = ?2", params![size, mtime])
+    /// The records with these ids.
+    pub fn stamps_of(&self, ids: &[FileId]) -> Result<Vec<Stamp>, CatalogError> {
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            out.extend(self.stamps_where("file_id = ?1", params![id])?);
+        }
+        Ok(out)
     }
 
     /// Every record kept for a file that is gone ([`Presence::Missing`]).
@@ -1412,7 +1455,10 @@ fn migrate_from_v1(conn: &Connection) -> Result<(), CatalogError> {
 
 /// Version 3 keeps each file's inode and a content hash (what carries its
 /// record across moves, [`Identity`]) and its presence on disk
-/// ([`Presence`]), with indexes to find a record by either.
+/// ([`Presence`]). No index is kept on them: only a run that finds new
+/// files while records lie outside its folders looks records up by them,
+/// in one pass ([`Catalog::identities_outside`]), and every insert would
+/// pay for the indexes.
 const MIGRATE_V2_TO_V3: &str = "
     ALTER TABLE files ADD COLUMN dev INTEGER;
     ALTER TABLE files ADD COLUMN ino INTEGER;
@@ -1422,8 +1468,6 @@ const MIGRATE_V2_TO_V3: &str = "
     -- 0 present, 1 unavailable (its folder could not be read), 2 missing
     -- (gone, kept for what the user made for it).
     ALTER TABLE files ADD COLUMN status INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX files_by_stamp ON files (size, mtime);
-    CREATE INDEX files_by_inode ON files (ino) WHERE ino IS NOT NULL;
     INSERT OR IGNORE INTO meta (key, value) VALUES ('index_checksum', 0);
     PRAGMA user_version = 3;
 ";

@@ -30,9 +30,16 @@ pub struct Meta {
 
 /// Reads one file's metadata.
 pub fn read(path: &Path) -> Result<Meta, String> {
+    let mut file = File::open(path).map_err(|e| e.to_string())?;
+    read_from(&mut file).map(|(meta, _)| meta)
+}
+
+/// Reads the metadata of an open file; returns it with the file's first
+/// bytes (up to 1 MB, where XMP is looked for), so a caller that wants
+/// more of the file need not open it again.
+pub fn read_from(file: &mut File) -> Result<(Meta, Vec<u8>), String> {
     let mut parts: Vec<String> = Vec::new();
     let mut meta = Meta::default();
-    let file = File::open(path).map_err(|e| e.to_string())?;
     let mut reader = BufReader::new(file);
     match exif::Reader::new().read_from_container(&mut reader) {
         Ok(ex) => {
@@ -80,7 +87,7 @@ pub fn read(path: &Path) -> Result<Meta, String> {
     parts.retain(|p| !p.trim().is_empty());
     parts.dedup();
     meta.caption = parts.join(" | ");
-    Ok(meta)
+    Ok((meta, head))
 }
 
 fn value_text(tag: Tag, value: &Value) -> Option<String> {

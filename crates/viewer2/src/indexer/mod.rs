@@ -282,6 +282,12 @@ pub fn index_until(
         }
     }
 
+    tracing::info!(
+        "walked {} files in {:.2} s",
+        walk.found.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let phase = Instant::now();
     // 2. Reconcile.
     let mut known: Vec<Stamp> = Vec::new();
     let mut ids = HashSet::new();
@@ -302,6 +308,14 @@ pub fn index_until(
         return Ok(finish_early(report, &cat, started)?);
     }
 
+    tracing::info!(
+        "reconciled in {:.2} s: {} moves, {} merges, {} vanished",
+        phase.elapsed().as_secs_f64(),
+        plan.reconcile.moves.len(),
+        plan.reconcile.merges.len(),
+        plan.reconcile.vanished.len()
+    );
+    let phase = Instant::now();
     // 3. Read what is new or changed.
     let total = plan.changed.len() + plan.new.len();
     let mut done = 0usize;
@@ -335,8 +349,17 @@ pub fn index_until(
             return Ok(finish_early(report, &cat, started)?);
         }
     }
+    tracing::info!(
+        "read {total} new or changed files in {:.2} s",
+        phase.elapsed().as_secs_f64()
+    );
+    let phase = Instant::now();
     progress(Progress::BuildingIndex);
     report.index_bytes = cat.refresh_index()?;
+    tracing::info!(
+        "built the search index in {:.2} s",
+        phase.elapsed().as_secs_f64()
+    );
     report.total = cat.len()?;
     report.elapsed = started.elapsed();
     Ok(report)
@@ -383,17 +406,6 @@ struct Root {
     prefix: String,
     /// An image file given alone.
     is_file: bool,
-}
-
-impl Root {
-    /// Whether a recorded path lies in this root.
-    fn holds(&self, raw: &[u8]) -> bool {
-        if self.is_file {
-            raw == self.text.as_bytes()
-        } else {
-            raw.starts_with(self.prefix.as_bytes())
-        }
-    }
 }
 
 fn resolve_roots(dirs: &[PathBuf]) -> Result<Vec<Root>, IndexError> {

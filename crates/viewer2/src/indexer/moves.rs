@@ -168,34 +168,48 @@ pub(super) fn plan(
     // the new files' side (by inode, or size and time).
     let outside = cat.len()? + cat.missing_len()? > known.len() as u64;
     if outside && !new.is_empty() {
-        let mut taken: HashSet<i64> = known.iter().map(|s| s.id).collect();
-        let mut by_time: HashSet<(i64, i64)> = HashSet::new();
-        let mut by_inode: HashSet<(u64, u64)> = HashSet::new();
+        let folders: Vec<&str> = roots
+            .iter()
+            .filter(|r| !r.is_file)
+            .map(|r| r.prefix.as_str())
+            .collect();
+        let files: Vec<&str> = roots
+            .iter()
+            .filter(|r| r.is_file)
+            .map(|r| r.text.as_str())
+            .collect();
+        let elsewhere = cat.identities_outside(&folders, &files)?;
+        let mut by_time: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
+        let mut by_inode: HashMap<(u64, u64), Vec<i64>> = HashMap::new();
+        for o in &elsewhere {
+            by_time.entry((o.size, o.mtime)).or_default().push(o.id);
+            if let Some(inode) = o.inode {
+                by_inode.entry(inode).or_default().push(o.id);
+            }
+        }
+        // Each record is read and its path looked at once.
+        let mut wanted: HashSet<i64> = HashSet::new();
         for &i in &new {
             let f = &walk.found[i];
-            let mut candidates = Vec::new();
-            if let Some((dev, ino)) = f.inode
-                && by_inode.insert((dev, ino))
-            {
-                candidates.extend(cat.stamps_with_inode(dev, ino)?);
+            if let Some(ids) = f.inode.and_then(|n| by_inode.get(&n)) {
+                wanted.extend(ids);
             }
-            if by_time.insert((f.size, f.mtime)) {
-                candidates.extend(cat.stamps_with_time(f.size, f.mtime)?);
+            if let Some(ids) = by_time.remove(&(f.size, f.mtime)) {
+                wanted.extend(ids);
             }
-            for st in candidates {
-                if roots.iter().any(|root| root.holds(&st.path)) || !taken.insert(st.id) {
-                    continue;
-                }
-                let gone = st.presence == Presence::Missing
-                    || std::fs::symlink_metadata(os_path(&st.path))
-                        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
-                if gone {
-                    olds.push(Old {
-                        stamp: st,
-                        local: false,
-                        at_path: None,
-                    });
-                }
+        }
+        let mut wanted: Vec<i64> = wanted.into_iter().collect();
+        wanted.sort_unstable();
+        for st in cat.stamps_of(&wanted)? {
+            let gone = st.presence == Presence::Missing
+                || std::fs::symlink_metadata(os_path(&st.path))
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+            if gone {
+                olds.push(Old {
+                    stamp: st,
+                    local: false,
+                    at_path: None,
+                });
             }
         }
     }

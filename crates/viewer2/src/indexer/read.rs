@@ -47,7 +47,18 @@ impl Entry {
 pub(super) fn read_entry(f: &Found, report: &mut Report) -> Entry {
     let path = os_path(&f.raw);
     let path = Path::new(&path);
-    let meta = match metadata::read(path) {
+    // One open for the metadata and the hash.
+    let mut hash = f.hash.flatten();
+    let read = std::fs::File::open(path)
+        .map_err(|e| e.to_string())
+        .and_then(|mut file| {
+            let (meta, head) = metadata::read_from(&mut file)?;
+            if hash.is_none() && std::env::var_os("XNOHASH").is_none() {
+                hash = hash_open(&mut file, f.size, &head).ok();
+            }
+            Ok(meta)
+        });
+    let meta = match read {
         Ok(m) => {
             if let Some(p) = &m.problem {
                 report.bad_metadata += 1;
@@ -60,10 +71,6 @@ pub(super) fn read_entry(f: &Found, report: &mut Report) -> Entry {
             report.warn(format!("{}: metadata skipped: {e}", path.display()));
             metadata::Meta::default()
         }
-    };
-    let hash = match f.hash {
-        Some(h) => h,
-        None => content_hash(path, f.size).ok(),
     };
     Entry {
         caption: meta.caption,
@@ -91,16 +98,36 @@ const HASH_END: u64 = 16 << 10;
 /// serial number; the tail is entropy-coded pixels). Not a security hash.
 pub fn content_hash(path: &Path, size: i64) -> std::io::Result<[u8; 16]> {
     let mut file = std::fs::File::open(path)?;
+    hash_open(&mut file, size, &[])
+}
+
+/// [`content_hash`] of an open file whose first bytes `head` holds
+/// (any number of them: what it lacks is read).
+fn hash_open(file: &mut std::fs::File, size: i64, head: &[u8]) -> std::io::Result<[u8; 16]> {
     let mut ctx = md5::Context::new();
     ctx.consume((size as u64).to_le_bytes());
-    let mut buf = vec![0u8; HASH_END as usize];
-    let n = read_up_to(&mut file, &mut buf)?;
-    ctx.consume(&buf[..n]);
+    let end = HASH_END as usize;
+    let mut buf = Vec::new();
+    let first = if head.len() >= end || head.len() as i64 >= size {
+        &head[..head.len().min(end)]
+    } else {
+        buf.resize(end, 0);
+        file.seek(SeekFrom::Start(0))?;
+        let n = read_up_to(file, &mut buf)?;
+        &buf[..n]
+    };
+    ctx.consume(first);
     let size = size.max(0) as u64;
     if size > HASH_END {
-        file.seek(SeekFrom::Start(size.saturating_sub(HASH_END).max(HASH_END)))?;
-        let n = read_up_to(&mut file, &mut buf)?;
-        ctx.consume(&buf[..n]);
+        let from = size.saturating_sub(HASH_END).max(HASH_END);
+        if size <= head.len() as u64 {
+            ctx.consume(&head[from as usize..size as usize]);
+        } else {
+            let mut tail = vec![0u8; end];
+            file.seek(SeekFrom::Start(from))?;
+            let n = read_up_to(file, &mut tail)?;
+            ctx.consume(&tail[..n]);
+        }
     }
     Ok(ctx.finalize().0)
 }
@@ -116,4 +143,31 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize
         }
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The hash from the metadata's open file (its first megabyte
+        /// already read) is the hash of the file read afresh.
+        #[test]
+        fn hash_from_the_head_is_the_hash(size in 0usize..80_000, seed: u8) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("x.jpg");
+            let bytes: Vec<u8> = (0..size).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect();
+            std::fs::write(&path, &bytes).unwrap();
+            let mut file = std::fs::File::open(&path).unwrap();
+            let (_, head) = metadata::read_from(&mut file).unwrap();
+            for head in [&head[..], &head[..head.len().min(100)], &[][..]] {
+                prop_assert_eq!(
+                    hash_open(&mut file, size as i64, head).unwrap(),
+                    content_hash(&path, size as i64).unwrap()
+                );
+            }
+        }
+    }
 }
