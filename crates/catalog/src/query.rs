@@ -24,7 +24,16 @@ pub struct QueryError {
     /// Index of the offending character, counted in chars.
     pub position: usize,
     /// What is wrong.
-    pub message: &'static str,
+    pub message: std::borrow::Cow<'static, str>,
+}
+
+impl QueryError {
+    fn at(position: usize, message: impl Into<std::borrow::Cow<'static, str>>) -> QueryError {
+        QueryError {
+            position,
+            message: message.into(),
+        }
+    }
 }
 
 /// A search term: one folded word, or several that must stand in order
@@ -60,7 +69,7 @@ pub enum Scope {
 }
 
 /// One part of a query.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Clause {
     /// A term.
     Term(Term),
@@ -70,8 +79,10 @@ pub enum Clause {
     Group(Box<Query>),
 }
 
-/// A parsed query: alternatives (OR) of clause lists (AND).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A parsed query: alternatives (OR) of clause lists (AND). A clause
+/// repeated in one alternative is kept once (`b b b` is `b`), and so is a
+/// repeated alternative.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Query {
     /// Each alternative's clauses; an empty list matches everything.
     pub alternatives: Vec<Vec<Clause>>,
@@ -111,10 +122,7 @@ fn lex(query: &str) -> Result<Vec<(usize, Lexeme)>, QueryError> {
                     .position(|&c| c == '"')
                     .map(|k| i + 1 + k);
                 let Some(end) = end else {
-                    return Err(QueryError {
-                        position: start,
-                        message: "this quote is never closed",
-                    });
+                    return Err(QueryError::at(start, "this quote is never closed"));
                 };
                 out.push((start, Lexeme::Phrase(chars[i + 1..end].iter().collect())));
                 i = end + 1;
@@ -126,10 +134,7 @@ fn lex(query: &str) -> Result<Vec<(usize, Lexeme)>, QueryError> {
                     .get(i + 1)
                     .is_none_or(|c| c.is_whitespace() || *c == ')')
                 {
-                    return Err(QueryError {
-                        position: i,
-                        message: "'-' needs a term right after it",
-                    });
+                    return Err(QueryError::at(i, "'-' needs a term right after it"));
                 }
                 out.push((i, Lexeme::Minus));
                 i += 1;
@@ -162,6 +167,9 @@ struct Parser {
     lexemes: Vec<(usize, Lexeme)>,
     at: usize,
     end: usize,
+    /// A word of no letter or digit passed over in the current list of
+    /// terms: the error, if nothing else is in it.
+    skipped: Option<(usize, String)>,
 }
 
 impl Parser {
@@ -174,17 +182,30 @@ impl Parser {
     }
 
     fn or(&mut self) -> Result<Query, QueryError> {
-        let mut alternatives = Vec::new();
+        let mut alternatives: Vec<Vec<Clause>> = Vec::new();
         loop {
             let here = self.position();
-            let and = self.and()?;
+            self.skipped = None;
+            let mut and = self.and()?;
             if and.is_empty() {
-                return Err(QueryError {
-                    position: here,
-                    message: "OR needs a term on each side",
+                return Err(match self.skipped.take() {
+                    Some((at, text)) => QueryError::at(
+                        at,
+                        format!(
+                            "{text:?} has no letter or digit, and search looks at letters and \
+                             digits only (names and captions are split into words at \
+                             everything else)"
+                        ),
+                    ),
+                    None => QueryError::at(here, "OR needs a term on each side"),
                 });
             }
-            alternatives.push(and);
+            // A repeated clause asks nothing more.
+            let mut seen = std::collections::HashSet::new();
+            and.retain(|c| seen.insert(c.clone()));
+            if !alternatives.contains(&and) {
+                alternatives.push(and);
+            }
             match self.peek() {
                 Some((_, Lexeme::Or)) => self.at += 1,
                 _ => return Ok(Query { alternatives }),
@@ -202,10 +223,7 @@ impl Parser {
                     match self.peek() {
                         Some((_, Lexeme::Word { .. } | Lexeme::Phrase(_) | Lexeme::Open)) => {}
                         _ => {
-                            return Err(QueryError {
-                                position: p,
-                                message: "'-' needs a term right after it",
-                            });
+                            return Err(QueryError::at(p, "'-' needs a term right after it"));
                         }
                     }
                     if let Some(atom) = self.atom()? {
@@ -228,28 +246,19 @@ impl Parser {
     /// (punctuation only), which constrains nothing.
     fn atom(&mut self) -> Result<Option<Clause>, QueryError> {
         let Some((p, lexeme)) = self.peek().cloned() else {
-            return Err(QueryError {
-                position: self.end,
-                message: "a term is missing",
-            });
+            return Err(QueryError::at(self.end, "a term is missing"));
         };
         self.at += 1;
         match lexeme {
             Lexeme::Word { text, fuzzy } => match scoped(&text) {
-                Some((_, "")) => Err(QueryError {
-                    position: p,
-                    message: "this field filter has no value",
-                }),
+                Some((_, "")) => Err(QueryError::at(p, "this field filter has no value")),
                 Some((Scope::Date, rest)) => match date_range(rest) {
-                    Some((lo, hi)) => Ok(Some(Clause::Term(Term {
+                    Ok((lo, hi)) => Ok(Some(Clause::Term(Term {
                         words: vec![lo, hi],
                         fuzzy: false,
                         scope: Some(Scope::Date),
                     }))),
-                    None => Err(QueryError {
-                        position: p,
-                        message: "a date looks like 2019-06-30, or a range like 2019-06..2019-08",
-                    }),
+                    Err(why) => Err(QueryError::at(p, why)),
                 },
                 Some((scope, rest)) => Ok(term(rest, fuzzy).map(|mut t| {
                     if scope == Scope::Ext {
@@ -258,21 +267,18 @@ impl Parser {
                     t.scope = Some(scope);
                     Clause::Term(t)
                 })),
-                None => Ok(term(&text, fuzzy).map(Clause::Term)),
+                None => match term(&text, fuzzy) {
+                    Some(t) => Ok(Some(Clause::Term(t))),
+                    None => self.no_word(p, &text, fuzzy),
+                },
             },
             Lexeme::Phrase(text) => match term(&text, false) {
                 Some(t) => Ok(Some(Clause::Term(t))),
-                None => Err(QueryError {
-                    position: p,
-                    message: "this phrase has no words",
-                }),
+                None => Err(QueryError::at(p, "this phrase has no words")),
             },
             Lexeme::Open => {
                 if matches!(self.peek(), Some((_, Lexeme::Close))) {
-                    return Err(QueryError {
-                        position: p,
-                        message: "empty parentheses",
-                    });
+                    return Err(QueryError::at(p, "empty parentheses"));
                 }
                 let inner = self.or()?;
                 match self.peek() {
@@ -280,17 +286,47 @@ impl Parser {
                         self.at += 1;
                         Ok(Some(Clause::Group(Box::new(inner))))
                     }
-                    _ => Err(QueryError {
-                        position: p,
-                        message: "this parenthesis is never closed",
-                    }),
+                    _ => Err(QueryError::at(p, "this parenthesis is never closed")),
                 }
             }
-            _ => Err(QueryError {
-                position: p,
-                message: "a term is missing",
-            }),
+            _ => Err(QueryError::at(p, "a term is missing")),
         }
+    }
+}
+
+impl Parser {
+    /// A word with no letter or digit: an error where it reads as syntax
+    /// from elsewhere (a wildcard, a lone `~`, a field with no name), else
+    /// passed over (noted, in case nothing else is there).
+    fn no_word(&mut self, p: usize, text: &str, fuzzy: bool) -> Result<Option<Clause>, QueryError> {
+        if text.contains(['*', '?']) {
+            return Err(QueryError::at(
+                p,
+                "there are no wildcards: a word already finds every name or caption that \
+                 holds it (kit finds kitten), and ~ after a word allows a typo",
+            ));
+        }
+        if text.is_empty() && fuzzy {
+            return Err(QueryError::at(
+                p,
+                "'~' allows a typo in the word it follows: write it right after the word, \
+                 as in kiten~",
+            ));
+        }
+        if text.contains(':') {
+            return Err(QueryError::at(
+                p,
+                "':' makes a field filter: a field before it (name, dir, caption, camera, \
+                 ext, date) and a value after it, as in name:rome",
+            ));
+        }
+        let shown = if fuzzy {
+            format!("{text}~")
+        } else {
+            text.to_owned()
+        };
+        self.skipped.get_or_insert((p, shown));
+        Ok(None)
     }
 }
 
@@ -305,15 +341,73 @@ fn term(text: &str, fuzzy: bool) -> Option<Term> {
 }
 
 /// A date filter's bounds: `A..B` or one `A` (both ends the same), each
-/// four digits of year and then digits and dashes.
-fn date_range(text: &str) -> Option<(String, String)> {
+/// a year, a month of it or a day (`2019`, `2019-06`, `2019-06-30`) that
+/// exists, the range not ending before it starts.
+fn date_range(text: &str) -> Result<(String, String), String> {
     let (lo, hi) = text.split_once("..").unwrap_or((text, text));
-    let ok = |d: &str| {
-        d.len() >= 4
-            && d.chars().take(4).all(|c| c.is_ascii_digit())
-            && d.chars().all(|c| c.is_ascii_digit() || c == '-')
+    let a = calendar_date(lo)?;
+    let b = calendar_date(hi)?;
+    // Compared at the shorter one's precision: 2019-06..2019 is fine.
+    let n = a.len().min(b.len());
+    if a[..n] > b[..n] {
+        return Err(format!("{lo}..{hi}: the range ends before it starts"));
+    }
+    Ok((lo.to_owned(), hi.to_owned()))
+}
+
+/// `YYYY`, `YYYY-MM` or `YYYY-MM-DD`, checked against the calendar;
+/// returns its numbers.
+fn calendar_date(d: &str) -> Result<Vec<u32>, String> {
+    let shape = "a date looks like 2019, 2019-06 or 2019-06-30, and a range like \
+                 2019-06..2019-08";
+    let parts: Vec<&str> = d.split('-').collect();
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    let ok_shape = match parts.as_slice() {
+        [y] => digits(y, 4),
+        [y, m] => digits(y, 4) && digits(m, 2),
+        [y, m, day] => digits(y, 4) && digits(m, 2) && digits(day, 2),
+        _ => false,
     };
-    (ok(lo) && ok(hi)).then(|| (lo.to_owned(), hi.to_owned()))
+    if !ok_shape {
+        return Err(format!("{d:?}: {shape}"));
+    }
+    let n: Vec<u32> = parts.iter().map(|p| p.parse().unwrap_or(0)).collect();
+    if let Some(&m) = n.get(1)
+        && !(1..=12).contains(&m)
+    {
+        return Err(format!("{d}: there is no month {m}"));
+    }
+    if let (Some(&m), Some(&day)) = (n.get(1), n.get(2)) {
+        let leap = n[0] % 4 == 0 && (n[0] % 100 != 0 || n[0] % 400 == 0);
+        let days = match m {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        if !(1..=days).contains(&day) {
+            const MONTHS: [&str; 12] = [
+                "January",
+                "February",
+                "March",
+                "April",
+                "May",
+                "June",
+                "July",
+                "August",
+                "September",
+                "October",
+                "November",
+                "December",
+            ];
+            return Err(format!(
+                "{d}: {} {} has {days} days",
+                MONTHS[(m - 1) as usize],
+                n[0]
+            ));
+        }
+    }
+    Ok(n)
 }
 
 /// A `field:value` word's field and value, for the known fields.
@@ -345,14 +439,12 @@ pub fn parse(query: &str) -> Result<Query, QueryError> {
         lexemes,
         at: 0,
         end,
+        skipped: None,
     };
     let q = parser.or()?;
     if let Some((p, _)) = parser.peek() {
         // Only a ')' can stop the top level early.
-        return Err(QueryError {
-            position: *p,
-            message: "this parenthesis was never opened",
-        });
+        return Err(QueryError::at(*p, "this parenthesis was never opened"));
     }
     Ok(q)
 }

@@ -97,11 +97,51 @@ fn errors_point_at_the_character() {
         ("cat - dog", 4, "'-' needs"),
         ("a ()", 2, "empty parentheses"),
         ("a \"  \"", 2, "no words"),
+        // Words of no letter or digit: what each is, not "OR needs".
+        ("😀", 0, "has no letter or digit"),
+        ("\\", 0, "has no letter or digit"),
+        ("cat OR 😀", 7, "has no letter or digit"),
+        (":", 0, "makes a field filter"),
+        ("*", 0, "no wildcards"),
+        ("cat *", 4, "no wildcards"),
+        ("~", 0, "allows a typo"),
+        // Dates that do not exist, and ranges that end before they start.
+        ("date:2019-13-45", 0, "there is no month 13"),
+        ("date:2019-02-30", 0, "February 2019 has 28 days"),
+        ("date:2020-02-30", 0, "February 2020 has 29 days"),
+        ("date:2019..2018", 0, "ends before it starts"),
+        ("date:2019-07-02..2019-07-01", 0, "ends before it starts"),
+        ("date:abc", 0, "a date looks like"),
+        ("date:19-01", 0, "a date looks like"),
     ] {
         let e = parse(q).unwrap_err();
         assert_eq!(e.position, at, "{q:?}: {e}");
         assert!(e.message.contains(what), "{q:?}: {e}");
         assert!(e.to_string().contains(&format!("character {at}")));
+    }
+}
+
+/// A repeated term or alternative is kept once; real dates and ranges
+/// parse.
+#[test]
+fn repeats_are_kept_once_and_real_dates_parse() {
+    assert_eq!(
+        parse("b b b b b b b b b b b b b b").unwrap(),
+        parse("b").unwrap()
+    );
+    assert_eq!(
+        parse("beach rome beach rome OR rome OR rome").unwrap(),
+        parse("beach rome OR rome").unwrap()
+    );
+    for ok in [
+        "date:2019",
+        "date:2020-02-29",
+        "date:2019-06..2019-08",
+        "date:2019..2019",
+        "date:2019-06..2019",
+        "kitten , cat",
+    ] {
+        assert!(parse(ok).is_ok(), "{ok}");
     }
 }
 
@@ -163,10 +203,15 @@ fn fuzzy_query_tolerates_typos_everywhere() {
 #[test]
 fn odd_dates_do_not_panic() {
     let d = catalog::Document::with_meta("a.jpg", "", "", "2019-0\u{e9}-14");
-    for q in ["date:2019-07-14", "date:2019-0", "date:2019..2020-01-01-01"] {
-        let _ = parse(q)
-            .unwrap()
-            .matches_document(catalog::Mode::Default, &d);
+    let _ = parse("date:2019-07-14")
+        .unwrap()
+        .matches_document(catalog::Mode::Default, &d);
+    // Half a month, a day of eleven digits: refused, saying why.
+    for q in ["date:2019-0", "date:2019..2020-01-01-01"] {
+        assert!(
+            parse(q).unwrap_err().message.contains("a date looks like"),
+            "{q}"
+        );
     }
     let ok = catalog::Document::with_meta("a.jpg", "", "", "2019-07-14 10:00:00");
     assert!(

@@ -128,6 +128,11 @@ enum Command {
         /// One JSON object per line instead of plain paths.
         #[arg(long)]
         json: bool,
+        /// Paths as their exact bytes, each ended by a NUL byte (for
+        /// `xargs -0`); plain output quotes a path holding a newline or
+        /// another control character, as `ls` does.
+        #[arg(short = '0', long = "null", conflicts_with = "json")]
+        null: bool,
         /// The seed's matching only (every word within one token), through
         /// its own tables.
         #[arg(long)]
@@ -357,11 +362,88 @@ fn repair(catalog_path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// How `search` prints each path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Output {
+    /// One path a line, quoted where it holds a control character.
+    Plain,
+    /// One JSON object a line.
+    Json,
+    /// Exact bytes, each ended by NUL.
+    Null,
+}
+
+impl Output {
+    fn of(json: bool, null: bool) -> Output {
+        match (json, null) {
+            (true, _) => Output::Json,
+            (_, true) => Output::Null,
+            _ => Output::Plain,
+        }
+    }
+}
+
+/// A path for a line of output: as it is, unless it holds a control
+/// character (a newline would split it in two); then quoted for a POSIX
+/// shell as `ls` quotes it (`'a'$'\n''b.jpg'`), control characters and
+/// bytes that are not UTF-8 written as escapes, so pasting it opens the
+/// file.
+fn shell_quoted(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if !raw.iter().any(|&b| b < 0x20 || b == 0x7f) {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len() + 8);
+    let mut open = false;
+    let escape = |out: &mut Vec<u8>, open: &mut bool, code: &str| {
+        if *open {
+            out.push(b'\'');
+            *open = false;
+        }
+        out.extend_from_slice(b"$'");
+        out.extend_from_slice(code.as_bytes());
+        out.push(b'\'');
+    };
+    for chunk in raw.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => escape(&mut out, &mut open, "\\n"),
+                '\t' => escape(&mut out, &mut open, "\\t"),
+                '\r' => escape(&mut out, &mut open, "\\r"),
+                c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                    escape(&mut out, &mut open, &format!("\\{:03o}", c as u32))
+                }
+                '\'' => {
+                    if open {
+                        out.push(b'\'');
+                        open = false;
+                    }
+                    out.extend_from_slice(b"\\'");
+                }
+                c => {
+                    if !open {
+                        out.push(b'\'');
+                        open = true;
+                    }
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+        }
+        for &b in chunk.invalid() {
+            escape(&mut out, &mut open, &format!("\\{b:03o}"));
+        }
+    }
+    if open {
+        out.push(b'\'');
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn search(
     catalog_path: &Path,
     words: &[String],
     limit: usize,
-    json: bool,
+    output: Output,
     seed: bool,
     fuzzy: bool,
 ) -> Result<()> {
@@ -389,17 +471,25 @@ fn search(
                 .raw_path(id)?
                 .unwrap_or_else(|| path.clone().into_bytes());
             let mut out = std::io::stdout().lock();
-            if json {
-                let mut obj = serde_json::json!({ "path": path, "caption": caption });
-                if raw != path.as_bytes() {
-                    // The name is not UTF-8: its exact bytes too.
-                    obj["path_bytes"] = serde_json::json!(raw);
+            match output {
+                Output::Json => {
+                    let mut obj = serde_json::json!({ "path": path, "caption": caption });
+                    if raw != path.as_bytes() {
+                        // The name is not UTF-8: its exact bytes too.
+                        obj["path_bytes"] = serde_json::json!(raw);
+                    }
+                    writeln!(out, "{obj}")?;
                 }
-                writeln!(out, "{obj}")?;
-            } else {
-                // The exact bytes, so the printed path opens the real file.
-                out.write_all(&raw)?;
-                out.write_all(b"\n")?;
+                Output::Null => {
+                    out.write_all(&raw)?;
+                    out.write_all(b"\0")?;
+                }
+                Output::Plain => {
+                    // The exact bytes, so the printed path opens the real
+                    // file; quoted where a line would not hold it.
+                    out.write_all(&shell_quoted(&raw))?;
+                    out.write_all(b"\n")?;
+                }
             }
         }
     }
@@ -561,8 +651,16 @@ fn main() -> Result<()> {
             query,
             limit,
             json,
+            null,
             seed,
             fuzzy,
-        } => search(&catalog_path, &query, limit, json, seed, fuzzy),
+        } => search(
+            &catalog_path,
+            &query,
+            limit,
+            Output::of(json, null),
+            seed,
+            fuzzy,
+        ),
     }
 }

@@ -595,3 +595,57 @@ fn no_display_is_explained() {
     let (ok, _, err) = viewer2(&cat, &["--gpu-budget-mb", "8", "search", "x"]);
     assert!(!ok && err.contains("unexpected argument"), "{err}");
 }
+
+/// A name with a newline prints quoted as `ls` quotes it (or NUL-ended
+/// with -0); punctuation and impossible dates get errors saying what they
+/// are; index warnings are printed, not only logged.
+#[cfg(unix)]
+#[test]
+fn odd_names_and_odd_queries_are_answered_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("p");
+    std::fs::create_dir_all(&photos).unwrap();
+    std::fs::write(photos.join("two\nlines.jpg"), b"x").unwrap();
+    std::fs::write(photos.join("it's.jpg"), b"y").unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    // The two bytes-only files have no metadata: each warning is printed.
+    assert_eq!(err.matches("warning: ").count(), 2, "{err}");
+    let (ok, out, _) = viewer2(&cat, &["search", "lines"]);
+    assert!(ok);
+    assert_eq!(out.lines().count(), 1, "{out:?}");
+    assert!(out.ends_with("/p/two'$'\\n''lines.jpg'\n"), "{out:?}");
+    // Pasted into a shell (bash, zsh, ksh: `$'…'` as ls writes it), the
+    // quoted path names the file.
+    let listed = Command::new("bash")
+        .arg("-c")
+        .arg(format!("cat {}", out.trim_end()))
+        .output()
+        .unwrap();
+    assert_eq!(listed.stdout, b"x");
+    let (_, out, _) = viewer2(&cat, &["search", "-0", "jpg"]);
+    let mut paths: Vec<&str> = out.split_terminator('\0').collect();
+    paths.sort();
+    assert!(paths[0].ends_with("/p/it's.jpg") && paths[1].ends_with("/p/two\nlines.jpg"));
+    let (_, out, _) = viewer2(&cat, &["search", "it"]);
+    assert!(
+        out.ends_with("/p/it's.jpg\n"),
+        "only control characters quote: {out:?}"
+    );
+    for (query, says) in [
+        ("😀", "has no letter or digit"),
+        (":", "makes a field filter"),
+        ("*", "no wildcards"),
+        ("~", "allows a typo"),
+        ("\\", "has no letter or digit"),
+        ("date:2019-13-45", "there is no month 13"),
+        ("date:2019-02-30", "February 2019 has 28 days"),
+        ("date:2019..2018", "the range ends before it starts"),
+        ("date:abc", "a date looks like"),
+    ] {
+        let (ok, _, err) = viewer2(&cat, &["search", "--", query]);
+        assert!(!ok && err.contains(says), "{query}: {err}");
+        assert!(!err.contains("OR needs"), "{query}: {err}");
+    }
+}
