@@ -378,7 +378,8 @@ fn calendar_date(d: &str) -> Result<Vec<u32>, String> {
         return Err(format!("{d}: there is no month {m}"));
     }
     if let (Some(&m), Some(&day)) = (n.get(1), n.get(2)) {
-        let leap = n[0] % 4 == 0 && (n[0] % 100 != 0 || n[0] % 400 == 0);
+        let y = n[0];
+        let leap = y.is_multiple_of(4) && (!y.is_multiple_of(100) || y.is_multiple_of(400));
         let days = match m {
             2 if leap => 29,
             2 => 28,
