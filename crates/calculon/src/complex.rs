@@ -215,6 +215,19 @@ impl Work<'_> {
         {
             return Ok(Number::int(0));
         }
+        // A negative exact base to an exact fractional power: the
+        // principal value |a|^b·(cos πb + i sin πb), exact where the root
+        // and the angle are ((-4)^(1/2) = 2i, (-1)^(3/2) = -i).
+        if let (Some(base), Some(e)) = (a.as_rational(), b.as_rational())
+            && base.sign() == dashu_base::Sign::Negative
+        {
+            let size = self.pow(&Real::Exact(-base.clone()), &b.re)?;
+            let angle = crate::real::pi_multiple(e.clone(), 1);
+            return Ok(Number {
+                re: self.mul(&size, &self.cos(&angle)?)?,
+                im: self.mul(&size, &self.sin(&angle)?)?,
+            });
+        }
         // exp(b·ln a)
         let l = self.c_ln(a)?;
         self.c_exp(&self.c_mul(b, &l)?)

@@ -5,6 +5,53 @@ use std::ops::Range;
 /// A byte range in the input line.
 pub type Span = Range<usize>;
 
+/// A number of bits, possibly far beyond `u64` (`1e100!` needs about
+/// 3.3·10^102): an estimate, printed with its digits.
+#[derive(Clone, Copy, Debug)]
+pub struct Bits(pub f64);
+
+impl PartialEq for Bits {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_bits() == other.0.to_bits()
+    }
+}
+
+impl Eq for Bits {}
+
+impl Bits {
+    /// About how many decimal digits that many bits hold.
+    pub fn digits(self) -> f64 {
+        self.0 * std::f64::consts::LOG10_2
+    }
+}
+
+/// A large count as people read it: `2,525,223` below a billion,
+/// `9.96e101` above, "more than 1e308" past what a float holds.
+fn count(x: f64) -> String {
+    if !x.is_finite() {
+        return "more than 1e308".into();
+    }
+    if x < 1e15 {
+        let n = x.round() as u64;
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        return out;
+    }
+    format!("{x:.3e}").replace("e", "e+").replace("e+-", "e-")
+}
+
+impl std::fmt::Display for Bits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&count(self.0))
+    }
+}
+
 /// An error with the part of the input it is about.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{kind}")]
@@ -97,16 +144,35 @@ pub enum ErrorKind {
     #[error("division by zero")]
     DivisionByZero,
     /// An exact number would take more memory than allowed.
-    #[error("the exact result would take about {bits} bits, over the limit of {limit} bits")]
+    #[error(
+        "the exact result would have about {} digits ({bits} bits), over the limit of {} bits \
+         (about {} digits)",
+        count(bits.digits()),
+        count(*limit as f64),
+        count(Bits(*limit as f64).digits())
+    )]
     TooBig {
         /// The estimated size.
-        bits: u64,
+        bits: Bits,
         /// The limit in force.
         limit: u64,
     },
     /// A number beyond the float exponent range.
     #[error("the result is too large to represent")]
     Overflow,
+    /// An exponential beyond the float exponent range, either way.
+    #[error(
+        "the result is too {} to represent: about 10^{}{}, a positive number",
+        if *negative { "small" } else { "large" },
+        if *negative { "-" } else { "" },
+        count(decimal_exponent.0)
+    )]
+    OutOfRange {
+        /// Whether the exponent is negative (the value tiny).
+        negative: bool,
+        /// About how many decades the exponent spans.
+        decimal_exponent: Bits,
+    },
     /// The caller cancelled the evaluation.
     #[error("cancelled")]
     Cancelled,
@@ -149,4 +215,18 @@ pub enum ErrorKind {
     /// An assignment to a built-in name, or a malformed definition.
     #[error("{0}")]
     Definition(String),
+    /// A line of input that is not UTF-8 text.
+    #[error("line {line} is not UTF-8 text: byte {column} is 0x{byte:02x}")]
+    NotText {
+        /// The line, counted from 1.
+        line: usize,
+        /// The first byte that is not part of a UTF-8 character.
+        byte: u8,
+        /// Its place in the line, counted from 1.
+        column: usize,
+    },
+    /// The engine failed on this line (a bug): the line is skipped, the
+    /// session goes on.
+    #[error("internal error on this line ({0}); the line was skipped, please report it")]
+    Internal(String),
 }

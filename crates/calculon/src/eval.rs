@@ -228,7 +228,29 @@ impl Calculator {
 
     /// [`evaluate`](Self::evaluate), stopping early when `cancel` is
     /// raised from another thread.
+    ///
+    /// A panic anywhere below (a bug, here or in a library) is caught and
+    /// becomes this line's error: the lines before and after it, and the
+    /// definitions made so far, are untouched.
     pub fn evaluate_with(&mut self, line: &str, cancel: &CancelFlag) -> Result<Answer, CalcError> {
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.evaluate_unguarded(line, cancel)
+        }));
+        caught.unwrap_or_else(|payload| {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".to_owned());
+            Err(CalcError::new(ErrorKind::Internal(what), 0..line.len()))
+        })
+    }
+
+    fn evaluate_unguarded(&mut self, line: &str, cancel: &CancelFlag) -> Result<Answer, CalcError> {
+        #[cfg(test)]
+        if line == tests::PANICS {
+            panic!("a bug, as a test");
+        }
         let options = LexOptions {
             decimal_comma: self.settings.decimal_comma,
         };
@@ -447,9 +469,55 @@ impl Calculator {
     /// spaces, and currency signs (`$ € £ ¥`) are dropped, so a column
     /// copied from a spreadsheet reads as numbers.
     pub fn evaluate_column(&mut self, text: &str, total: bool, cancel: &CancelFlag) -> Column {
+        self.evaluate_lines(text.lines().map(Ok), total, cancel)
+    }
+
+    /// [`evaluate_column`](Self::evaluate_column) for bytes that may not
+    /// all be UTF-8 (a pasted or piped file): a line that is not gets an
+    /// error naming it and the offending byte; the others their answers.
+    pub fn evaluate_column_bytes(
+        &mut self,
+        text: &[u8],
+        total: bool,
+        cancel: &CancelFlag,
+    ) -> Column {
+        let text = text.strip_suffix(b"\n").unwrap_or(text);
+        let lines = text.split(|&b| b == b'\n').enumerate().map(|(i, raw)| {
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            std::str::from_utf8(raw).map_err(|e| {
+                let at = e.valid_up_to();
+                CalcError::new(
+                    ErrorKind::NotText {
+                        line: i + 1,
+                        byte: raw.get(at).copied().unwrap_or(0),
+                        column: at + 1,
+                    },
+                    0..0,
+                )
+            })
+        });
+        if text.is_empty() {
+            return self.evaluate_lines(std::iter::empty(), total, cancel);
+        }
+        self.evaluate_lines(lines, total, cancel)
+    }
+
+    fn evaluate_lines<'t>(
+        &mut self,
+        text: impl Iterator<Item = Result<&'t str, CalcError>>,
+        total: bool,
+        cancel: &CancelFlag,
+    ) -> Column {
         let mut lines = Vec::new();
         let mut values: Vec<Quantity> = Vec::new();
-        for raw in text.lines() {
+        for raw in text {
+            let raw = match raw {
+                Ok(raw) => raw,
+                Err(e) => {
+                    lines.push(Some(Err(e)));
+                    continue;
+                }
+            };
             let line = clean_pasted_line(raw);
             if line.trim().is_empty() || line.trim_start().starts_with('#') {
                 lines.push(None);
@@ -606,6 +674,13 @@ impl Calculator {
             NumError::Domain(what) => ErrorKind::Domain(what.to_string()),
             NumError::DivisionByZero => ErrorKind::DivisionByZero,
             NumError::TooBig { bits, limit } => ErrorKind::TooBig { bits, limit },
+            NumError::ExpRange {
+                negative,
+                decimal_exponent,
+            } => ErrorKind::OutOfRange {
+                negative,
+                decimal_exponent,
+            },
             NumError::Overflow => ErrorKind::Overflow,
             NumError::Stopped(Stop::Cancelled) => ErrorKind::Cancelled,
             NumError::Stopped(Stop::TimedOut) => ErrorKind::TimedOut(
@@ -1297,5 +1372,46 @@ struct BuiltinNames;
 impl Names for BuiltinNames {
     fn kind(&self, name: &str) -> Option<NameKind> {
         Calculator::default().kind(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The line that panics in this crate's unit tests.
+    pub(super) const PANICS: &str = "panic for the test";
+
+    /// A panic is that line's error; the definitions before it and the
+    /// lines after it work, in a column as one by one.
+    #[test]
+    fn a_panic_is_one_line_error() {
+        let mut calc = Calculator::default();
+        let column = calc.evaluate_column(
+            &format!("y = 6\n{PANICS}\ny * 7\n"),
+            false,
+            &CancelFlag::new(),
+        );
+        let shown: Vec<String> = column
+            .lines
+            .iter()
+            .map(|l| match l {
+                Some(Ok(a)) => a.display(),
+                Some(Err(e)) => format!("error: {e}"),
+                None => "-".into(),
+            })
+            .collect();
+        assert_eq!(shown[0], "y = 6");
+        assert_eq!(
+            shown[1],
+            "error: internal error on this line (a bug, as a test); the line was skipped, please report it"
+        );
+        assert_eq!(shown[2], "= 42");
+        assert!(calc.definitions_text().contains("y = 6"));
+        assert!(calc.evaluate(PANICS).is_err());
+        assert_eq!(
+            calc.evaluate("y + 1").map(|a| a.display()).ok().as_deref(),
+            Some("= 7")
+        );
     }
 }

@@ -257,7 +257,15 @@ pub(crate) fn call(work: &Work<'_>, name: &str, args: &[Quantity]) -> FnResult {
             for q in rest {
                 let n = integer(name, q)?.unsigned_abs();
                 acc = if name == "gcd" {
-                    (&acc).gcd(&n)
+                    // gcd(0, n) = n: every number divides 0 (and dashu's
+                    // gcd refuses two zeros).
+                    if acc.is_zero() {
+                        n
+                    } else if n.is_zero() {
+                        acc
+                    } else {
+                        (&acc).gcd(&n)
+                    }
                 } else if acc.is_zero() || n.is_zero() {
                     UBig::ZERO
                 } else {
@@ -438,23 +446,25 @@ pub(crate) fn factorial(work: &Work<'_>, a: &Quantity) -> FnResult {
     if n.sign() == Sign::Negative {
         return Err(needs("factorial needs a non-negative integer".into()));
     }
+    // log2(n!) by Stirling, to refuse before computing.
+    let stirling = |nf: f64| {
+        if nf < 2.0 {
+            1.0
+        } else {
+            nf * nf.log2() - nf * std::f64::consts::LOG2_E
+                + 0.5 * (2.0 * std::f64::consts::PI * nf).log2()
+        }
+    };
     let Ok(n) = u64::try_from(n) else {
         return Err(FnError::from(NumError::TooBig {
-            bits: u64::MAX,
+            bits: crate::error::Bits(stirling(n.to_f64().value())),
             limit: work.budget.max_bits,
         }));
     };
-    // log2(n!) by Stirling, to refuse before computing.
-    let nf = n as f64;
-    let bits = if n < 2 {
-        1.0
-    } else {
-        nf * nf.log2() - nf * std::f64::consts::LOG2_E
-            + 0.5 * (2.0 * std::f64::consts::PI * nf).log2()
-    };
+    let bits = stirling(n as f64);
     if bits > work.budget.max_bits as f64 {
         return Err(FnError::from(NumError::TooBig {
-            bits: bits as u64,
+            bits: crate::error::Bits(bits),
             limit: work.budget.max_bits,
         }));
     }
@@ -487,8 +497,12 @@ fn binomial(work: &Work<'_>, n: &IBig, k: &IBig) -> FnResult {
         return Ok(Quantity::plain(Number::int(0)));
     }
     let (Ok(n), Ok(k)) = (u64::try_from(n), u64::try_from(k)) else {
+        // C(n, k) has about n·H(k/n) bits (H the binary entropy).
+        let (nf, kf) = (n.to_f64().value(), k.to_f64().value());
+        let p = (kf / nf).clamp(f64::MIN_POSITIVE, 0.5);
+        let h = -p * p.log2() - (1.0 - p) * (1.0 - p).log2();
         return Err(FnError::from(NumError::TooBig {
-            bits: u64::MAX,
+            bits: crate::error::Bits(nf * h),
             limit: work.budget.max_bits,
         }));
     };
@@ -497,7 +511,7 @@ fn binomial(work: &Work<'_>, n: &IBig, k: &IBig) -> FnResult {
     let bits = (k as f64) * (n.max(2) as f64).log2();
     if bits > work.budget.max_bits as f64 {
         return Err(FnError::from(NumError::TooBig {
-            bits: bits as u64,
+            bits: crate::error::Bits(bits),
             limit: work.budget.max_bits,
         }));
     }

@@ -41,7 +41,7 @@ mod real;
 mod units;
 
 pub use budget::{CancelFlag, Stop};
-pub use error::{CalcError, ErrorKind, Span};
+pub use error::{Bits, CalcError, ErrorKind, Span};
 pub use eval::{Answer, AnswerKind, Calculator, Column, MAX_DIGITS, PlotRequest, Settings};
 pub use format::Radix;
 pub use plot::{Graph, sample};

@@ -65,8 +65,13 @@ pub(crate) enum NumError {
     DivisionByZero,
     /// An exact result would take more bits than the budget allows.
     TooBig {
-        bits: u64,
+        bits: crate::error::Bits,
         limit: u64,
+    },
+    /// `e^x` beyond the float range: the decimal exponent, roughly.
+    ExpRange {
+        negative: bool,
+        decimal_exponent: crate::error::Bits,
     },
     /// A float result beyond the exponent range.
     Overflow,
@@ -167,7 +172,7 @@ impl<'a> Work<'a> {
     fn check_bits(&self, bits: u64) -> NumResult<()> {
         if bits > self.budget.max_bits {
             return Err(NumError::TooBig {
-                bits,
+                bits: crate::error::Bits(bits as f64),
                 limit: self.budget.max_bits,
             });
         }
@@ -221,6 +226,10 @@ impl<'a> Work<'a> {
             self.check_bits(rational_bits(x) + rational_bits(y))?;
             let k = j.checked_add(k).ok_or(NumError::Overflow)?;
             return Ok(pi_multiple(x * y, k));
+        }
+        // An exact zero times anything finite is an exact zero.
+        if is_exact_zero(a) || is_exact_zero(b) {
+            return Ok(Real::Exact(RBig::ZERO));
         }
         let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
         Ok(self.settle(self.ball_mul(&x, &y)?))
@@ -330,15 +339,15 @@ impl<'a> Work<'a> {
                 let negative = r.sign() == Sign::Negative && odd;
                 return Ok(Real::Exact(if negative { -RBig::ONE } else { RBig::ONE }));
             }
+            let size = log2_size(r.numerator()) + r.denominator().bit_len() as f64 - 1.0;
             let e = usize::try_from(n.unsigned_abs()).map_err(|_| NumError::TooBig {
-                bits: u64::MAX,
+                bits: crate::error::Bits(size * n.unsigned_abs().to_f64().value()),
                 limit: self.budget.max_bits,
             })?;
-            let bits =
-                (log2_size(r.numerator()) + r.denominator().bit_len() as f64 - 1.0) * e as f64;
+            let bits = size * e as f64;
             if bits > self.budget.max_bits as f64 {
                 return Err(NumError::TooBig {
-                    bits: bits as u64,
+                    bits: crate::error::Bits(bits),
                     limit: self.budget.max_bits,
                 });
             }
@@ -576,11 +585,17 @@ impl<'a> Work<'a> {
         // round the midpoint, so a quotient at a half never stalls.
         let q = self.to_ball(&self.div(x, &ln2)?)?;
         let k = repr_to_rational(&q.mid).round();
-        let k = i64::try_from(&k).map_err(|_| NumError::Overflow)?;
-        // Float exponents are isize: keep well inside.
-        if k.unsigned_abs() > (1u64 << 60) {
-            return Err(NumError::Overflow);
-        }
+        // Float exponents are isize: keep well inside. Beyond, say how far
+        // beyond (k·log10 2 decades), and which way.
+        let k_f64 = k.to_f64().value();
+        let range = || NumError::ExpRange {
+            negative: k_f64 < 0.0,
+            decimal_exponent: crate::error::Bits(k_f64.abs() * std::f64::consts::LOG10_2),
+        };
+        let k = match i64::try_from(&k) {
+            Ok(small) if small.unsigned_abs() <= (1u64 << 60) => small,
+            _ => return Err(range()),
+        };
         let r = self.sub(x, &self.mul(&Real::Exact(RBig::from(k)), &ln2)?)?;
         let e = self.to_ball(&self.exp_small(&r)?)?;
         // Multiplying by 2^k is exact: shift the midpoint and the radius.

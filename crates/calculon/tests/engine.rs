@@ -190,11 +190,11 @@ fn errors_name_the_problem() {
         ("ln(0)", "error: logarithm of zero"),
         (
             "10^10^10",
-            "error: the exact result would take about 33219280948 bits, over the limit of 8388608 bits",
+            "error: the exact result would have about 10,000,000,000 digits (33,219,280,949 bits), over the limit of 8,388,608 bits (about 2,525,223 digits)",
         ),
         (
             "100000000!",
-            "error: the exact result would take about 2513272986 bits, over the limit of 8388608 bits",
+            "error: the exact result would have about 756,570,556 digits (2,513,272,986 bits), over the limit of 8,388,608 bits (about 2,525,223 digits)",
         ),
         ("", "error: nothing to calculate"),
         (
@@ -286,4 +286,73 @@ fn definitions_persist_through_their_file() {
         again.evaluate("y").map(|a| a.display()),
         Ok("= 1".to_string())
     );
+}
+
+/// gcd with zeros (dashu's own gcd panics on two), negative numbers to
+/// exact fractional powers (the principal value), and limits that say how
+/// far off a result is rather than a saturated count.
+#[test]
+fn zeros_negative_roots_and_sizes_beyond_reach() {
+    check(&[
+        ("gcd(0,0)", "= 0"),
+        ("gcd(1-1, 2-2)", "= 0"),
+        ("gcd(0,0,0)", "= 0"),
+        ("gcd(0, -6)", "= 6"),
+        ("gcd(12, 0, 18)", "= 6"),
+        ("lcm(0,0)", "= 0"),
+        ("(-1)^(1/2)", "= i"),
+        ("(-4)^(1/2)", "= 2i"),
+        ("(-1)^0.5", "= i"),
+        ("(-1)^(3/2)", "= -i"),
+        ("(-4)^(-1/2)", "= -0.5i"),
+        ("(-8)^(1/3)", "≈ 1 + 1.73205080756887729352744634151i"),
+        (
+            "(-1)^(1/4)",
+            "≈ 0.707106781186547524400844362105 + 0.707106781186547524400844362105i",
+        ),
+        (
+            "exp(-10^100)",
+            "error: the result is too small to represent: about 10^-4.343e+99, a positive number",
+        ),
+        (
+            "exp(10^100)",
+            "error: the result is too large to represent: about 10^4.343e+99, a positive number",
+        ),
+        (
+            "1e100!",
+            "error: the exact result would have about 9.957e+101 digits (3.308e+102 bits), over the \
+             limit of 8,388,608 bits (about 2,525,223 digits)",
+        ),
+    ]);
+}
+
+/// Lines on stdin that are not UTF-8 get an error with their number; the
+/// others, before and after, their answers.
+#[test]
+fn a_line_that_is_not_text_is_one_error() {
+    let mut calc = Calculator::default();
+    let column = calc.evaluate_column_bytes(
+        b"1+1\nx = 7\n\xff\xfe bad\r\n2*x\n",
+        true,
+        &calculon::CancelFlag::new(),
+    );
+    let shown: Vec<String> = column
+        .lines
+        .iter()
+        .map(|l| match l {
+            None => "-".into(),
+            Some(Ok(a)) => a.display(),
+            Some(Err(e)) => format!("error: {e}"),
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "= 2",
+            "x = 7",
+            "error: line 3 is not UTF-8 text: byte 1 is 0xff",
+            "= 14"
+        ]
+    );
+    assert_eq!(column.total.unwrap().unwrap().display(), "= 16");
 }

@@ -68,6 +68,12 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
+    // A panic inside an evaluation is caught and becomes that line's
+    // error; one line here says where it was (the default message adds a
+    // backtrace note that helps nobody using the calculator).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("calculon: internal error: {info}")
+    }));
     match run(Args::parse()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
@@ -244,12 +250,14 @@ impl Session {
     /// One answer per line of stdin (blank for blank lines), errors in
     /// place as `error: …`, and the total with `--sum`.
     fn column(&mut self, sum: bool) -> Result<bool> {
-        let mut text = String::new();
+        let mut text = Vec::new();
         std::io::stdin()
             .lock()
-            .read_to_string(&mut text)
+            .read_to_end(&mut text)
             .context("reading stdin")?;
-        let column = self.calc.evaluate_column(&text, sum, &CancelFlag::new());
+        let column = self
+            .calc
+            .evaluate_column_bytes(&text, sum, &CancelFlag::new());
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         let mut ok = true;
         let mut defined = false;
