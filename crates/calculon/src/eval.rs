@@ -1199,7 +1199,8 @@ impl Calculator {
                 text.push(' ');
             }
             first = false;
-            text.push_str(&print_real(part, style).text);
+            let check = || work.budget.check();
+            text.push_str(&print_real(part, style, &check).map_err(ne)?.text);
             text.push(' ');
             text.push_str(&u.name);
         }
@@ -1245,7 +1246,7 @@ fn print_part(work: &Work<'_>, x: &Real, style: Style) -> Result<Printed, NumErr
     let e10 = crate::real::decimal_exponent(x);
     let integer = matches!(x, Real::Exact(r) if r.denominator().is_one());
     let Some(e10) = e10.filter(|e| e.abs() > EXACT_PRINT_EXPONENT && !integer) else {
-        return Ok(print_real(x, style));
+        return print_real(x, style, &|| work.budget.check());
     };
     let ball = work.to_ball(x)?;
     let scale = work.pow10_ball(e10)?;
@@ -1256,7 +1257,8 @@ fn print_part(work: &Work<'_>, x: &Real, style: Style) -> Result<Printed, NumErr
             scientific: true,
             ..style
         },
-    );
+        &|| work.budget.check(),
+    )?;
     // The mantissa prints as `d.ddde0` (or e-1, e1 when the estimate was
     // off by one): add the exponents.
     let Some((mantissa, k)) = printed.text.rsplit_once('e') else {

@@ -7,10 +7,11 @@
 //! value rounds to what is printed, whatever it is inside the ball.
 
 use dashu_base::{BitTest, Sign, UnsignedAbs};
+use dashu_float::Repr;
 use dashu_int::{IBig, UBig};
 use dashu_ratio::RBig;
 
-use crate::real::{Ball, Real, ball_ends, repr_to_rational};
+use crate::real::{Ball, NumError, Real};
 
 /// The radix of printed numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -69,33 +70,44 @@ pub(crate) struct Printed {
 /// the point are printed rounded.
 const EXACT_FRACTION_DIGITS: usize = 60;
 
-pub(crate) fn print_real(x: &Real, style: Style) -> Printed {
-    match x {
-        Real::Exact(r) => print_exact(r, style),
-        Real::Approx(b) => print_ball(b, style),
+/// Called between the large steps of printing (powers of ten, products,
+/// divisions, decimal conversion of a million digits): an error stops
+/// the printing, as the time limit and the cancel flag stop a
+/// computation.
+pub(crate) type Check<'a> = &'a dyn Fn() -> Result<(), NumError>;
+
+/// A [`Check`] that never stops (small values).
+pub(crate) fn unchecked() -> Result<(), NumError> {
+    Ok(())
+}
+
+pub(crate) fn print_real(x: &Real, style: Style, check: Check<'_>) -> Result<Printed, NumError> {
+    Ok(match x {
+        Real::Exact(r) => print_exact(r, style, check)?,
+        Real::Approx(b) => print_ball(b, style, check)?,
         // Callers turn multiples of π into balls first; this is a
         // readable fallback.
         Real::Pi(r, k) => Printed {
-            text: format!("{}·π^{k}", print_exact(r, style).text),
+            text: format!("{}·π^{k}", print_exact(r, style, check)?.text),
             approximate: false,
         },
-    }
+    })
 }
 
-fn print_exact(r: &RBig, style: Style) -> Printed {
+fn print_exact(r: &RBig, style: Style, check: Check<'_>) -> Result<Printed, NumError> {
     let base = style.radix.base();
     if r.denominator().is_one() && !style.scientific {
-        return Printed {
+        return Ok(Printed {
             text: signed(
                 r.numerator().sign(),
                 &format!(
                     "{}{}",
                     style.radix.prefix(),
-                    in_base(&r.numerator().unsigned_abs(), base)
+                    in_base(&r.numerator().unsigned_abs(), base, check)?
                 ),
             ),
             approximate: false,
-        };
+        });
     }
     // A terminating expansion: the denominator divides a power of the base.
     if let Some(places) = terminating_places(r.denominator(), base)
@@ -104,39 +116,44 @@ fn print_exact(r: &RBig, style: Style) -> Printed {
     {
         let scaled = r.numerator().clone() * IBig::from(UBig::from(base).pow(places))
             / IBig::from(r.denominator().clone());
-        let digits = in_base(&scaled.unsigned_abs(), base);
+        let digits = in_base(&scaled.unsigned_abs(), base, check)?;
         let text = place_point(&digits, places, style);
-        return Printed {
+        return Ok(Printed {
             text: signed(
                 r.numerator().sign(),
                 &format!("{}{}", style.radix.prefix(), text),
             ),
             approximate: false,
-        };
+        });
     }
-    round_between(r, r, style).unwrap_or_else(|| Printed {
-        text: "0".into(),
+    let f = (r.sign(), Frac::of(r));
+    Ok(
+        round_between(&f, &f, style, check)?.unwrap_or_else(|| Printed {
+            text: "0".into(),
+            approximate: true,
+        }),
+    )
+}
+
+fn print_ball(b: &Ball, style: Style, check: Check<'_>) -> Result<Printed, NumError> {
+    let (lo, hi) = Frac::ends(b);
+    if let Some(p) = round_between(&lo, &hi, style, check)? {
+        return Ok(p);
+    }
+    // Not one digit is certain: the ball holds 0 or is wide.
+    let rad = (Sign::Positive, Frac::dyadic(&b.rad.to_repr()));
+    let r = round_between(&rad, &rad, Style { digits: 2, ..style }, check)?;
+    let bound = r.map(|p| p.text).unwrap_or_else(|| "0".into());
+    Ok(Printed {
+        text: format!("0 (±{bound})"),
         approximate: true,
     })
 }
 
-fn print_ball(b: &Ball, style: Style) -> Printed {
-    let (lo, hi) = ball_ends(b);
-    if let Some(p) = round_between(&lo, &hi, style) {
-        return p;
-    }
-    // Not one digit is certain: the ball holds 0 or is wide.
-    let rad = repr_to_rational(&b.rad.to_repr());
-    let r = round_between(&rad, &rad, Style { digits: 2, ..style });
-    let bound = r.map(|p| p.text).unwrap_or_else(|| "0".into());
-    Printed {
-        text: format!("0 (±{bound})"),
-        approximate: true,
-    }
-}
-
 /// The number of places after the point at which `1/den` terminates in
-/// `base`, if it does.
+/// `base`, if it does in at most [`EXACT_FRACTION_DIGITS`] places (more
+/// are never printed as a fraction: counting them all would divide a huge
+/// denominator by 2 or 5 once per factor).
 fn terminating_places(den: &UBig, base: u32) -> Option<usize> {
     let mut d = den.clone();
     let mut places = 0usize;
@@ -144,12 +161,17 @@ fn terminating_places(den: &UBig, base: u32) -> Option<usize> {
         10 => &[2, 5],
         _ => &[2],
     };
+    // Enough factors to pass the limit in any base (4 bits a hex digit).
+    let cap = 4 * (EXACT_FRACTION_DIGITS + 1);
     for &p in primes {
         let p = UBig::from(p);
         let mut count = 0usize;
-        while (&d % &p).is_zero() {
+        while count <= cap && (&d % &p).is_zero() {
             d /= &p;
             count += 1;
+        }
+        if count > cap {
+            return None;
         }
         // base 16 = 2^4, base 8 = 2^3: places = ceil(count / bits per digit)
         let per_digit = match base {
@@ -162,13 +184,62 @@ fn terminating_places(den: &UBig, base: u32) -> Option<usize> {
     d.is_one().then_some(places)
 }
 
-fn in_base(n: &UBig, base: u32) -> String {
-    match base {
+/// Decimal conversion splits numbers above this many bits in two (by a
+/// power of ten), so the budget is checked between the halves.
+const SPLIT_BITS: usize = 1 << 18;
+
+fn in_base(n: &UBig, base: u32, check: Check<'_>) -> Result<String, NumError> {
+    Ok(match base {
         16 => format!("{n:x}"),
         8 => format!("{n:o}"),
         2 => format!("{n:b}"),
-        _ => n.to_string(),
+        _ if n.bit_len() <= SPLIT_BITS => n.to_string(),
+        _ => {
+            // 10^(c·2^i) for c the digits a leaf holds: each computed once.
+            let leaf = (SPLIT_BITS as f64 * std::f64::consts::LOG10_2) as usize / 2;
+            let mut powers = vec![UBig::from(10u8).pow(leaf)];
+            let digits = (n.bit_len() as f64 * std::f64::consts::LOG10_2) as usize + 1;
+            while leaf << powers.len() < digits {
+                check()?;
+                let last = &powers[powers.len() - 1];
+                let next = last * last;
+                powers.push(next);
+            }
+            let mut out = String::with_capacity(digits);
+            decimal_into(n, powers.len(), leaf, &powers, None, &mut out, check)?;
+            out
+        }
+    })
+}
+
+/// Appends `n < 10^(leaf·2^level)` in decimal, left-padded with zeros to
+/// `width` digits when given: split by `powers[level − 1]`, checking the
+/// budget between the halves.
+fn decimal_into(
+    n: &UBig,
+    level: usize,
+    leaf: usize,
+    powers: &[UBig],
+    width: Option<usize>,
+    out: &mut String,
+    check: Check<'_>,
+) -> Result<(), NumError> {
+    if level == 0 || n.bit_len() <= SPLIT_BITS {
+        let s = n.to_string();
+        if let Some(w) = width {
+            out.extend(std::iter::repeat_n('0', w.saturating_sub(s.len())));
+        }
+        out.push_str(&s);
+        return Ok(());
     }
+    let p = &powers[level - 1];
+    let k = leaf << (level - 1);
+    check()?;
+    let (hi, lo) = dashu_base::DivRem::div_rem(n, p);
+    check()?;
+    let hi_width = width.map(|w| w.saturating_sub(k));
+    decimal_into(&hi, level - 1, leaf, powers, hi_width, out, check)?;
+    decimal_into(&lo, level - 1, leaf, powers, Some(k), out, check)
 }
 
 fn signed(sign: Sign, text: &str) -> String {
@@ -197,44 +268,178 @@ fn place_point(digits: &str, places: usize, style: Style) -> String {
     }
 }
 
+/// A non-negative fraction `n/d`, never reduced: rounding a million-digit
+/// ball needs only products and one division of integers, where a
+/// reduced rational would compute gcds of huge numbers at every step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Frac {
+    n: UBig,
+    d: UBig,
+}
+
+impl Frac {
+    /// `|r|`.
+    fn of(r: &RBig) -> Frac {
+        Frac {
+            n: r.numerator().unsigned_abs(),
+            d: r.denominator().clone(),
+        }
+    }
+
+    /// `|x|` for a binary float.
+    fn dyadic(x: &Repr<2>) -> Frac {
+        let n = x.significand().unsigned_abs();
+        let e = x.exponent();
+        if e >= 0 {
+            Frac {
+                n: n << e as usize,
+                d: UBig::ONE,
+            }
+        } else {
+            Frac {
+                n,
+                d: UBig::ONE << e.unsigned_abs(),
+            }
+        }
+    }
+
+    /// The ball's two ends as signed fractions over one power of two:
+    /// `(sign, Frac)` each.
+    fn ends(b: &Ball) -> ((Sign, Frac), (Sign, Frac)) {
+        let (m, r) = (&b.mid, b.rad.to_repr());
+        let e = m.exponent().min(r.exponent());
+        let scale = |x: &Repr<2>| -> IBig { x.significand() << (x.exponent() - e) as usize };
+        let (mi, ri) = (scale(m), scale(&r));
+        let d = if e >= 0 {
+            UBig::ONE
+        } else {
+            UBig::ONE << e.unsigned_abs()
+        };
+        let up = if e > 0 { e as usize } else { 0 };
+        let part = |v: IBig| -> (Sign, Frac) {
+            let sign = v.sign();
+            (
+                sign,
+                Frac {
+                    n: v.unsigned_abs() << up,
+                    d: d.clone(),
+                },
+            )
+        };
+        (part(&mi - &ri), part(&mi + &ri))
+    }
+
+    fn is_zero(&self) -> bool {
+        self.n.is_zero()
+    }
+
+    /// `self·base^k`, rounded to the nearest integer, halves to even.
+    fn round_scaled(&self, base: u32, k: i64, check: Check<'_>) -> Result<UBig, NumError> {
+        check()?;
+        let p = UBig::from(base).pow(k.unsigned_abs() as usize);
+        check()?;
+        let (n, d) = if k >= 0 {
+            (&self.n * &p, self.d.clone())
+        } else {
+            (self.n.clone(), &self.d * &p)
+        };
+        check()?;
+        let (q, r) = (&n / &d, &n % &d);
+        check()?;
+        let twice = r << 1;
+        Ok(match twice.cmp(&d) {
+            std::cmp::Ordering::Less => q,
+            std::cmp::Ordering::Greater => q + UBig::ONE,
+            std::cmp::Ordering::Equal => {
+                if q.bit(0) {
+                    q + UBig::ONE
+                } else {
+                    q
+                }
+            }
+        })
+    }
+
+    /// Whether `self·base^k` is exactly the integer `v`.
+    fn scales_to(&self, base: u32, k: i64, v: &UBig) -> bool {
+        let p = UBig::from(base).pow(k.unsigned_abs() as usize);
+        if k >= 0 {
+            &self.n * &p == v * &self.d
+        } else {
+            self.n == v * &self.d * &p
+        }
+    }
+
+    /// `self ≥ base^e`.
+    fn at_least_pow(&self, base: u32, e: i64) -> bool {
+        let p = UBig::from(base).pow(e.unsigned_abs() as usize);
+        if e >= 0 {
+            self.n >= &p * &self.d
+        } else {
+            &self.n * &p >= self.d
+        }
+    }
+
+    /// `⌊log_base(self)⌋`, roughly (within one), for `self > 0`.
+    fn exponent_estimate(&self, base: u32) -> i64 {
+        let bits = self.n.bit_len() as f64 - self.d.bit_len() as f64;
+        (bits / (base as f64).log2()).floor() as i64
+    }
+}
+
 /// The longest rounding, up to `style.digits` significant digits, that
 /// every value in `[lo, hi]` shares; `None` when no digit is shared or the
 /// interval holds 0.
-fn round_between(lo: &RBig, hi: &RBig, style: Style) -> Option<Printed> {
-    let negative = hi.sign() == Sign::Negative && !hi.is_zero();
-    let positive = lo.sign() == Sign::Positive && !lo.is_zero();
+fn round_between(
+    lo: &(Sign, Frac),
+    hi: &(Sign, Frac),
+    style: Style,
+    check: Check<'_>,
+) -> Result<Option<Printed>, NumError> {
+    let negative = hi.0 == Sign::Negative && !hi.1.is_zero();
+    let positive = lo.0 == Sign::Positive && !lo.1.is_zero();
     if !negative && !positive {
-        return None;
+        return Ok(None);
     }
     let (a, b) = if negative {
-        (-hi.clone(), -lo.clone())
+        (&hi.1, &lo.1)
     } else {
-        (lo.clone(), hi.clone())
+        (&lo.1, &hi.1)
     };
     let base = style.radix.base();
     // The exponent of the larger end: base^e ≤ b < base^(e+1).
-    let mut e = exponent_estimate(&b, base);
-    while pow_base(base, e + 1) <= b {
+    let mut e = b.exponent_estimate(base);
+    while b.at_least_pow(base, e + 1) {
         e += 1;
     }
-    while pow_base(base, e) > b {
+    while !b.at_least_pow(base, e) {
         e -= 1;
     }
     // Start from the digits the interval's width allows, then step down.
-    let width = &b - &a;
     let mut n = style.digits.max(1) as i64;
-    if !width.is_zero() {
-        let we = exponent_estimate(&width, base);
-        n = n.min((e - we + 1).max(1));
+    if a != b {
+        // b − a over the common denominator.
+        let width = Frac {
+            n: &b.n * &a.d - &a.n * &b.d,
+            d: &a.d * &b.d,
+        };
+        if !width.is_zero() {
+            let we = width.exponent_estimate(base);
+            n = n.min((e - we + 1).max(1));
+        }
     }
     while n >= 1 {
-        let scale = pow_base(base, n - 1 - e);
-        let ra = round_half_even(&(&a * &scale));
-        let rb = round_half_even(&(&b * &scale));
+        let k = n - 1 - e;
+        let ra = a.round_scaled(base, k, check)?;
+        let rb = if a == b {
+            ra.clone()
+        } else {
+            b.round_scaled(base, k, check)?
+        };
         if ra == rb {
-            let exact = a == b && (&a * &scale) == RBig::from(ra.clone());
+            let exact = a == b && a.scales_to(base, k, &ra);
             let (digits, e) = {
-                let s = in_base(&ra.unsigned_abs(), base);
+                let s = in_base(&ra, base, check)?;
                 // Rounding up may add a digit (9.99… → 10.0…).
                 if s.len() as i64 > n {
                     (s[..s.len() - 1].to_string(), e + 1)
@@ -243,7 +448,7 @@ fn round_between(lo: &RBig, hi: &RBig, style: Style) -> Option<Printed> {
                 }
             };
             let text = layout(&digits, e, style);
-            return Some(Printed {
+            return Ok(Some(Printed {
                 text: signed(
                     if negative {
                         Sign::Negative
@@ -253,11 +458,11 @@ fn round_between(lo: &RBig, hi: &RBig, style: Style) -> Option<Printed> {
                     &format!("{}{}", style.radix.prefix(), text),
                 ),
                 approximate: !exact,
-            });
+            }));
         }
         n -= 1;
     }
-    None
+    Ok(None)
 }
 
 /// Lays out significant digits `d₀d₁…` meaning `d₀.d₁… × base^e`.
@@ -300,39 +505,6 @@ fn layout(digits: &str, e: i64, style: Style) -> String {
     }
 }
 
-/// `⌊log_base(x)⌋`, roughly (within one), for x > 0.
-fn exponent_estimate(x: &RBig, base: u32) -> i64 {
-    let bits = x.numerator().unsigned_abs().bit_len() as f64 - x.denominator().bit_len() as f64;
-    (bits / (base as f64).log2()).floor() as i64
-}
-
-fn pow_base(base: u32, e: i64) -> RBig {
-    let p = UBig::from(base).pow(e.unsigned_abs() as usize);
-    if e >= 0 {
-        RBig::from(p)
-    } else {
-        RBig::from_parts(IBig::ONE, p)
-    }
-}
-
-/// Rounds to the nearest integer, halves to even.
-fn round_half_even(x: &RBig) -> IBig {
-    let f = x.floor();
-    let rest = x - RBig::from(f.clone());
-    let half = RBig::from_parts(IBig::ONE, UBig::from(2u8));
-    match rest.cmp(&half) {
-        std::cmp::Ordering::Less => f,
-        std::cmp::Ordering::Greater => f + IBig::ONE,
-        std::cmp::Ordering::Equal => {
-            if (&f % IBig::from(2)).is_zero() {
-                f
-            } else {
-                f + IBig::ONE
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,7 +524,7 @@ mod tests {
 
     #[test]
     fn exact_values() {
-        let p = |x: RBig| print_exact(&x, style(30));
+        let p = |x: RBig| print_exact(&x, style(30), &unchecked).unwrap();
         assert_eq!(p(r(7, 1)).text, "7");
         assert_eq!(p(r(-1, 8)).text, "-0.125");
         assert_eq!(p(r(1, 3)).text, "0.333333333333333333333333333333");
@@ -364,6 +536,15 @@ mod tests {
 
     #[test]
     fn intervals_print_only_shared_digits() {
+        let round_between = |a: &RBig, b: &RBig, s: Style| {
+            round_between(
+                &(a.sign(), Frac::of(a)),
+                &(b.sign(), Frac::of(b)),
+                s,
+                &unchecked,
+            )
+            .unwrap()
+        };
         // [1.2341, 1.2344] rounds to "1.234" at 4 digits, not alike at 5.
         let p = round_between(&r(12341, 10000), &r(12344, 10000), style(30)).map(|p| p.text);
         assert_eq!(p.as_deref(), Some("1.234"));

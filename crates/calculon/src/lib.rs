@@ -38,6 +38,7 @@ mod parse;
 mod plot;
 mod quantity;
 mod real;
+mod series;
 mod units;
 
 pub use budget::{CancelFlag, Stop};

@@ -671,8 +671,15 @@ impl fmt::Display for Expr {
                     scientific: false,
                     decimal_comma: false,
                 };
-                let printed =
-                    crate::format::print_real(&crate::real::Real::Exact(value.clone()), style);
+                // A literal as typed: small, never stopped.
+                let printed = crate::format::print_real(
+                    &crate::real::Real::Exact(value.clone()),
+                    style,
+                    &crate::format::unchecked,
+                );
+                let Ok(printed) = printed else {
+                    return write!(f, "{}/{}", value.numerator(), value.denominator());
+                };
                 if printed.approximate {
                     write!(f, "{}/{}", value.numerator(), value.denominator())
                 } else {

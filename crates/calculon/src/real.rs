@@ -24,6 +24,7 @@ use dashu_ratio::RBig;
 
 use crate::budget::Budget;
 use crate::mag::Mag;
+use crate::series;
 
 pub(crate) type Float = FBig<HalfEven, 2>;
 type Rounded = Approximation<Float, dashu_float::round::Rounding>;
@@ -233,6 +234,58 @@ impl<'a> Work<'a> {
         }
         let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
         Ok(self.settle(self.ball_mul(&x, &y)?))
+    }
+
+    /// The sum of two balls (kept a ball, never made exact).
+    pub(crate) fn ball_add(&self, x: &Ball, y: &Ball) -> NumResult<Ball> {
+        let mut r = self.ball(self.ctx().add(&x.mid, &y.mid))?;
+        r.rad = r.rad.add_up(x.rad).add_up(y.rad);
+        Ok(r)
+    }
+
+    /// The difference of two balls.
+    pub(crate) fn ball_sub(&self, x: &Ball, y: &Ball) -> NumResult<Ball> {
+        let mut r = self.ball(self.ctx().sub(&x.mid, &y.mid))?;
+        r.rad = r.rad.add_up(x.rad).add_up(y.rad);
+        Ok(r)
+    }
+
+    /// The quotient of two balls (the divisor's ball must exclude 0).
+    pub(crate) fn ball_div(&self, x: &Ball, y: &Ball) -> NumResult<Ball> {
+        if y.mid.significand().is_zero() && y.rad.is_zero() {
+            return Err(NumError::DivisionByZero);
+        }
+        let my_low = Mag::of_repr_down(&y.mid)
+            .sub_down(y.rad)
+            .ok_or(NumError::NeedPrecision)?;
+        let mut r = self.ball(self.ctx().div(&x.mid, &y.mid))?;
+        if !(x.rad.is_zero() && y.rad.is_zero()) {
+            // |x/y − mx/my| ≤ (rx|my| + |mx|ry) / (|my|(|my| − ry))
+            let (mx, my) = (Mag::of_repr_up(&x.mid), Mag::of_repr_up(&y.mid));
+            let num = x.rad.mul_up(my).add_up(mx.mul_up(y.rad));
+            let den = my_low.mul_down(my_low);
+            r.rad = r
+                .rad
+                .add_up(num.div_up(den).ok_or(NumError::NeedPrecision)?);
+        }
+        Ok(r)
+    }
+
+    /// The square root of a ball of positive numbers.
+    pub(crate) fn ball_sqrt(&self, x: &Ball) -> NumResult<Ball> {
+        let mut r = self.ball(self.ctx().sqrt(&x.mid))?;
+        if !x.rad.is_zero() {
+            // |√x − √m| ≤ rad/√(m − rad)
+            let lo = Mag::of_repr_down(&x.mid)
+                .sub_down(x.rad)
+                .ok_or(NumError::NeedPrecision)?;
+            let d = x
+                .rad
+                .div_up(lo.sqrt_down())
+                .ok_or(NumError::NeedPrecision)?;
+            r.rad = r.rad.add_up(d);
+        }
+        Ok(r)
     }
 
     /// The product of two balls (kept a ball, never made exact).
@@ -470,13 +523,35 @@ impl<'a> Work<'a> {
 
     /// π as a ball at the working precision.
     fn pi_ball(&self) -> NumResult<Ball> {
+        self.budget.check()?;
+        if self.prec >= series::HIGH_CONSTANTS {
+            return self.pi_series();
+        }
         let mut cache = self.cache.borrow_mut();
         let r = cache.pi::<2, HalfEven>(self.prec);
         self.ball(Ok(r))
     }
 
     pub(crate) fn e(&self) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            return Ok(Real::Approx(self.exp_high(&exact(1))?));
+        }
         Ok(self.settle(self.ball(Ok(self.ctx().e::<2>()))?))
+    }
+
+    /// A kernel of [`crate::series`], checked and settled.
+    fn high(&self, f: impl FnOnce() -> NumResult<Ball>) -> NumResult<Real> {
+        self.budget.check()?;
+        let r = f()?;
+        self.budget.check()?;
+        Ok(self.settle(r))
+    }
+
+    /// Whether trig functions of `x` reduce it here, with π to as many
+    /// more bits as it has before its point (dashu's own reduction of a
+    /// huge argument cannot be stopped).
+    fn huge_angle(x: &Real) -> bool {
+        decimal_exponent(x).is_some_and(|e| e > 18)
     }
 
     // ------------------------------------------------------------------
@@ -605,6 +680,9 @@ impl<'a> Work<'a> {
     }
 
     fn exp_small(&self, x: &Real) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            return self.high(|| self.exp_high(x));
+        }
         // |f'| ≤ e^(m+rad) ≤ 2·e^m for rad ≤ 2^-10.
         self.apply(
             x,
@@ -632,6 +710,9 @@ impl<'a> Work<'a> {
                 return self.ln_2_5(twos, fives);
             }
         }
+        if self.prec >= series::HIGH {
+            return self.high(|| self.ln_high(x));
+        }
         // |f'| = 1/x ≤ 1/(m − rad)
         self.apply(
             x,
@@ -658,7 +739,15 @@ impl<'a> Work<'a> {
     /// digits). The series are computed 64 bits beyond the working
     /// precision and trusted to within 1 ulp there: the radius allows
     /// 2^-p relative, a margin of 2^63.
-    fn ln_2_5(&self, a: i64, b: i64) -> NumResult<Real> {
+    pub(crate) fn ln_2_5(&self, a: i64, b: i64) -> NumResult<Real> {
+        self.budget.check()?;
+        if self.prec >= series::HIGH_CONSTANTS {
+            let l2 = self.ln2_series()?;
+            let l5 = self.ln5_series(&l2)?;
+            let x = self.mul(&Real::Exact(RBig::from(a)), &Real::Approx(l2))?;
+            let y = self.mul(&Real::Exact(RBig::from(b)), &Real::Approx(l5))?;
+            return self.add(&x, &y);
+        }
         let extra = self.prec + 64;
         let mut cache = self.cache.borrow_mut();
         let ln2: Float = cache.ln2::<2, HalfEven>(extra);
@@ -684,6 +773,9 @@ impl<'a> Work<'a> {
         if let Some((p, u)) = Self::pi_turns(x) {
             return self.sin_turns(&p, u);
         }
+        if self.prec >= series::HIGH || Self::huge_angle(x) {
+            return self.high(|| Ok(self.cos_sin_high(x)?.1));
+        }
         self.apply(
             x,
             |c, m, cache| c.sin(m, Some(cache)),
@@ -695,6 +787,9 @@ impl<'a> Work<'a> {
         if let Some((p, u)) = Self::pi_turns(x) {
             return self.cos_turns(&p, u);
         }
+        if self.prec >= series::HIGH || Self::huge_angle(x) {
+            return self.high(|| Ok(self.cos_sin_high(x)?.0));
+        }
         self.apply(
             x,
             |c, m, cache| c.cos(m, Some(cache)),
@@ -704,6 +799,13 @@ impl<'a> Work<'a> {
 
     /// `sin(2π·x/u)`: exact at the rational special points (sin 30° = 1/2).
     pub(crate) fn sin_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            if let Some(s) = Self::special_turn(x, u, 0) {
+                return Ok(s);
+            }
+            let angle = self.turns_to_radians(x, u)?;
+            return self.high(|| Ok(self.cos_sin_high(&angle)?.1));
+        }
         let scale = Mag::from_u64(7)
             .div_up(Mag::from_u64(u as u64))
             .unwrap_or(Mag::from_u64(7));
@@ -716,6 +818,13 @@ impl<'a> Work<'a> {
 
     /// `cos(2π·x/u)`.
     pub(crate) fn cos_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            if let Some(c) = Self::special_turn(x, u, 1) {
+                return Ok(c);
+            }
+            let angle = self.turns_to_radians(x, u)?;
+            return self.high(|| Ok(self.cos_sin_high(&angle)?.0));
+        }
         let scale = Mag::from_u64(7)
             .div_up(Mag::from_u64(u as u64))
             .unwrap_or(Mag::from_u64(7));
@@ -729,6 +838,12 @@ impl<'a> Work<'a> {
     pub(crate) fn tan(&self, x: &Real) -> NumResult<Real> {
         if let Some((p, u)) = Self::pi_turns(x) {
             return self.tan_turns(&p, u);
+        }
+        if self.prec >= series::HIGH || Self::huge_angle(x) {
+            return self.high(|| {
+                let (c, s) = self.cos_sin_high(x)?;
+                self.ball_div(&s, &c)
+            });
         }
         // |f'| = 1/cos² ≤ 1/(|cos m| − rad)²
         self.apply(
@@ -750,6 +865,37 @@ impl<'a> Work<'a> {
                     .ok_or(NumError::NeedPrecision)
             },
         )
+    }
+
+    /// `sin(2π·x/u)` where it is rational: at the multiples of 30° whose
+    /// sine is 0, ±1/2 or ±1 (as dashu's kernels give them exactly at low
+    /// precision). `shift` quarter turns added give the cosine.
+    fn special_turn(x: &Real, u: usize, shift: i64) -> Option<Real> {
+        let Real::Exact(r) = x else { return None };
+        let twelfths = r * RBig::from(12) / RBig::from(u) + RBig::from(3 * shift);
+        if !twelfths.denominator().is_one() {
+            return None;
+        }
+        let k = (twelfths.numerator() % IBig::from(12))
+            .to_f64()
+            .value()
+            .rem_euclid(12.0) as usize;
+        let half = |n: i64| RBig::from_parts(IBig::from(n), UBig::from(2u8));
+        let v = match k {
+            0 | 6 => RBig::ZERO,
+            1 | 5 => half(1),
+            7 | 11 => half(-1),
+            3 => RBig::ONE,
+            9 => -RBig::ONE,
+            _ => return None,
+        };
+        Some(Real::Exact(v))
+    }
+
+    /// `2π·x/u` as a real.
+    fn turns_to_radians(&self, x: &Real, u: usize) -> NumResult<Real> {
+        let scale = pi_multiple(RBig::from_parts(IBig::from(2), UBig::from(u)), 1);
+        self.mul(x, &scale)
     }
 
     /// `tan(2π·x/u)`.
@@ -800,6 +946,9 @@ impl<'a> Work<'a> {
 
     pub(crate) fn asin(&self, x: &Real) -> NumResult<Real> {
         self.unit_interval(x)?;
+        if self.prec >= series::HIGH {
+            return self.asin_high(x);
+        }
         self.apply(
             x,
             |c, m, cache| c.asin(m, Some(cache)),
@@ -809,6 +958,14 @@ impl<'a> Work<'a> {
 
     pub(crate) fn acos(&self, x: &Real) -> NumResult<Real> {
         self.unit_interval(x)?;
+        if self.prec >= series::HIGH {
+            // π/2 − asin x
+            let a = self.asin_high(x)?;
+            return self.sub(
+                &pi_multiple(RBig::from_parts(IBig::ONE, UBig::from(2u8)), 1),
+                &a,
+            );
+        }
         self.apply(
             x,
             |c, m, cache| c.acos(m, Some(cache)),
@@ -817,6 +974,9 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn atan(&self, x: &Real) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            return self.high(|| self.atan_high(x));
+        }
         self.apply(
             x,
             |c, m, cache| c.atan(m, Some(cache)),
@@ -824,8 +984,40 @@ impl<'a> Work<'a> {
         )
     }
 
+    /// `asin x = atan(x/√(1 − x²))` at high precision (`±1` exactly
+    /// `±π/2`).
+    fn asin_high(&self, x: &Real) -> NumResult<Real> {
+        if let Real::Exact(r) = x
+            && r.numerator().unsigned_abs().is_one()
+            && r.denominator().is_one()
+        {
+            return Ok(pi_multiple(
+                RBig::from_parts(r.numerator().clone(), UBig::from(2u8)),
+                1,
+            ));
+        }
+        let one = Real::Exact(RBig::ONE);
+        let gap = self.sub(&one, &self.mul(x, x)?)?;
+        let t = self.div(x, &self.sqrt(&gap)?)?;
+        self.high(|| self.atan_high(&t))
+    }
+
     /// The angle of the point (x, y), in (−π, π].
     pub(crate) fn atan2(&self, y: &Real, x: &Real) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            let half_pi = pi_multiple(RBig::from_parts(IBig::ONE, UBig::from(2u8)), 1);
+            let pi = pi_multiple(RBig::ONE, 1);
+            return match (self.sign(x)?, self.sign(y)?) {
+                (Ordering::Equal, Ordering::Equal) => {
+                    Err(NumError::Domain("the angle of the point (0, 0)"))
+                }
+                (Ordering::Equal, Ordering::Greater) => Ok(half_pi),
+                (Ordering::Equal, Ordering::Less) => Ok(neg(&half_pi)),
+                (Ordering::Greater, _) => self.atan(&self.div(y, x)?),
+                (Ordering::Less, Ordering::Less) => self.sub(&self.atan(&self.div(y, x)?)?, &pi),
+                (Ordering::Less, _) => self.add(&self.atan(&self.div(y, x)?)?, &pi),
+            };
+        }
         let (by, bx) = (self.to_ball(y)?, self.to_ball(x)?);
         if by.mid.significand().is_zero()
             && by.rad.is_zero()
@@ -856,6 +1048,20 @@ impl<'a> Work<'a> {
     /// `asin(x)·u/(2π)`: exact at the special points (asin 1/2 = 30°).
     pub(crate) fn asin_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
         self.unit_interval(x)?;
+        if self.prec >= series::HIGH {
+            // 0, ±1/2, ±1: 0, ±u/12, ±u/4 turns exactly.
+            if let Real::Exact(r) = x {
+                let twelfths = [(0, 0), (1, 1), (2, 3)].iter().find_map(|&(twice, t)| {
+                    (r.clone().abs() * RBig::from(2) == RBig::from(twice)).then_some(t)
+                });
+                if let Some(t) = twelfths {
+                    let v = RBig::from_parts(IBig::from(t * u as i64), UBig::from(12u8));
+                    return Ok(Real::Exact(if r.sign() == Sign::Negative { -v } else { v }));
+                }
+            }
+            let a = self.asin_high(x)?;
+            return self.mul(&a, &Self::per_radian_exact(u));
+        }
         let scale = per_radian(u);
         self.apply(
             x,
@@ -867,6 +1073,11 @@ impl<'a> Work<'a> {
     /// `acos(x)·u/(2π)`.
     pub(crate) fn acos_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
         self.unit_interval(x)?;
+        if self.prec >= series::HIGH {
+            // u/4 − asin_turns
+            let quarter = Real::Exact(RBig::from_parts(IBig::from(u as i64), UBig::from(4u8)));
+            return self.sub(&quarter, &self.asin_turns(x, u)?);
+        }
         let scale = per_radian(u);
         self.apply(
             x,
@@ -877,12 +1088,30 @@ impl<'a> Work<'a> {
 
     /// `atan(x)·u/(2π)`.
     pub(crate) fn atan_turns(&self, x: &Real, u: usize) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            // 0 and ±1: 0 and ±u/8 turns exactly.
+            if let Real::Exact(r) = x
+                && (r.is_zero()
+                    || (r.numerator().unsigned_abs().is_one() && r.denominator().is_one()))
+            {
+                return Ok(Real::Exact(
+                    r * RBig::from_parts(IBig::from(u as i64), UBig::from(8u8)),
+                ));
+            }
+            let a = self.high(|| self.atan_high(x))?;
+            return self.mul(&a, &Self::per_radian_exact(u));
+        }
         let scale = per_radian(u);
         self.apply(
             x,
             |c, m, cache| c.atan_unit(m, u, Some(cache)),
             |_, _| Ok(scale),
         )
+    }
+
+    /// `u/(2π)`, exactly (a rational multiple of `π^-1`).
+    fn per_radian_exact(u: usize) -> Real {
+        pi_multiple(RBig::from_parts(IBig::from(u as i64), UBig::from(2u8)), -1)
     }
 
     /// `cosh(m)·2`, a bound on `|sinh'|` and `|cosh'|` over a small ball.
@@ -897,7 +1126,27 @@ impl<'a> Work<'a> {
         Ok(Mag::of_repr_up(&c).mul_up(Mag::from_u64(3)))
     }
 
+    /// `(cosh x, sinh x)` at high precision: by their series below 1 in
+    /// size (no cancellation), else from `e^x`.
+    fn cosh_sinh_high(&self, x: &Real) -> NumResult<(Real, Real)> {
+        let small = self.compare(&abs(x), &Real::Exact(RBig::ONE)).ok() == Some(Ordering::Less);
+        if small {
+            let (c, s) = self.cosh_sinh_series(x)?;
+            return Ok((self.settle(c), self.settle(s)));
+        }
+        let e = self.exp(x)?;
+        let inv = self.div(&Real::Exact(RBig::ONE), &e)?;
+        let half = Real::Exact(RBig::from_parts(IBig::ONE, UBig::from(2u8)));
+        Ok((
+            self.mul(&self.add(&e, &inv)?, &half)?,
+            self.mul(&self.sub(&e, &inv)?, &half)?,
+        ))
+    }
+
     pub(crate) fn sinh(&self, x: &Real) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            return Ok(self.cosh_sinh_high(x)?.1);
+        }
         self.apply(
             x,
             |c, m, cache| c.sinh(m, Some(cache)),
@@ -906,6 +1155,9 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn cosh(&self, x: &Real) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            return Ok(self.cosh_sinh_high(x)?.0);
+        }
         self.apply(
             x,
             |c, m, cache| c.cosh(m, Some(cache)),
@@ -914,6 +1166,11 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn tanh(&self, x: &Real) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            // Beyond 2^(prec/2) in size, tanh is ±1 to every bit kept.
+            let (c, s) = self.cosh_sinh_high(x)?;
+            return self.div(&s, &c);
+        }
         self.apply(
             x,
             |c, m, cache| c.tanh(m, Some(cache)),
@@ -922,6 +1179,19 @@ impl<'a> Work<'a> {
     }
 
     pub(crate) fn asinh(&self, x: &Real) -> NumResult<Real> {
+        if self.prec >= series::HIGH {
+            // sign·ln(|x| + √(x² + 1)) (a tiny x loses relative precision
+            // in the logarithm: the retry at more bits makes up for it).
+            let one = Real::Exact(RBig::ONE);
+            let ax = abs(x);
+            let root = self.sqrt(&self.add(&self.mul(x, x)?, &one)?)?;
+            let r = self.ln(&self.add(&ax, &root)?)?;
+            return Ok(if self.sign(x)? == Ordering::Less {
+                neg(&r)
+            } else {
+                r
+            });
+        }
         self.apply(
             x,
             |c, m, cache| c.asinh(m, Some(cache)),
@@ -933,6 +1203,11 @@ impl<'a> Work<'a> {
         let one = Real::Exact(RBig::ONE);
         if self.compare(x, &one)? == Ordering::Less {
             return Err(NumError::Domain("acosh of a value below 1"));
+        }
+        if self.prec >= series::HIGH {
+            // ln(x + √(x² − 1))
+            let root = self.sqrt(&self.sub(&self.mul(x, x)?, &one)?)?;
+            return self.ln(&self.add(x, &root)?);
         }
         // |f'| = 1/√(x² − 1) ≤ 1/√((m − rad)² − 1)
         self.apply(
@@ -957,6 +1232,12 @@ impl<'a> Work<'a> {
         let one = Real::Exact(RBig::ONE);
         if self.compare(&abs(x), &one)? != Ordering::Less {
             return Err(NumError::Domain("atanh needs |x| < 1"));
+        }
+        if self.prec >= series::HIGH {
+            // ½·ln((1 + x)/(1 − x))
+            let q = self.div(&self.add(&one, x)?, &self.sub(&one, x)?)?;
+            let half = Real::Exact(RBig::from_parts(IBig::ONE, UBig::from(2u8)));
+            return self.mul(&self.ln(&q)?, &half);
         }
         // |f'| = 1/(1 − x²)
         self.apply(

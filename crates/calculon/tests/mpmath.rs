@@ -64,7 +64,7 @@ fn expression(rng: &mut Rng, depth: u32) -> Case {
         ours: format!("{f}({})", a.ours),
         python: format!("{py}({})", a.python),
     };
-    match rng.below(14) {
+    match rng.below(19) {
         0 => wrap("sqrt", "sqrt", rational(rng, true, false)),
         // Arguments up to ±999: the large ones take exp's range reduction.
         1 => {
@@ -93,6 +93,21 @@ fn expression(rng: &mut Rng, depth: u32) -> Case {
                 python: format!("pi*{}", a.python),
             }
         }
+        12 => {
+            let small = rng.below(2) == 0;
+            wrap("sinh", "sinh", rational(rng, false, small))
+        }
+        13 => wrap("cosh", "cosh", rational(rng, false, true)),
+        14 => wrap("atanh", "atanh", rational(rng, false, true)),
+        15 => {
+            let a = rational(rng, true, false);
+            Case {
+                ours: format!("acosh(1 + {})", a.ours),
+                python: format!("acosh(1 + {})", a.python),
+            }
+        }
+        16 => wrap("tan", "tan", expression(rng, depth - 1)),
+        17 => wrap("acos", "acos", rational(rng, false, true)),
         _ => {
             let (a, b) = (expression(rng, depth - 1), expression(rng, depth - 1));
             let op = ["+", "-", "*"][rng.below(3) as usize];
@@ -118,11 +133,27 @@ fn every_printed_digit_matches_mpmath() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(400);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    compare(cases, &[15, 30, 50, 120], 2, 0x9E37_79B9_7F4A_7C15);
+}
+
+/// Above about 5,000 digits the calculator's own series kernels take over
+/// from dashu's (`src/series.rs`): the same check there. More cases:
+/// `CALCULON_HIGH_CASES=200`.
+#[test]
+fn every_printed_digit_matches_mpmath_at_five_thousand_digits() {
+    let cases: usize = std::env::var("CALCULON_HIGH_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    compare(cases, &[5000, 5200], 2, 0x2545_F491_4F6C_DD1D);
+}
+
+fn compare(cases: usize, digit_choices: &[usize], depth: u32, seed: u64) {
+    let mut rng = Rng(seed);
     let mut lines = String::new();
     for i in 0..cases {
-        let digits = [15, 30, 50, 120][rng.below(4) as usize];
-        let case = expression(&mut rng, 2);
+        let digits = digit_choices[rng.below(digit_choices.len() as u64) as usize];
+        let case = expression(&mut rng, depth);
         let mut calc = Calculator::new(Settings {
             digits,
             ..Settings::default()
