@@ -46,3 +46,12 @@ pub use error::{Bits, CalcError, ErrorKind, Span};
 pub use eval::{Answer, AnswerKind, Calculator, Column, MAX_DIGITS, PlotRequest, Settings};
 pub use format::Radix;
 pub use plot::{Graph, sample};
+
+/// Every built-in function with the fewest and most arguments it takes
+/// (`usize::MAX`: any number), for tests and fuzzing that call each one.
+pub fn builtin_functions() -> impl Iterator<Item = (&'static str, usize, usize)> {
+    functions::NAMES.iter().filter_map(|&name| {
+        let (lo, hi) = functions::builtin_arity(name)?;
+        Some((name, lo, hi))
+    })
+}

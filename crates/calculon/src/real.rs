@@ -1366,17 +1366,17 @@ fn powers_of_two_and_five(r: &RBig) -> Option<(i64, i64)> {
     }
     let split = |n: &UBig| -> Option<(i64, i64)> {
         let twos = n.trailing_zeros().unwrap_or(0);
-        let mut rest: UBig = n >> twos;
-        let five = UBig::from(5u8);
-        let mut fives = 0i64;
-        while !rest.is_one() {
-            if !(&rest % &five).is_zero() || fives > 100_000 {
-                return None;
-            }
-            rest /= &five;
-            fives += 1;
+        let rest: UBig = n >> twos;
+        if rest.is_one() {
+            return Some((twos as i64, 0));
         }
-        Some((twos as i64, fives))
+        // 5^k has bit length ⌊k·log2 5⌋ + 1: one power to compare, not a
+        // division per factor (10^-1000000 has a million of them).
+        let bits = rest.bit_len() as f64;
+        let k = ((bits - 1.0) / 5f64.log2()).round() as usize;
+        (k.saturating_sub(1)..=k + 1)
+            .find(|&k| UBig::from(5u8).pow(k) == rest)
+            .map(|k| (twos as i64, k as i64))
     };
     let (na, nb) = split(&r.numerator().unsigned_abs())?;
     let (da, db) = split(r.denominator())?;

@@ -27,7 +27,6 @@
 //! (from `n! ≥ (n/e)^n`), so results are balls that contain the true value,
 //! like everything else in [`crate::real`].
 
-
 use dashu_base::{BitTest, Sign, UnsignedAbs};
 use dashu_float::Repr;
 use dashu_int::{IBig, UBig};
@@ -990,8 +989,6 @@ impl Work<'_> {
         let l = self.ln_2_5(1, 0)?;
         self.to_ball(&l)
     }
-
-
 }
 
 #[cfg(test)]
