@@ -901,7 +901,7 @@ impl Query {
     /// single plain term scores 0 wherever it is.
     ///
     /// A repeated term counts once. The best arrangement is found by a
-    /// pruned search of at most [`crate::rank::ARRANGE_STEPS`] steps
+    /// pruned search of at most 32,768 steps
     /// (exact in all but contrived cases) for up to six distinct terms;
     /// with more, it is the in-order choice (each term at its first place
     /// after the previous one's), so a query of any length ranks in time
