@@ -6,8 +6,11 @@
 //! - `stages`: our own time split into energy, plan and resampling.
 //! - `quality`: a saliency-weighted local aspect distortion score and a
 //!   colour-histogram distance per method, and a contact sheet PNG.
+//! - `memory`: the command's peak memory per mode, in bytes per pixel,
+//!   beside the estimate it checks before reading an image.
 
 mod lqr;
+mod memory;
 mod quality;
 mod saliency;
 mod speed;
@@ -48,6 +51,24 @@ enum Command {
         /// The best code ours may use: how an older CPU fares.
         #[arg(long, value_enum, default_value_t = KernelCap::Best)]
         kernel: KernelCap,
+    },
+    /// The `retarget` command's peak memory per mode (bytes per source
+    /// pixel) beside its estimate, on generated 8- and 16-bit images.
+    Memory {
+        /// The images' side in pixels.
+        #[arg(long, default_value_t = 4096)]
+        side: u32,
+        /// Where the generated images go.
+        #[arg(long, default_value = "target/retarget-report/memory")]
+        dir: PathBuf,
+    },
+    /// Writes `memory`'s test images (run by `memory` as a child process).
+    #[command(hide = true)]
+    MemoryImages {
+        #[arg(long)]
+        side: u32,
+        #[arg(long)]
+        dir: PathBuf,
     },
     /// Scores every method and draws the contact sheet.
     Quality {
@@ -204,6 +225,8 @@ fn probe_grid(w: u32, h: u32) -> Raster<u8> {
 
 fn main() -> Result<()> {
     match Args::parse().command {
+        Command::Memory { side, dir } => memory::run(side, &dir),
+        Command::MemoryImages { side, dir } => memory::write_images(side, &dir),
         Command::Speed {
             images,
             runs,

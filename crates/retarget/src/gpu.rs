@@ -19,6 +19,9 @@ pub enum GpuError {
         "no GPU adapter found ({0}); on Debian, `apt-get install mesa-vulkan-drivers` gives a software one"
     )]
     NoAdapter(String),
+    /// No hardware GPU: none at all, or only a software renderer.
+    #[error("no GPU found{}", .0.as_ref().map(|n| format!(" (only {n}, a software renderer on the CPU)")).unwrap_or_default())]
+    NoHardware(Option<String>),
     /// The adapter would not give a device.
     #[error("the GPU refused a device: {0}")]
     Device(String),
@@ -76,6 +79,30 @@ impl Gpu {
         let adapter =
             pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
                 .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+        Self::with_adapter(adapter)
+    }
+
+    /// A hardware GPU only, through the native APIs (Vulkan, Metal,
+    /// DirectX 12; not OpenGL, whose probing prints warnings on machines
+    /// without a display): [`GpuError::NoHardware`] where there is none or
+    /// only a software renderer, which is slower than the CPU path.
+    pub fn hardware() -> Result<Gpu, GpuError> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = wgpu::Backends::PRIMARY;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|_| GpuError::NoHardware(None))?;
+        let info = adapter.get_info();
+        if info.device_type == wgpu::DeviceType::Cpu {
+            return Err(GpuError::NoHardware(Some(info.name)));
+        }
+        Self::with_adapter(adapter)
+    }
+
+    fn with_adapter(adapter: wgpu::Adapter) -> Result<Gpu, GpuError> {
         let info = adapter.get_info();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("retarget"),

@@ -82,6 +82,13 @@ impl AnyRaster {
             AnyRaster::U16(r) => r.height(),
         }
     }
+    /// Channels per pixel.
+    pub fn channels(&self) -> u8 {
+        match self {
+            AnyRaster::U8(r) => r.channels(),
+            AnyRaster::U16(r) => r.channels(),
+        }
+    }
 }
 
 /// An image file's pixels and the metadata we carry over.
@@ -95,21 +102,33 @@ pub struct Picture {
     pub exif: Option<Vec<u8>>,
 }
 
-/// Reads an image file. The header's size is checked against `limits`
-/// before the pixels are decoded.
-pub fn read(path: &Path, limits: &Limits) -> Result<Picture, IoError> {
+/// What an image file's header says, before any pixel is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Width, upright (after the EXIF orientation).
+    pub width: u32,
+    /// Height, upright.
+    pub height: u32,
+    /// Channels the pixels will have once read.
+    pub channels: u8,
+    /// Bytes a sample will take once read (1 or 2).
+    pub bytes_per_sample: u8,
+}
+
+/// Opens an image file's decoder, its header's size checked against
+/// `limits` before anything else is read.
+fn open_decoder(path: &Path, limits: &Limits) -> Result<impl ImageDecoder, IoError> {
     let file = |source| IoError::File {
-        path: path.to_owned(),
-        source,
-    };
-    let decode = |source| IoError::Decode {
         path: path.to_owned(),
         source,
     };
     let reader = ImageReader::new(BufReader::new(File::open(path).map_err(file)?))
         .with_guessed_format()
         .map_err(file)?;
-    let mut dec = reader.into_decoder().map_err(decode)?;
+    let dec = reader.into_decoder().map_err(|source| IoError::Decode {
+        path: path.to_owned(),
+        source,
+    })?;
     let (w, h) = dec.dimensions();
     limits
         .check("image", u64::from(w), u64::from(h))
@@ -117,6 +136,52 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Picture, IoError> {
             path: path.to_owned(),
             source,
         })?;
+    Ok(dec)
+}
+
+/// Reads only an image file's header (size and layout), checked against
+/// `limits`: what a caller needs to judge the memory a resize will take.
+pub fn header(path: &Path, limits: &Limits) -> Result<Header, IoError> {
+    let mut dec = open_decoder(path, limits)?;
+    let (w, h) = dec.dimensions();
+    let orientation = dec.orientation().unwrap_or(Orientation::NoTransforms);
+    let turned = matches!(
+        orientation,
+        Orientation::Rotate90
+            | Orientation::Rotate270
+            | Orientation::Rotate90FlipH
+            | Orientation::Rotate270FlipH
+    );
+    let ct = dec.color_type();
+    let (width, height) = if turned { (h, w) } else { (w, h) };
+    // As `to_raster` will keep them: floats become 16-bit, odd layouts
+    // 16-bit RGBA.
+    let (channels, bytes_per_sample) = match ct {
+        image::ColorType::L8 => (1, 1),
+        image::ColorType::La8 => (2, 1),
+        image::ColorType::Rgb8 => (3, 1),
+        image::ColorType::Rgba8 => (4, 1),
+        image::ColorType::L16 => (1, 2),
+        image::ColorType::La16 => (2, 2),
+        image::ColorType::Rgb16 | image::ColorType::Rgb32F => (3, 2),
+        _ => (4, 2),
+    };
+    Ok(Header {
+        width,
+        height,
+        channels,
+        bytes_per_sample,
+    })
+}
+
+/// Reads an image file. The header's size is checked against `limits`
+/// before the pixels are decoded.
+pub fn read(path: &Path, limits: &Limits) -> Result<Picture, IoError> {
+    let decode = |source| IoError::Decode {
+        path: path.to_owned(),
+        source,
+    };
+    let mut dec = open_decoder(path, limits)?;
     let mut lim = image::Limits::default();
     lim.max_image_width = Some(limits.max_side);
     lim.max_image_height = Some(limits.max_side);
@@ -269,7 +334,17 @@ pub fn write(
         .prefix(".retarget-")
         .tempfile_in(dir)
         .map_err(file_err)?;
-    {
+    if ext == "png" {
+        let mut out = BufWriter::new(tmp.as_file());
+        write_png(&mut out, raster, icc, exif).map_err(|e| IoError::Encode {
+            path: path.to_owned(),
+            source: image::ImageError::Encoding(image::error::EncodingError::new(
+                image::error::ImageFormatHint::Exact(image::ImageFormat::Png),
+                e,
+            )),
+        })?;
+        out.flush().map_err(file_err)?;
+    } else {
         let mut out = BufWriter::new(tmp.as_file());
         let (w, h) = (raster.width(), raster.height());
         // The pixels as bytes, in a layout this format takes.
@@ -284,11 +359,6 @@ pub fn write(
             }
         };
         match ext.as_str() {
-            "png" => {
-                let mut e = image::codecs::png::PngEncoder::new(&mut out);
-                set_meta(&mut e);
-                e.write_image(&bytes, w, h, color).map_err(enc_err)?;
-            }
             "jpg" | "jpeg" => {
                 let mut e = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 92);
                 set_meta(&mut e);
@@ -322,6 +392,59 @@ pub fn write(
     tmp.as_file().set_permissions(perms).map_err(file_err)?;
     tmp.as_file().sync_all().map_err(file_err)?;
     tmp.persist(path).map_err(|e| file_err(e.error))?;
+    Ok(())
+}
+
+/// Rows converted per write when streaming a PNG.
+const PNG_ROWS: usize = 64;
+
+/// Writes a PNG a band of rows at a time (16-bit samples turned big-endian
+/// on the way), so no copy of the whole image is made.
+fn write_png(
+    out: &mut impl Write,
+    raster: &AnyRaster,
+    icc: Option<&[u8]>,
+    exif: Option<&[u8]>,
+) -> Result<(), png::EncodingError> {
+    let (w, h) = (raster.width(), raster.height());
+    let mut info = png::Info::with_size(w, h);
+    let channels = match raster {
+        AnyRaster::U8(r) => r.channels(),
+        AnyRaster::U16(r) => r.channels(),
+    };
+    info.color_type = match channels {
+        1 => png::ColorType::Grayscale,
+        2 => png::ColorType::GrayscaleAlpha,
+        3 => png::ColorType::Rgb,
+        _ => png::ColorType::Rgba,
+    };
+    info.bit_depth = match raster {
+        AnyRaster::U8(_) => png::BitDepth::Eight,
+        AnyRaster::U16(_) => png::BitDepth::Sixteen,
+    };
+    info.icc_profile = icc.map(std::borrow::Cow::Borrowed);
+    info.exif_metadata = exif
+        .filter(|e| !e.is_empty())
+        .map(std::borrow::Cow::Borrowed);
+    let mut enc = png::Encoder::with_info(out, info)?;
+    // What `image`'s PNG encoder does by default.
+    enc.set_compression(png::Compression::Fast);
+    let mut writer = enc.write_header()?;
+    let mut stream = writer.stream_writer()?;
+    match raster {
+        AnyRaster::U8(r) => stream.write_all(r.as_slice())?,
+        AnyRaster::U16(r) => {
+            let row = w as usize * usize::from(channels);
+            let mut buf = Vec::with_capacity(row * PNG_ROWS * 2);
+            for band in r.as_slice().chunks(row * PNG_ROWS) {
+                buf.clear();
+                buf.extend(band.iter().flat_map(|v| v.to_be_bytes()));
+                stream.write_all(&buf)?;
+            }
+        }
+    }
+    stream.finish()?;
+    writer.finish()?;
     Ok(())
 }
 

@@ -64,6 +64,52 @@ impl Mode {
     }
 }
 
+/// The peak memory of a resize, in bytes, from what was measured per mode
+/// (the crate's README): the source and the result, plus per source pixel
+/// about 1 byte in the separable mode (its energy planes are a sixteenth
+/// of the image, and its two passes go down the image in one band), 20
+/// bytes plus 12 per output pixel in the mesh mode (the full-resolution
+/// energy, the surface's heights, and a depth and two coordinates per
+/// output pixel), and 24 in the parallax mode; then a quarter of the
+/// source again (the decoder's row buffers and the allocator's slack,
+/// which grow with the sample size) and 16 MiB for the program itself. A
+/// bound, a little above what `retarget-bench memory` measures.
+pub fn peak_memory(
+    mode: Mode,
+    (width, height): (u32, u32),
+    channels: u8,
+    bytes_per_sample: u8,
+    (target_width, target_height): (u32, u32),
+) -> u64 {
+    let src = u64::from(width) * u64::from(height);
+    let dst = u64::from(target_width) * u64::from(target_height);
+    let per = u64::from(channels) * u64::from(bytes_per_sample);
+    let images = (src + dst) * per;
+    let work = match mode {
+        Mode::Separable => src,
+        Mode::Mesh => 20 * src + 12 * dst,
+        Mode::Parallax => 24 * src,
+    };
+    images
+        .saturating_add(work)
+        .saturating_add(src * per / 4)
+        .saturating_add(16 << 20)
+}
+
+/// What a resize may take by default: three quarters of the memory the
+/// system says is available (Linux's `MemAvailable`), or 4 GiB where it
+/// does not say.
+pub fn default_memory_limit() -> u64 {
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map(|kb| kb.saturating_mul(1024))
+    });
+    available.map_or(4 << 30, |a| a / 4 * 3)
+}
+
 /// Everything that steers a resize.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {

@@ -340,3 +340,144 @@ mod hostile {
         }
     }
 }
+
+/// The header alone gives the size, channels and depth that reading gives,
+/// for 8- and 16-bit PNG and for JPEG.
+#[test]
+fn header_agrees_with_the_pixels() {
+    let dir = tmp();
+    let deep = retarget::Raster::from_vec(7, 5, 4, (0..140u32).map(|i| (i * 401) as u16).collect())
+        .unwrap();
+    let p16 = dir.path().join("h16.png");
+    io::write(&p16, &AnyRaster::U16(deep), None, None).unwrap();
+    let p8 = dir.path().join("h8.png");
+    std::fs::write(&p8, png_bytes(9, 4, None)).unwrap();
+    let jpg = dir.path().join("h.jpg");
+    let small = retarget::Raster::from_vec(6, 3, 3, vec![90u8; 54]).unwrap();
+    io::write(&jpg, &AnyRaster::U8(small), None, None).unwrap();
+    for (p, bytes) in [(&p16, 2), (&p8, 1), (&jpg, 1)] {
+        let head = io::header(p, &Limits::default()).unwrap();
+        let pic = io::read(p, &Limits::default()).unwrap();
+        assert_eq!(
+            (
+                head.width,
+                head.height,
+                head.channels,
+                head.bytes_per_sample
+            ),
+            (
+                pic.raster.width(),
+                pic.raster.height(),
+                pic.raster.channels(),
+                bytes
+            ),
+            "{}",
+            p.display()
+        );
+    }
+}
+
+/// A resize that would take more memory than allowed is refused before the
+/// pixels are read, with the size, the mode, the need and the allowance in
+/// the message, and nothing written; the same file goes through with room.
+#[test]
+fn a_resize_beyond_the_memory_allowed_is_refused_up_front() {
+    let dir = tmp();
+    let p = dir.path().join("big.png");
+    let flat = retarget::Raster::from_vec(1500, 1200, 3, vec![120u8; 1500 * 1200 * 3]).unwrap();
+    io::write(&p, &AnyRaster::U8(flat), None, None).unwrap();
+    let out = dir.path().join("out.png");
+    let args = |mem: &'static str| {
+        vec![
+            p.to_str().unwrap().to_owned(),
+            "--width".into(),
+            "60%".into(),
+            "--mode".into(),
+            "mesh".into(),
+            "--max-memory".into(),
+            mem.into(),
+            "-o".into(),
+            out.to_str().unwrap().to_owned(),
+        ]
+    };
+    let o = cli().args(args("20M")).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    for part in [
+        "1500 × 1200",
+        "mesh",
+        "more than the 21 MB allowed",
+        "--max-memory",
+    ] {
+        assert!(err.contains(part), "{part:?} missing from: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.exists());
+    // The estimate for this resize is under 100 MB.
+    let need = retarget::peak_memory(retarget::Mode::Mesh, (1500, 1200), 3, 1, (900, 1200));
+    assert!(need > 20 << 20 && need < 100 << 20, "{need}");
+    let o = cli().args(args("100M")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(io::header(&out, &Limits::default()).unwrap().width, 900);
+    // Sizes that are not sizes are named.
+    for (bad, says) in [
+        ("lots", "not a size"),
+        ("5Q", "the unit must be"),
+        ("0", "above 0"),
+    ] {
+        let o = cli()
+            .args([
+                p.to_str().unwrap(),
+                "--width",
+                "50%",
+                "--max-memory",
+                bad,
+                "-o",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(says), "{bad}: {err}");
+    }
+}
+
+/// `--gpu` on a machine without a hardware GPU (a software renderer does
+/// not count) says so once and resizes on the CPU: exit 0, output written.
+/// A 16-bit image with `--gpu` does the same, saying why.
+#[test]
+fn gpu_without_a_gpu_falls_back_to_the_cpu_and_says_so() {
+    let dir = tmp();
+    let p = dir.path().join("in.png");
+    std::fs::write(&p, png_bytes(60, 40, None)).unwrap();
+    let out = dir.path().join("out.png");
+    let o = cli()
+        .args([p.to_str().unwrap(), "--width", "30", "--gpu", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(io::header(&out, &Limits::default()).unwrap().width, 30);
+    match retarget::gpu::Gpu::hardware() {
+        Ok(g) => eprintln!(
+            "a hardware GPU is here ({}): no fallback to see",
+            g.adapter()
+        ),
+        Err(_) => assert!(
+            err.contains("resizing on the CPU instead")
+                && err.lines().filter(|l| l.starts_with("retarget")).count() == 1,
+            "{err}"
+        ),
+    }
+    let deep = retarget::Raster::from_vec(8, 8, 3, vec![4000u16; 192]).unwrap();
+    let p16 = dir.path().join("deep.png");
+    io::write(&p16, &AnyRaster::U16(deep), None, None).unwrap();
+    let o = cli()
+        .args([p16.to_str().unwrap(), "--width", "4", "--gpu", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("16-bit"), "{err}");
+}

@@ -58,6 +58,46 @@ struct Args {
     /// Most pixels accepted, for input and output.
     #[arg(long, default_value_t = Limits::default().max_pixels)]
     max_pixels: u64,
+    /// Most memory the resize may take ("800M", "6G", or bytes); checked
+    /// from the header before the image is read. Default: three quarters of
+    /// the memory available.
+    #[arg(long, value_name = "SIZE")]
+    max_memory: Option<String>,
+}
+
+/// "800M", "6G", "1.5G", "123456" as bytes.
+fn parse_bytes(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let (number, unit) = match t.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&t[..i], t[i..].trim()),
+        None => (t, ""),
+    };
+    let n: f64 = number
+        .trim()
+        .parse()
+        .with_context(|| format!("--max-memory {text:?}: not a size"))?;
+    let scale: u64 = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => bail!("--max-memory {text:?}: the unit must be K, M, G or T"),
+    };
+    if !(n.is_finite() && n > 0.0) {
+        bail!("--max-memory {text:?}: the size must be above 0");
+    }
+    Ok((n * scale as f64) as u64)
+}
+
+/// Bytes as people read them: "3.2 GB", "850 MB".
+fn human(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", (b / 1e6).max(1.0))
+    }
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -112,8 +152,9 @@ fn main() -> Result<()> {
         max_pixels: args.max_pixels,
     };
     let t0 = Instant::now();
-    let pic = io::read(&args.input, &limits)?;
-    let (sw, sh) = (pic.raster.width(), pic.raster.height());
+    // The memory the resize will take, judged from the header alone.
+    let head = io::header(&args.input, &limits)?;
+    let (sw, sh) = (head.width, head.height);
     let w = args
         .width
         .as_deref()
@@ -122,12 +163,43 @@ fn main() -> Result<()> {
         .height
         .as_deref()
         .map_or(Ok(sh), |t| parse_size(t, sh, "height"))?;
+    let mode = match args.mode {
+        ModeArg::Separable => Mode::Separable,
+        ModeArg::Mesh => Mode::Mesh,
+        ModeArg::Parallax => Mode::Parallax,
+    };
+    let (allowed, whose) = match &args.max_memory {
+        Some(t) => (parse_bytes(t)?, "--max-memory"),
+        None => (
+            retarget::default_memory_limit(),
+            "three quarters of the memory available",
+        ),
+    };
+    let need = retarget::peak_memory(mode, (sw, sh), head.channels, head.bytes_per_sample, (w, h));
+    if need > allowed {
+        bail!(
+            "{}: {sw} × {sh}, {} channel{} of {} bits, would take about {} to resize to {w} × {h} \
+             in the {} mode, more than the {} allowed ({whose}); pass --max-memory, or shrink it first",
+            args.input.display(),
+            head.channels,
+            if head.channels == 1 { "" } else { "s" },
+            8 * head.bytes_per_sample,
+            human(need),
+            mode.name(),
+            human(allowed),
+        );
+    }
+    let pic = io::read(&args.input, &limits)?;
+    if (pic.raster.width(), pic.raster.height()) != (sw, sh) {
+        bail!(
+            "{}: the header said {sw} × {sh}, the pixels are {} × {}",
+            args.input.display(),
+            pic.raster.width(),
+            pic.raster.height()
+        );
+    }
     let opts = Options {
-        mode: match args.mode {
-            ModeArg::Separable => Mode::Separable,
-            ModeArg::Mesh => Mode::Mesh,
-            ModeArg::Parallax => Mode::Parallax,
-        },
+        mode,
         energy: EnergyOptions {
             saliency: args.saliency,
             floor: args.floor,
@@ -147,21 +219,37 @@ fn main() -> Result<()> {
         limits,
     };
     let t1 = Instant::now();
-    let out = match &pic.raster {
-        AnyRaster::U8(r) if args.gpu => {
-            if opts.mode != Mode::Separable {
-                bail!(
-                    "--gpu runs the separable mode only (asked for {})",
-                    opts.mode.name()
-                );
+    if args.gpu && opts.mode != Mode::Separable {
+        bail!(
+            "--gpu runs the separable mode only (asked for {})",
+            opts.mode.name()
+        );
+    }
+    // A software renderer (llvmpipe, lavapipe) is no GPU: the CPU path is
+    // faster than it. Either way, say so.
+    let gpu = match &pic.raster {
+        AnyRaster::U8(_) if args.gpu => match retarget::gpu::Gpu::hardware() {
+            Ok(g) => Some(g),
+            Err(e) => {
+                eprintln!("retarget: {e}; resizing on the CPU instead");
+                None
             }
-            let gpu = retarget::gpu::Gpu::new()?;
+        },
+        AnyRaster::U16(_) if args.gpu => {
+            eprintln!(
+                "retarget: --gpu takes 8-bit images and this one is 16-bit; resizing on the CPU"
+            );
+            None
+        }
+        _ => None,
+    };
+    let out = match (&pic.raster, &gpu) {
+        (AnyRaster::U8(r), Some(gpu)) => {
             tracing::info!("GPU: {}", gpu.adapter());
             AnyRaster::U8(gpu.retarget(r, w, h, &opts)?)
         }
-        AnyRaster::U16(_) if args.gpu => bail!("--gpu takes 8-bit images; this one is 16-bit"),
-        AnyRaster::U8(r) => AnyRaster::U8(run(r, w, h, &opts)?),
-        AnyRaster::U16(r) => AnyRaster::U16(run(r, w, h, &opts)?),
+        (AnyRaster::U8(r), None) => AnyRaster::U8(run(r, w, h, &opts)?),
+        (AnyRaster::U16(r), _) => AnyRaster::U16(run(r, w, h, &opts)?),
     };
     let t2 = Instant::now();
     io::write(&args.output, &out, pic.icc.as_deref(), pic.exif.as_deref())?;

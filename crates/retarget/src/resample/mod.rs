@@ -277,7 +277,12 @@ pub fn resample_width_float<S: Sample>(
     Ok(out)
 }
 
-/// Resamples the width then the height (either may be the identity).
+/// Resamples the width then the height (either may be the identity), in
+/// one pass down the image: each output row is made as soon as the rows it
+/// reads have been filtered across, and filtered rows are kept only while
+/// an output row still needs them (a ring of as many rows as the longest
+/// vertical filter), so memory beyond the source and the output does not
+/// grow with the image's height.
 pub fn resample<S: Sample>(
     src: &Raster<S>,
     across_taps: &Taps,
@@ -288,24 +293,38 @@ pub fn resample<S: Sample>(
     let alpha = src.has_alpha();
     let w = across_taps.len();
     let stride = w * c;
-    // The width pass into premultiplied floats, then the height pass.
-    let mut mid = try_vec(stride * src.height() as usize, 0.0f32, "intermediate image")?;
-    across(src, across_taps, |y, row| {
-        mid[y * stride..(y + 1) * stride].copy_from_slice(row)
-    })?;
     let mut out = Raster::new(w as u32, down_taps.len() as u32, src.channels(), limits)?;
+    // The ring: rows [lo, lo + ring) of the width pass, row r in slot
+    // r % ring. An output row reads rows [first, first + len); rows below
+    // the next output's first are dropped as it is made.
+    let ring = (0..down_taps.len())
+        .map(|j| down_taps.get(j).1.len())
+        .max()
+        .unwrap_or(1)
+        .max(1)
+        + 1;
+    let mut rows = try_vec(stride * ring, 0.0f32, "filter rows")?;
     let mut acc = try_vec(stride, 0.0f32, "filter row")?;
     let data = out.as_mut_slice();
-    for j in 0..down_taps.len() {
-        let (first, wts) = down_taps.get(j);
-        acc.fill(0.0);
-        for (k, &wk) in wts.iter().enumerate() {
-            let r = &mid[(first + k) * stride..(first + k + 1) * stride];
-            for (a, &v) in acc.iter_mut().zip(r) {
-                *a += wk * v;
+    let mut j = 0usize;
+    across(src, across_taps, |y, row| {
+        let slot = y % ring;
+        rows[slot * stride..(slot + 1) * stride].copy_from_slice(row);
+        while j < down_taps.len() {
+            let (first, wts) = down_taps.get(j);
+            if first + wts.len() > y + 1 {
+                break;
             }
+            acc.fill(0.0);
+            for (k, &wk) in wts.iter().enumerate() {
+                let s = (first + k) % ring;
+                for (a, &v) in acc.iter_mut().zip(&rows[s * stride..(s + 1) * stride]) {
+                    *a += wk * v;
+                }
+            }
+            finish(&acc, c, alpha, &mut data[j * stride..(j + 1) * stride]);
+            j += 1;
         }
-        finish(&acc, c, alpha, &mut data[j * stride..(j + 1) * stride]);
-    }
+    })?;
     Ok(out)
 }
