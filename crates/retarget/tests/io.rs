@@ -443,7 +443,9 @@ fn a_resize_beyond_the_memory_allowed_is_refused_up_front() {
 }
 
 /// `--gpu` on a machine without a hardware GPU (a software renderer does
-/// not count) says so once and resizes on the CPU: exit 0, output written.
+/// not count) says so in one line, and nothing else (no "XDG_RUNTIME_DIR
+/// is invalid" from the Vulkan layers), and resizes on the CPU: exit 0,
+/// output written.
 /// A 16-bit image with `--gpu` does the same, saying why.
 #[test]
 fn gpu_without_a_gpu_falls_back_to_the_cpu_and_says_so() {
@@ -454,6 +456,8 @@ fn gpu_without_a_gpu_falls_back_to_the_cpu_and_says_so() {
     let o = cli()
         .args([p.to_str().unwrap(), "--width", "30", "--gpu", "-o"])
         .arg(&out)
+        // As over ssh or in cron: no session, so no runtime folder.
+        .env_remove("XDG_RUNTIME_DIR")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -465,8 +469,7 @@ fn gpu_without_a_gpu_falls_back_to_the_cpu_and_says_so() {
             g.adapter()
         ),
         Err(_) => assert!(
-            err.contains("resizing on the CPU instead")
-                && err.lines().filter(|l| l.starts_with("retarget")).count() == 1,
+            err.contains("resizing on the CPU instead") && err.lines().count() == 1,
             "{err}"
         ),
     }

@@ -45,8 +45,10 @@ struct Cli {
     version,
     about = "The photo browser: opens a window on the folders, or on the whole catalogue",
     after_help = "Without a window: `viewer2 index DIR…` records folders in the catalogue, \
-                  `viewer2 search QUERY` prints the matching paths (each has --help). \
-                  A folder named `index` or `search` is opened as `./index`."
+                  `viewer2 search QUERY` prints the matching paths, `viewer2 forget PATH…` \
+                  drops the records of a folder gone on purpose, and `viewer2 repair` checks \
+                  the catalogue and recovers a damaged one (each has --help). A folder named \
+                  like one of these is opened as `./index`."
 )]
 struct WindowArgs {
     /// The catalogue file (default: viewer2/catalog.sqlite in the platform's

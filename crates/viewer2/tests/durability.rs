@@ -488,3 +488,71 @@ fn a_file_indexed_alone_keeps_one_record() {
     let (ok, _, err) = viewer2(&cat, &["index", d.join("notes.txt").to_str().unwrap()]);
     assert!(!ok && err.contains("not an image file"), "{err}");
 }
+
+/// The disk fills up during an index run (the catalogue's files may grow
+/// by 64 KB, as `prlimit --fsize` allows, and no more): the run fails with
+/// SQLite's reason and the catalogue's path, nothing half-written is
+/// kept, every caption stays, and the next run with room finishes the job.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_mid_index_fails_cleanly_and_loses_nothing() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("REQUIRE_GPU").as_deref() != Ok("1"),
+            "prlimit (util-linux) is missing"
+        );
+        eprintln!("SKIPPED: full-disk test: prlimit (util-linux) is missing");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    for i in 0..500 {
+        touch(&photos.join(format!("old/IMG_{i:05}.jpg")), i % 7);
+    }
+    let cat = dir.path().join("c.db");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let id = caption(
+        &cat,
+        &canonical(&photos.join("old/IMG_00042.jpg")),
+        "harbour at dawn",
+    );
+    for i in 0..20_000 {
+        touch(
+            &photos.join(format!(
+                "new {}/a photo with a long name {i:05}.jpg",
+                i % 50
+            )),
+            i % 11,
+        );
+    }
+    let size = std::fs::metadata(&cat).unwrap().len();
+    // SIGXFSZ ignored (as the shell's trap leaves it for the command), so a
+    // write past the limit fails with EFBIG, as one past a full disk does.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap "" XFSZ; exec prlimit --fsize="$1" "$2" --catalog "$3" index "$4""#)
+        .arg("sh")
+        .arg((size + 65_536).to_string())
+        .arg(env!("CARGO_BIN_EXE_viewer2"))
+        .arg(&cat)
+        .arg(&photos)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains(cat.to_str().unwrap()) && (err.contains("full") || err.contains("I/O")),
+        "{err}"
+    );
+    assert_eq!(integrity(&cat), "ok");
+    let c = Catalog::open(&cat).unwrap();
+    assert_eq!(c.file(id).unwrap().unwrap().1, "harbour at dawn");
+    drop(c);
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(err.contains("20500 in the catalogue"), "{err}");
+    let (ok, out, _) = viewer2(&cat, &["search", "harbour"]);
+    assert!(ok && out.contains("IMG_00042"), "{out}");
+}

@@ -134,6 +134,13 @@ fn parse_size(text: &str, source: u32, what: &str) -> Result<u32> {
     Ok(value as u32)
 }
 
+/// Whether `XDG_RUNTIME_DIR` names a folder, as libwayland wants.
+fn valid_runtime_dir() -> bool {
+    std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .is_some_and(|p| p.is_absolute() && p.is_dir())
+}
+
 fn run<S: Sample>(src: &Raster<S>, w: u32, h: u32, opts: &Options) -> Result<Raster<S>> {
     Ok(retarget::retarget(src, w, h, opts)?)
 }
@@ -144,6 +151,14 @@ fn main() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    if args.gpu && !valid_runtime_dir() && std::env::var_os("NODEVICE_SELECT").is_none() {
+        // Mesa's device-select Vulkan layer asks Wayland for the display's
+        // GPU, and libwayland prints "XDG_RUNTIME_DIR is invalid" twice
+        // where there is no session (ssh, cron, CI). There is no display
+        // to choose by, so the layer is told to stay out.
+        // SAFETY: no other thread exists yet to read the environment.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
     if args.width.is_none() && args.height.is_none() {
         bail!("give --width, --height or both");
     }

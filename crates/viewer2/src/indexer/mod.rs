@@ -104,6 +104,19 @@ pub enum IndexError {
     /// The catalogue refused a change.
     #[error(transparent)]
     Catalog(#[from] CatalogError),
+    /// A write to the catalogue failed part-way through a run (a full
+    /// disk, an I/O error): that transaction was rolled back, and what
+    /// earlier ones wrote stays, consistent.
+    #[error(
+        "{path}: {error}; the run stopped, and the catalogue keeps what it held and what the run \
+         had finished (the next run goes on from there)"
+    )]
+    Write {
+        /// The catalogue's path.
+        path: PathBuf,
+        /// What SQLite said.
+        error: CatalogError,
+    },
 }
 
 fn io(path: &Path, error: std::io::Error) -> IndexError {
@@ -271,98 +284,109 @@ pub fn index_until(
         }
         Err(e) => return Err(e.into()),
     }
-    let mut report = Report::default();
+    // A write the catalogue refuses (a full disk, an I/O error) names
+    // the catalogue: SQLite's message alone does not.
+    let mut steps = || -> Result<Report, IndexError> {
+        let mut report = Report::default();
 
-    // 1. The walk.
-    let mut walk = Walk::default();
-    for root in &roots {
-        walk_root(root, &mut walk, &mut report, progress);
+        // 1. The walk.
+        let mut walk = Walk::default();
+        for root in &roots {
+            walk_root(root, &mut walk, &mut report, progress);
+            if stop() {
+                return Ok(finish_early(report, &cat, started)?);
+            }
+        }
+
+        tracing::info!(
+            "walked {} files in {:.2} s",
+            walk.found.len(),
+            started.elapsed().as_secs_f64()
+        );
+        let phase = Instant::now();
+        // 2. Reconcile.
+        let mut known: Vec<Stamp> = Vec::new();
+        let mut ids = HashSet::new();
+        for root in &roots {
+            let stamps = if root.is_file {
+                cat.stamps_at(&root.text)?
+            } else {
+                cat.stamps_under(&root.prefix)?
+            };
+            known.extend(stamps.into_iter().filter(|s| ids.insert(s.id)));
+        }
+        let plan = plan(&cat, &roots, &mut walk, &known, &mut report)?;
+        let vanished = cat.reconcile(&plan.reconcile)?;
+        report.renamed = plan.reconcile.moves.len() + plan.reconcile.merges.len();
+        report.removed = vanished.removed;
+        report.kept_missing = vanished.kept;
         if stop() {
             return Ok(finish_early(report, &cat, started)?);
         }
-    }
 
-    tracing::info!(
-        "walked {} files in {:.2} s",
-        walk.found.len(),
-        started.elapsed().as_secs_f64()
-    );
-    let phase = Instant::now();
-    // 2. Reconcile.
-    let mut known: Vec<Stamp> = Vec::new();
-    let mut ids = HashSet::new();
-    for root in &roots {
-        let stamps = if root.is_file {
-            cat.stamps_at(&root.text)?
-        } else {
-            cat.stamps_under(&root.prefix)?
-        };
-        known.extend(stamps.into_iter().filter(|s| ids.insert(s.id)));
-    }
-    let plan = plan(&cat, &roots, &mut walk, &known, &mut report)?;
-    let vanished = cat.reconcile(&plan.reconcile)?;
-    report.renamed = plan.reconcile.moves.len() + plan.reconcile.merges.len();
-    report.removed = vanished.removed;
-    report.kept_missing = vanished.kept;
-    if stop() {
-        return Ok(finish_early(report, &cat, started)?);
-    }
-
-    tracing::info!(
-        "reconciled in {:.2} s: {} moves, {} merges, {} vanished",
-        phase.elapsed().as_secs_f64(),
-        plan.reconcile.moves.len(),
-        plan.reconcile.merges.len(),
-        plan.reconcile.vanished.len()
-    );
-    let phase = Instant::now();
-    // 3. Read what is new or changed.
-    let total = plan.changed.len() + plan.new.len();
-    let mut done = 0usize;
-    progress(Progress::Reading { done, total });
-    for chunk in plan.changed.chunks(BATCH) {
-        let entries: Vec<(i64, Entry)> = chunk
-            .iter()
-            .map(|&(i, id)| (id, read_entry(&walk.found[i], &mut report)))
-            .collect();
-        let updates: Vec<(i64, NewFile<'_>)> =
-            entries.iter().map(|(id, e)| (*id, e.as_new())).collect();
-        cat.update(&updates)?;
-        report.changed += chunk.len();
-        done += chunk.len();
+        tracing::info!(
+            "reconciled in {:.2} s: {} moves, {} merges, {} vanished",
+            phase.elapsed().as_secs_f64(),
+            plan.reconcile.moves.len(),
+            plan.reconcile.merges.len(),
+            plan.reconcile.vanished.len()
+        );
+        let phase = Instant::now();
+        // 3. Read what is new or changed.
+        let total = plan.changed.len() + plan.new.len();
+        let mut done = 0usize;
         progress(Progress::Reading { done, total });
-        if stop() {
-            return Ok(finish_early(report, &cat, started)?);
+        for chunk in plan.changed.chunks(BATCH) {
+            let entries: Vec<(i64, Entry)> = chunk
+                .iter()
+                .map(|&(i, id)| (id, read_entry(&walk.found[i], &mut report)))
+                .collect();
+            let updates: Vec<(i64, NewFile<'_>)> =
+                entries.iter().map(|(id, e)| (*id, e.as_new())).collect();
+            cat.update(&updates)?;
+            report.changed += chunk.len();
+            done += chunk.len();
+            progress(Progress::Reading { done, total });
+            if stop() {
+                return Ok(finish_early(report, &cat, started)?);
+            }
         }
-    }
-    for chunk in plan.new.chunks(BATCH) {
-        let entries: Vec<Entry> = chunk
-            .iter()
-            .map(|&i| read_entry(&walk.found[i], &mut report))
-            .collect();
-        let files: Vec<NewFile<'_>> = entries.iter().map(Entry::as_new).collect();
-        cat.add(&files)?;
-        report.added += chunk.len();
-        done += chunk.len();
-        progress(Progress::Reading { done, total });
-        if stop() {
-            return Ok(finish_early(report, &cat, started)?);
+        for chunk in plan.new.chunks(BATCH) {
+            let entries: Vec<Entry> = chunk
+                .iter()
+                .map(|&i| read_entry(&walk.found[i], &mut report))
+                .collect();
+            let files: Vec<NewFile<'_>> = entries.iter().map(Entry::as_new).collect();
+            cat.add(&files)?;
+            report.added += chunk.len();
+            done += chunk.len();
+            progress(Progress::Reading { done, total });
+            if stop() {
+                return Ok(finish_early(report, &cat, started)?);
+            }
         }
-    }
-    tracing::info!(
-        "read {total} new or changed files in {:.2} s",
-        phase.elapsed().as_secs_f64()
-    );
-    let phase = Instant::now();
-    progress(Progress::BuildingIndex);
-    report.index_bytes = cat.refresh_index()?;
-    tracing::info!(
-        "built the search index in {:.2} s",
-        phase.elapsed().as_secs_f64()
-    );
-    report.total = cat.len()?;
-    report.elapsed = started.elapsed();
-    Ok(report)
+        tracing::info!(
+            "read {total} new or changed files in {:.2} s",
+            phase.elapsed().as_secs_f64()
+        );
+        let phase = Instant::now();
+        progress(Progress::BuildingIndex);
+        report.index_bytes = cat.refresh_index()?;
+        tracing::info!(
+            "built the search index in {:.2} s",
+            phase.elapsed().as_secs_f64()
+        );
+        report.total = cat.len()?;
+        report.elapsed = started.elapsed();
+        Ok(report)
+    };
+    steps().map_err(|e| match e {
+        IndexError::Catalog(error) => IndexError::Write {
+            path: catalog_path.to_owned(),
+            error,
+        },
+        e => e,
+    })
 }
 
 /// Files written per transaction while reading.
