@@ -99,7 +99,7 @@ impl<'a> Work<'a> {
         }
     }
 
-    fn ctx(&self) -> Context<HalfEven> {
+    pub(crate) fn ctx(&self) -> Context<HalfEven> {
         Context::new(self.prec)
     }
 
@@ -110,7 +110,7 @@ impl<'a> Work<'a> {
     }
 
     /// A kernel's answer as a ball: exact answers have radius 0.
-    fn ball(&self, r: Result<Rounded, FpError>) -> NumResult<Ball> {
+    pub(crate) fn ball(&self, r: Result<Rounded, FpError>) -> NumResult<Ball> {
         let r = r.map_err(|e| match e {
             FpError::OutOfDomain => NumError::Domain("outside the function's domain"),
             FpError::Overflow(_) => NumError::Overflow,
@@ -156,7 +156,11 @@ impl<'a> Work<'a> {
                 }
                 let num = Repr::new(r.numerator().clone(), 0);
                 let den = Repr::new(IBig::from(den.clone()), 0);
-                self.ball(self.ctx().div(&num, &den))
+                if self.prec >= series::PIECEWISE {
+                    self.div_pieces(&num, &den)
+                } else {
+                    self.ball(self.ctx().div(&num, &den))
+                }
             }
         }
     }
@@ -258,7 +262,11 @@ impl<'a> Work<'a> {
         let my_low = Mag::of_repr_down(&y.mid)
             .sub_down(y.rad)
             .ok_or(NumError::NeedPrecision)?;
-        let mut r = self.ball(self.ctx().div(&x.mid, &y.mid))?;
+        let mut r = if self.prec >= series::PIECEWISE {
+            self.div_pieces(&x.mid, &y.mid)?
+        } else {
+            self.ball(self.ctx().div(&x.mid, &y.mid))?
+        };
         if !(x.rad.is_zero() && y.rad.is_zero()) {
             // |x/y − mx/my| ≤ (rx|my| + |mx|ry) / (|my|(|my| − ry))
             let (mx, my) = (Mag::of_repr_up(&x.mid), Mag::of_repr_up(&y.mid));
@@ -273,7 +281,11 @@ impl<'a> Work<'a> {
 
     /// The square root of a ball of positive numbers.
     pub(crate) fn ball_sqrt(&self, x: &Ball) -> NumResult<Ball> {
-        let mut r = self.ball(self.ctx().sqrt(&x.mid))?;
+        let mut r = if self.prec >= series::PIECEWISE {
+            self.sqrt_pieces(&x.mid)?
+        } else {
+            self.ball(self.ctx().sqrt(&x.mid))?
+        };
         if !x.rad.is_zero() {
             // |√x − √m| ≤ rad/√(m − rad)
             let lo = Mag::of_repr_down(&x.mid)
@@ -290,7 +302,11 @@ impl<'a> Work<'a> {
 
     /// The product of two balls (kept a ball, never made exact).
     pub(crate) fn ball_mul(&self, x: &Ball, y: &Ball) -> NumResult<Ball> {
-        let mut r = self.ball(self.ctx().mul(&x.mid, &y.mid))?;
+        let mut r = if self.prec >= series::PIECEWISE {
+            self.mul_pieces(&x.mid, &y.mid)?
+        } else {
+            self.ball(self.ctx().mul(&x.mid, &y.mid))?
+        };
         // |xy − mx·my| ≤ |mx|ry + |my|rx + rx·ry
         let (mx, my) = (Mag::of_repr_up(&x.mid), Mag::of_repr_up(&y.mid));
         r.rad = r
@@ -343,24 +359,7 @@ impl<'a> Work<'a> {
             return Ok(pi_multiple(x / y, k));
         }
         let (x, y) = (self.to_ball(a)?, self.to_ball(b)?);
-        if y.mid.significand().is_zero() && y.rad.is_zero() {
-            return Err(NumError::DivisionByZero);
-        }
-        // |x/y − mx/my| ≤ (rx|my| + |mx|ry) / (|my|(|my| − ry)), and the
-        // denominator is at least (|my| − ry)².
-        let my_low = Mag::of_repr_down(&y.mid)
-            .sub_down(y.rad)
-            .ok_or(NumError::NeedPrecision)?;
-        let mut r = self.ball(self.ctx().div(&x.mid, &y.mid))?;
-        if !(x.rad.is_zero() && y.rad.is_zero()) {
-            let (mx, my) = (Mag::of_repr_up(&x.mid), Mag::of_repr_up(&y.mid));
-            let num = x.rad.mul_up(my).add_up(mx.mul_up(y.rad));
-            let den = my_low.mul_down(my_low);
-            r.rad = r
-                .rad
-                .add_up(num.div_up(den).ok_or(NumError::NeedPrecision)?);
-        }
-        Ok(self.settle(r))
+        Ok(self.settle(self.ball_div(&x, &y)?))
     }
 
     /// `x^n` for an integer `n`, exact when `x` is.
@@ -482,27 +481,12 @@ impl<'a> Work<'a> {
 
     /// Rounds towards −∞, +∞, the nearest (halves away from 0) or 0.
     pub(crate) fn round(&self, x: &Real, how: Rounding) -> NumResult<Real> {
-        let exact_round = |r: &RBig| -> IBig {
-            match how {
-                Rounding::Floor => r.floor(),
-                Rounding::Ceil => r.ceil(),
-                Rounding::Trunc => r.trunc(),
-                Rounding::Nearest => {
-                    let half = RBig::from_parts(IBig::ONE, UBig::from(2u8));
-                    if r.sign() == Sign::Negative {
-                        -(-r + half).floor()
-                    } else {
-                        (r + half).floor()
-                    }
-                }
-            }
-        };
         match x {
-            Real::Exact(r) => Ok(Real::Exact(RBig::from(exact_round(r)))),
+            Real::Exact(r) => Ok(Real::Exact(RBig::from(round_rational(r, how)))),
             Real::Pi(..) | Real::Approx(_) => {
                 let b = &self.to_ball(x)?;
-                let (lo, hi) = ball_ends(b);
-                let (a, c) = (exact_round(&lo), exact_round(&hi));
+                let ((ls, le), (hs, he)) = ball_ends_dyadic(b);
+                let (a, c) = (round_dyadic(&ls, le, how), round_dyadic(&hs, he, how));
                 if a == c {
                     Ok(Real::Exact(RBig::from(a)))
                 } else {
@@ -659,7 +643,7 @@ impl<'a> Work<'a> {
         // Any integer near x/ln 2 will do (the identity holds for every k):
         // round the midpoint, so a quotient at a half never stalls.
         let q = self.to_ball(&self.div(x, &ln2)?)?;
-        let k = repr_to_rational(&q.mid).round();
+        let k = round_dyadic(q.mid.significand(), q.mid.exponent(), Rounding::Nearest);
         // Float exponents are isize: keep well inside. Beyond, say how far
         // beyond (k·log10 2 decades), and which way.
         let k_f64 = k.to_f64().value();
@@ -1392,10 +1376,12 @@ fn pi_parts(x: &Real) -> Option<(&RBig, i32)> {
     }
 }
 
-/// The exact rational value of a binary float.
+/// The exact rational value of a binary float. The significand's trailing
+/// zeros are taken out first, so an integer costs no gcd (dashu reduces
+/// every fraction by a general gcd, which takes seconds at a million
+/// digits even against a power of two).
 pub(crate) fn repr_to_rational(x: &Repr<2>) -> RBig {
-    let e = x.exponent();
-    let sig = x.significand().clone();
+    let (sig, e) = trimmed(x.significand(), x.exponent());
     if e >= 0 {
         RBig::from(sig << e as usize)
     } else {
@@ -1403,11 +1389,66 @@ pub(crate) fn repr_to_rational(x: &Repr<2>) -> RBig {
     }
 }
 
-/// The two ends of a ball, exactly.
-pub(crate) fn ball_ends(b: &Ball) -> (RBig, RBig) {
-    let m = repr_to_rational(&b.mid);
-    let r = repr_to_rational(&b.rad.to_repr());
-    (&m - &r, &m + &r)
+/// `sig·2^e` with the significand's trailing zeros moved into the exponent.
+fn trimmed(sig: &IBig, e: isize) -> (IBig, isize) {
+    match sig.unsigned_abs().trailing_zeros() {
+        Some(tz) if tz > 0 => (sig >> tz, e + tz as isize),
+        _ => (sig.clone(), e),
+    }
+}
+
+/// An exact rational rounded to an integer.
+fn round_rational(r: &RBig, how: Rounding) -> IBig {
+    match how {
+        Rounding::Floor => r.floor(),
+        Rounding::Ceil => r.ceil(),
+        Rounding::Trunc => r.trunc(),
+        Rounding::Nearest => {
+            // Halves away from zero.
+            let half = RBig::from_parts(IBig::ONE, UBig::from(2u8));
+            if r.sign() == Sign::Negative {
+                -(-r + half).floor()
+            } else {
+                (r + half).floor()
+            }
+        }
+    }
+}
+
+/// `sig·2^e` rounded to an integer by shifts alone (no rational, so no
+/// gcd): what argument reductions and `round`/`floor` need.
+pub(crate) fn round_dyadic(sig: &IBig, e: isize, how: Rounding) -> IBig {
+    if e >= 0 {
+        return sig << e as usize;
+    }
+    let s = e.unsigned_abs();
+    let mag = sig.unsigned_abs();
+    let negative = sig.sign() == Sign::Negative;
+    let down = || IBig::from(&mag >> s);
+    let up = || IBig::from((&mag + ((UBig::ONE << s) - UBig::ONE)) >> s);
+    let away = match how {
+        Rounding::Floor => negative,
+        Rounding::Ceil => !negative,
+        Rounding::Trunc => false,
+        Rounding::Nearest => {
+            // Halves away from zero.
+            let m = IBig::from((&mag + (UBig::ONE << (s - 1))) >> s);
+            return if negative { -m } else { m };
+        }
+    };
+    let m = if away { up() } else { down() };
+    if negative { -m } else { m }
+}
+
+/// The two ends of a ball, exactly, as `(significand, exponent)`.
+fn ball_ends_dyadic(b: &Ball) -> ((IBig, isize), (IBig, isize)) {
+    let r = b.rad.to_repr();
+    let (ms, me) = (b.mid.significand(), b.mid.exponent());
+    let (rs, re) = (r.significand(), r.exponent());
+    let e = me.min(re);
+    let m = ms << (me - e) as usize;
+    let r = rs << (re - e) as usize;
+    ((&m - &r, e), (m + r, e))
 }
 
 /// `log2 |n|`, roughly.
@@ -1442,4 +1483,34 @@ pub(crate) fn decimal_exponent(x: &Real) -> Option<i64> {
 /// Bits needed to store a rational (numerator plus denominator).
 pub(crate) fn rational_bits(r: &RBig) -> u64 {
     (r.numerator().unsigned_abs().bit_len() + r.denominator().bit_len()) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Rounding by shifts gives what rounding the exact fraction gives,
+        /// in every mode, at halves and at exact integers too.
+        #[test]
+        fn rounding_by_shifts_matches_the_fraction(
+            sig in -(1i64 << 40)..(1i64 << 40),
+            e in -45isize..8,
+            low in 0u32..4,
+        ) {
+            // Some significands end in a half or in zeros on purpose.
+            let sig = IBig::from(sig) << low as usize;
+            let exact = repr_to_rational(&Repr::new(sig.clone(), e));
+            for how in [Rounding::Floor, Rounding::Ceil, Rounding::Trunc, Rounding::Nearest] {
+                prop_assert_eq!(round_dyadic(&sig, e, how), round_rational(&exact, how), "{:?}", how);
+            }
+            let plain = if e >= 0 {
+                RBig::from(sig.clone() << e as usize)
+            } else {
+                RBig::from_parts(sig.clone(), UBig::ONE << e.unsigned_abs())
+            };
+            prop_assert_eq!(exact, plain);
+        }
+    }
 }

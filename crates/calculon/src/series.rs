@@ -33,7 +33,7 @@ use dashu_int::{IBig, UBig};
 use dashu_ratio::RBig;
 
 use crate::mag::Mag;
-use crate::real::{Ball, NumError, NumResult, Real, Work, repr_to_rational};
+use crate::real::{Ball, NumError, NumResult, Real, Rounding, Work, round_dyadic};
 
 /// The working precision, in bits, from which the kernels here replace
 /// dashu's: below it a dashu call takes well under a tenth of a second.
@@ -52,6 +52,37 @@ const PIECE: usize = 1 << 20;
 /// Ranges of fewer terms than this are summed without checking the
 /// budget (they take microseconds).
 const QUIET_TERMS: u64 = 64;
+
+/// From this precision on, `ball_mul`, `ball_div` and `ball_sqrt` find
+/// their midpoints here, by products in pieces that check the budget, and
+/// not by one dashu call that cannot be stopped (a division or square root
+/// at three million bits takes half a second to a second). Their radii
+/// come from an exact check of the answer.
+pub(crate) const PIECEWISE: usize = 1 << 20;
+
+/// A reciprocal's first bits, up to this many, come from one dashu
+/// division (milliseconds).
+const RECIPROCAL_BASE: usize = 1 << 16;
+
+/// `u` (of `n` bits) cut or extended to its leading `k` bits.
+fn leading(u: &UBig, n: usize, k: usize) -> UBig {
+    if n > k { u >> (n - k) } else { u << (k - n) }
+}
+
+/// A non-negative magnitude with a sign.
+fn signed(m: UBig, negative: bool) -> IBig {
+    if negative {
+        -IBig::from(m)
+    } else {
+        IBig::from(m)
+    }
+}
+
+/// `a·2^ea − b·2^eb`, exactly, as `(significand, exponent)`.
+fn dyadic_sub(a: &IBig, ea: isize, b: &IBig, eb: isize) -> (IBig, isize) {
+    let e = ea.min(eb);
+    ((a << (ea - e) as usize) - (b << (eb - e) as usize), e)
+}
 
 /// One range's products: `P = Π p`, `Q = Π q`, `B = Π b` (absent when
 /// every `b` is 1) and `T`, with the range's sum `T/(B·Q)`.
@@ -92,6 +123,159 @@ impl Work<'_> {
             shift += PIECE;
         }
         Ok(if negative { -acc } else { acc })
+    }
+
+    /// A product rounded toward zero to the working precision, the
+    /// product itself in pieces.
+    pub(crate) fn mul_pieces(&self, x: &Repr<2>, y: &Repr<2>) -> NumResult<Ball> {
+        let prod = self.mul_int(x.significand(), y.significand())?;
+        let e = x.exponent() + y.exponent();
+        let negative = prod.sign() == Sign::Negative;
+        let mag = prod.unsigned_abs();
+        let drop = mag.bit_len().saturating_sub(self.prec);
+        let top = mag >> drop;
+        let at = e + drop as isize;
+        Ok(Ball {
+            mid: Repr::new(signed(top, negative), at),
+            // What was cut is below one unit of the kept part's last place.
+            rad: if drop > 0 {
+                Mag::pow2(at as i64)
+            } else {
+                Mag::ZERO
+            },
+        })
+    }
+
+    /// About `2^(n+k)/b` for `b` of `n` bits: the reciprocal of `b/2^n`
+    /// (which lies in [1/2, 1)) with `k` bits after the point, by Newton
+    /// steps `r + r(1 − x·r)` that double the bits, on `x`'s leading bits
+    /// only. Its error is a few units of the last place; callers check
+    /// their answer exactly, so only speed depends on it.
+    fn reciprocal(&self, b: &UBig, n: usize, k: usize) -> NumResult<IBig> {
+        self.budget.check()?;
+        if k <= RECIPROCAL_BASE {
+            return Ok(IBig::from((UBig::ONE << (2 * k)) / leading(b, n, k)));
+        }
+        let h = k / 2 + 32;
+        let r = self.reciprocal(b, n, h)?;
+        let x = IBig::from(leading(b, n, k));
+        // 1 − x·r with k + h bits after the point, then r·(1 − x·r) with k.
+        let e = (IBig::ONE << (k + h)) - self.mul_int(&x, &r)?;
+        let correction = self.mul_int(&r, &e)? >> (2 * h);
+        Ok((r << (k - h)) + correction)
+    }
+
+    /// `x/y` to the working precision (truncated), and the part of `x`
+    /// it was computed from: `(quotient, exponent, x's kept bits, their
+    /// exponent, whether bits of x were cut)`.
+    fn quotient_pieces(
+        &self,
+        x: &Repr<2>,
+        y: &Repr<2>,
+    ) -> NumResult<(UBig, isize, UBig, isize, bool)> {
+        let p = self.prec;
+        let ym = y.significand().unsigned_abs();
+        let n = ym.bit_len();
+        let xm = x.significand().unsigned_abs();
+        // x's leading p + 64 bits: what is cut is below 2^-(p+63) of x.
+        let cut = xm.bit_len().saturating_sub(p + 64);
+        let xt = &xm >> cut;
+        let ex = x.exponent() + cut as isize;
+        let k = p + 64;
+        let r = self.reciprocal(&ym, n, k)?;
+        // xt·r ≈ (x/y)·2^(n + k − ex + ey)
+        let q = self.mul_int(&IBig::from(xt.clone()), &r)?.unsigned_abs();
+        let drop = q.bit_len().saturating_sub(p);
+        let eq = ex - y.exponent() - n as isize - k as isize + drop as isize;
+        Ok((q >> drop, eq, xt, ex, cut > 0))
+    }
+
+    /// `x/y` at the working precision, in pieces; the radius from the
+    /// exact remainder `x − q·y`.
+    pub(crate) fn div_pieces(&self, x: &Repr<2>, y: &Repr<2>) -> NumResult<Ball> {
+        if y.significand().is_zero() {
+            return Err(NumError::DivisionByZero);
+        }
+        if x.significand().is_zero() {
+            return Ok(Ball {
+                mid: Repr::new(IBig::ZERO, 0),
+                rad: Mag::ZERO,
+            });
+        }
+        let negative = (x.significand().sign() == Sign::Negative)
+            != (y.significand().sign() == Sign::Negative);
+        let (q, eq, xt, ex, cut) = self.quotient_pieces(x, y)?;
+        let n = y.significand().unsigned_abs().bit_len();
+        let ym = IBig::from(y.significand().unsigned_abs());
+        // xt·2^ex/(ym·2^ey) − q·2^eq = (xt·2^(ex−ey) − q·ym·2^eq)/ym, and
+        // ym ≥ 2^(n−1).
+        let qy = self.mul_int(&IBig::from(q.clone()), &ym)?;
+        self.budget.check()?;
+        let (mut num, e0) = dyadic_sub(&IBig::from(xt), ex - y.exponent(), &qy, eq);
+        // The Newton steps leave q a few units off: take the remainder's
+        // quotient into it (a small number over ym), so that an exact
+        // quotient comes out exact.
+        let up = (eq - e0) as usize;
+        let delta = (&num >> up) / &ym;
+        let q = IBig::from(q) + &delta;
+        num -= (delta * &ym) << up;
+        let mid = Repr::new(if negative { -q } else { q }, eq);
+        let mut rad = if num.is_zero() {
+            Mag::ZERO
+        } else {
+            Mag::of_repr_up(&Repr::new(num, e0)).mul_up(Mag::pow2(1 - n as i64))
+        };
+        if cut {
+            rad = rad.add_up(Mag::of_repr_up(&mid).mul_up(Mag::pow2(-(self.prec as i64) - 62)));
+        }
+        Ok(Ball { mid, rad })
+    }
+
+    /// About √x for x > 0, to the working precision: Newton steps
+    /// `(s + x/s)/2` that double the bits, each division in pieces.
+    fn sqrt_approx(&self, x: &Repr<2>) -> NumResult<Repr<2>> {
+        self.budget.check()?;
+        if self.prec <= 2 * RECIPROCAL_BASE {
+            return Ok(self.ball(self.ctx().sqrt(x))?.mid);
+        }
+        let s = Work::new(self.prec / 2 + 32, self.budget).sqrt_approx(x)?;
+        let (q, eq, ..) = self.quotient_pieces(x, &s)?;
+        let (sum, e0) = dyadic_sub(s.significand(), s.exponent(), &-IBig::from(q), eq);
+        let drop = (&sum).unsigned_abs().bit_len().saturating_sub(self.prec);
+        Ok(Repr::new(sum >> drop, e0 + drop as isize - 1))
+    }
+
+    /// √x for x > 0 at the working precision, in pieces; the radius from
+    /// the exact residual: |√x − s| = |x − s²|/(√x + s) ≤ |x − s²|/s.
+    pub(crate) fn sqrt_pieces(&self, x: &Repr<2>) -> NumResult<Ball> {
+        if x.significand().sign() == Sign::Negative {
+            return Err(NumError::Domain("outside the function's domain"));
+        }
+        if x.significand().is_zero() {
+            return Ok(Ball {
+                mid: Repr::new(IBig::ZERO, 0),
+                rad: Mag::ZERO,
+            });
+        }
+        let s = self.sqrt_approx(x)?;
+        let (sig, es) = (s.significand(), s.exponent());
+        let sq = self.mul_int(sig, sig)?;
+        self.budget.check()?;
+        let (mut num, e0) = dyadic_sub(x.significand(), x.exponent(), &sq, 2 * es);
+        // s is a few units off: move it by (x − s²)/(2s), so that an exact
+        // square root comes out exact; (s + d)² = s² + 2sd + d².
+        let up = (2 * es - e0) as usize;
+        let delta = (&num >> up) / (sig << 1usize);
+        num -= (((sig * &delta) << 1usize) + &delta * &delta) << up;
+        let s = Repr::new(sig + delta, es);
+        let rad = if num.is_zero() {
+            Mag::ZERO
+        } else {
+            Mag::of_repr_up(&Repr::new(num, e0))
+                .div_up(Mag::of_repr_down(&s))
+                .ok_or(NumError::NeedPrecision)?
+        };
+        Ok(Ball { mid: s, rad })
     }
 
     /// The products of terms `[n1, n2)`; `P` only where the caller needs
@@ -533,7 +717,7 @@ impl Work<'_> {
                 },
             )?;
             let q = w.ball_div(&b, &half_pi)?;
-            let k = repr_to_rational(&q.mid).round();
+            let k = round_dyadic(q.mid.significand(), q.mid.exponent(), Rounding::Nearest);
             let quadrant = (&k % IBig::from(4u8)).to_f64().value().rem_euclid(4.0) as u8;
             let kb = Ball {
                 mid: Repr::new(k, 0),
@@ -995,6 +1179,7 @@ impl Work<'_> {
 mod tests {
     use super::*;
     use crate::budget::Budget;
+    use crate::real::repr_to_rational;
     use dashu_float::round::mode::HalfEven;
     use dashu_float::{ConstCache, Context};
 
@@ -1030,6 +1215,118 @@ mod tests {
 
     fn dyadic(n: i64, e: isize) -> Repr<2> {
         Repr::new(IBig::from(n), e)
+    }
+
+    /// A pseudo-random integer of `bits` bits (top bit set), sign `neg`.
+    fn wide(bits: usize, seed: &mut u64, neg: bool) -> IBig {
+        let mut v = UBig::ONE;
+        while v.bit_len() < bits {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            v = (v << 64) | UBig::from(*seed);
+        }
+        let extra = v.bit_len() - bits;
+        let v = v >> extra;
+        if neg { -IBig::from(v) } else { IBig::from(v) }
+    }
+
+    /// `a·b` of two dyadic numbers, exactly.
+    fn dmul(a: &(IBig, isize), b: &(IBig, isize)) -> (IBig, isize) {
+        (&a.0 * &b.0, a.1 + b.1)
+    }
+
+    /// Whether `a ≤ b`, exactly.
+    fn le(a: &(IBig, isize), b: &(IBig, isize)) -> bool {
+        let d = dyadic_sub(&a.0, a.1, &b.0, b.1).0;
+        d.is_zero() || d.sign() == Sign::Negative
+    }
+
+    fn abs(a: &(IBig, isize)) -> (IBig, isize) {
+        (IBig::from((&a.0).unsigned_abs()), a.1)
+    }
+
+    fn dy(x: &Repr<2>) -> (IBig, isize) {
+        (x.significand().clone(), x.exponent())
+    }
+
+    /// The ball's radius really bounds its error, checked in exact
+    /// integers: |m − xy| ≤ r, |m·y − x| ≤ r·|y|, (m − r)² ≤ x ≤ (m + r)².
+    fn bounds(w: &Work, x: &Repr<2>, y: &Repr<2>) {
+        let m = w.mul_pieces(x, y).unwrap();
+        let xy = dmul(&dy(x), &dy(y));
+        let d = dyadic_sub(m.mid.significand(), m.mid.exponent(), &xy.0, xy.1);
+        assert!(le(&abs(&d), &dy(&m.rad.to_repr())), "product");
+        let q = w.div_pieces(x, y).unwrap();
+        let qy = dmul(&dy(&q.mid), &dy(y));
+        let d = dyadic_sub(&qy.0, qy.1, x.significand(), x.exponent());
+        assert!(
+            le(&abs(&d), &dmul(&dy(&q.rad.to_repr()), &abs(&dy(y)))),
+            "quotient"
+        );
+        let ax = abs(&dy(x));
+        let r = w.sqrt_pieces(&Repr::new(ax.0.clone(), ax.1)).unwrap();
+        let rad = dy(&r.rad.to_repr());
+        let lo = dyadic_sub(r.mid.significand(), r.mid.exponent(), &rad.0, rad.1);
+        let hi = dyadic_sub(
+            r.mid.significand(),
+            r.mid.exponent(),
+            &-rad.0.clone(),
+            rad.1,
+        );
+        assert!(lo.0.sign() == Sign::Positive, "the root's ball reaches 0");
+        assert!(le(&dmul(&lo, &lo), &ax) && le(&ax, &dmul(&hi, &hi)), "root");
+    }
+
+    /// Products, quotients and square roots in pieces hold dashu's
+    /// correctly rounded answers within a tight radius, on operands of
+    /// every size against the precision (shorter, as long, far longer),
+    /// exact quotients and squares, and signs; the Newton steps are used
+    /// (the precision is above two reciprocal bases).
+    #[test]
+    fn piecewise_arithmetic_agrees_with_dashu() {
+        let budget = Budget::new(1 << 30, None, crate::budget::CancelFlag::new());
+        let prec = 150_001;
+        let w = Work::new(prec, &budget);
+        let ctx = Context::<HalfEven>::new(prec);
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let sizes = [1usize, 40, 20_000, prec, prec + 3, 3 * prec];
+        for (i, &a) in sizes.iter().enumerate() {
+            for (j, &b) in sizes.iter().enumerate() {
+                let x = Repr::new(wide(a, &mut seed, i % 2 == 1), -(i as isize) * 1000 + 7);
+                let y = Repr::new(wide(b, &mut seed, j % 3 == 1), (j as isize) * 333 - 50_000);
+                holds(
+                    &w.mul_pieces(&x, &y).unwrap(),
+                    ctx.mul(&x, &y).unwrap().value().repr(),
+                    prec,
+                );
+                holds(
+                    &w.div_pieces(&x, &y).unwrap(),
+                    ctx.div(&x, &y).unwrap().value().repr(),
+                    prec,
+                );
+                let ax = Repr::new(IBig::from(x.significand().unsigned_abs()), x.exponent());
+                holds(
+                    &w.sqrt_pieces(&ax).unwrap(),
+                    ctx.sqrt(&ax).unwrap().value().repr(),
+                    prec,
+                );
+                bounds(&w, &x, &y);
+            }
+        }
+        // Exact answers have radius 0.
+        let y = Repr::new(wide(prec / 3, &mut seed, false), 5);
+        let z = Repr::new(wide(prec / 3, &mut seed, true), -9);
+        let yz = ctx.mul(&y, &z).unwrap().value().repr().clone();
+        let q = w.div_pieces(&yz, &y).unwrap();
+        assert!(q.rad.is_zero() && q.mid == z, "{:?}", q.rad);
+        let sq = ctx.mul(&y, &y).unwrap().value().repr().clone();
+        let r = w.sqrt_pieces(&sq).unwrap();
+        assert!(r.rad.is_zero() && r.mid == y, "{:?}", r.rad);
+        assert!(matches!(
+            w.div_pieces(&y, &Repr::new(IBig::ZERO, 0)),
+            Err(NumError::DivisionByZero)
+        ));
     }
 
     /// π, ln 2, ln 5, e^x, cos, sin and ln by series, against dashu's

@@ -34,6 +34,10 @@ fn time_limits_hold_inside_the_kernels() {
         (300_000, "3^(1/7)"),
         (30, "sin(10^300000)"),
         (1_000_000, "10^-300000 + 1/3"),
+        // Products, quotients and roots in pieces (above a million bits).
+        (1_000_000, "pi"),
+        (1_000_000, "sqrt(2) + 1/7"),
+        (1_000_000, "sin(10^300000)"),
     ];
     for (digits, line) in cases {
         let mut calc = limited(digits, 200);
