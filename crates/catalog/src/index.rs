@@ -1469,7 +1469,9 @@ impl<'a> ShortScan<'a> {
 }
 
 /// The stored form's first bytes (and its version).
-const MAGIC: &[u8; 8] = b"v2index9";
+// Raised with the format, and with `fold::FOLD_VERSION` (the index holds
+// folded text): an index of another magic is rebuilt.
+const MAGIC: &[u8; 8] = b"v2indexA";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(

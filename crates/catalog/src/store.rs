@@ -925,7 +925,9 @@ impl Catalog {
     /// `name_start`) from the files, if a change made them stale.
     fn seed_tables(&self) -> Result<(), CatalogError> {
         let generation = self.generation()?;
-        if meta(&self.conn, "seed_generation")? == generation {
+        if meta(&self.conn, "seed_generation")? == generation
+            && meta_or(&self.conn, "seed_fold", 1)? == crate::fold::FOLD_VERSION
+        {
             return Ok(());
         }
         let tx = self.conn.unchecked_transaction()?;
@@ -963,6 +965,11 @@ impl Catalog {
         tx.execute(
             "UPDATE meta SET value = ?1 WHERE key = 'seed_generation'",
             params![generation],
+        )?;
+        // The tables hold folded words: made with other folding, remade.
+        tx.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('seed_fold', ?1)",
+            params![crate::fold::FOLD_VERSION],
         )?;
         tx.commit()?;
         Ok(())
@@ -1579,6 +1586,17 @@ fn meta(conn: &Connection, key: &str) -> Result<i64, CatalogError> {
             r.get(0)
         })?,
     )
+}
+
+/// A value in `meta`, or `default` where the key is missing (written by a
+/// later version than made the file).
+fn meta_or(conn: &Connection, key: &str, default: i64) -> Result<i64, CatalogError> {
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", params![key], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .unwrap_or(default))
 }
 
 /// Raises the generation (inside the caller's transaction).
