@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-use catalog::{Catalog, FileId, Mode, parse};
+use catalog::{Catalog, Clause, FileId, Mode, Query, parse, tokenize};
 
 use crate::indexer::{self, Progress, Report};
 use crate::library::{Library, Sort};
@@ -72,8 +72,42 @@ pub struct Found {
     pub cloud: Vec<CloudTag>,
     /// Why the query did not parse (the rows are then the whole library).
     pub error: Option<String>,
+    /// Nothing matched the query as typed, and the rows are what matches
+    /// it with typos tolerated.
+    pub typo: Option<TypoHint>,
     /// How long the search took, debounce excluded.
     pub took: Duration,
+}
+
+/// What a search that found nothing found with typos tolerated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypoHint {
+    /// How many photos match with typos.
+    pub count: usize,
+    /// The words found for the words typed, most common first: (typed,
+    /// found), folded.
+    pub words: Vec<(String, String)>,
+    /// The most typos any of those words needed.
+    pub edits: usize,
+}
+
+impl TypoHint {
+    /// What the window says: "No photo matches kiten · 3 with one typo:
+    /// kitten".
+    pub fn message(&self, query: &str) -> String {
+        let typos = if self.edits <= 1 { "one typo" } else { "typos" };
+        let words: Vec<&str> = self.words.iter().map(|(_, f)| f.as_str()).collect();
+        let mut out = format!(
+            "No photo matches {} · {} with {typos}",
+            query.trim(),
+            self.count
+        );
+        if !words.is_empty() {
+            out.push_str(": ");
+            out.push_str(&words.join(" "));
+        }
+        out
+    }
 }
 
 /// What the thread answers.
@@ -538,19 +572,39 @@ fn search(
 ) -> Option<Found> {
     let started = Instant::now();
     let text = s.text.trim();
+    let mut typo = None;
     let (ids, error): (Option<Vec<FileId>>, Option<String>) = if text.is_empty() {
         (None, None)
     } else {
         match parse(text) {
             Ok(q) => {
-                let q = if s.fuzzy { q.fuzzy() } else { q };
                 let ranked = s.sort == Sort::Relevance;
-                let found = if ranked {
-                    cat.search_ranked(&q, Mode::Default, usize::MAX)
+                let run = |q: &Query| {
+                    if ranked {
+                        cat.search_ranked(q, Mode::Default, usize::MAX)
+                    } else {
+                        cat.search(q, Mode::Default)
+                    }
+                };
+                let found = if s.fuzzy {
+                    run(&q.clone().fuzzy())
                 } else {
-                    cat.search(&q, Mode::Default)
+                    run(&q)
                 };
                 match found {
+                    // Nothing as typed: what a typo away finds, in place,
+                    // said so (Everything and Spotlight show nothing; a
+                    // user who typed `kiten` wants the kittens).
+                    Ok(ids) if ids.is_empty() && !s.fuzzy && !overtaken() => {
+                        let loose = q.clone().fuzzy();
+                        match run(&loose) {
+                            Ok(near) if !near.is_empty() => {
+                                typo = Some(typo_hint(&q, &near, library));
+                                (Some(near), None)
+                            }
+                            _ => (Some(ids), None),
+                        }
+                    }
                     Ok(ids) => (Some(ids), None),
                     Err(e) => (None, Some(e.to_string())),
                 }
@@ -576,6 +630,103 @@ fn search(
         rows: Arc::new(rows),
         cloud,
         error,
+        typo,
         took: started.elapsed(),
     })
+}
+
+/// For each plain word of the query that no photo holds, the word of the
+/// first photos found with typos it is nearest to (fewest edits, then the
+/// most common).
+fn typo_hint(q: &Query, found: &[FileId], library: &Library) -> TypoHint {
+    let mut typed: Vec<String> = Vec::new();
+    for alt in &q.alternatives {
+        for c in alt {
+            if let Clause::Term(t) = c {
+                for w in &t.words {
+                    if !typed.contains(w) {
+                        typed.push(w.clone());
+                    }
+                }
+            }
+        }
+    }
+    // The words of the first photos found (enough to see the common
+    // spelling, few enough to stay quick).
+    let mut counts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for id in found.iter().take(200) {
+        let Some(i) = library.index_of(*id) else {
+            continue;
+        };
+        let p = &library.photos[i as usize];
+        for text in [p.text_path.as_str(), p.caption.as_str()] {
+            for t in tokenize(text) {
+                *counts.entry(t.word).or_default() += 1;
+            }
+        }
+    }
+    let mut words = Vec::new();
+    let mut edits = 0;
+    for w in typed {
+        if counts.keys().any(|t| t.contains(w.as_str())) {
+            continue;
+        }
+        let limit = catalog::Term::tolerance(&w);
+        let best = counts
+            .iter()
+            .filter_map(|(t, &n)| {
+                let d = edit_distance(&w, t);
+                (d <= limit).then_some((d, std::cmp::Reverse(n), t))
+            })
+            .min();
+        if let Some((d, _, t)) = best {
+            edits = edits.max(d);
+            words.push((w, t.clone()));
+        }
+    }
+    TypoHint {
+        count: found.len(),
+        words,
+        edits: edits.max(1),
+    }
+}
+
+/// The edits (insertions, deletions, substitutions and swaps of two
+/// neighbours) between two words, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::edit_distance;
+
+    #[test]
+    fn edits_count_swaps_once() {
+        assert_eq!(edit_distance("kiten", "kitten"), 1);
+        assert_eq!(edit_distance("kitetn", "kitten"), 1);
+        assert_eq!(edit_distance("cœur", "coeur"), 2);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("beach", "beach"), 0);
+    }
 }

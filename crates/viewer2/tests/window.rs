@@ -397,3 +397,37 @@ fn a_photo_too_large_for_memory_offers_retry_and_a_reduced_view() {
     assert!(h.state().loupe_ready());
     assert_eq!(h.state().loupe_photo(), Some("tree.jpg"));
 }
+
+/// A query nothing matches as typed shows what it matches with a typo, in
+/// place, and says so with the word it found; one that matches nothing
+/// even then says that.
+#[test]
+fn a_query_with_a_typo_shows_the_near_result_and_says_so() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    type_query(&mut h, "kiten");
+    assert_eq!(h.state().shown(), 2, "the kittens, in place");
+    assert!(
+        h.query_by_label("No photo matches kiten · 2 with one typo: kitten")
+            .is_some(),
+        "the hint names the word found"
+    );
+    assert!(h.query_by_label("CuteKitten.jpg").is_some());
+    // A real match again: the hint goes.
+    h.get_by_label("Search").focus();
+    for _ in 0.."kiten".len() {
+        h.key_press(egui::Key::Backspace);
+    }
+    type_query(&mut h, "boat");
+    assert_eq!(h.state().shown(), 1);
+    assert!(h.query_by_label("1 of 6 photos").is_some());
+    assert!(h.query_by_label_contains("No photo matches").is_none());
+    // Nothing near either.
+    type_query(&mut h, " zzqqxx");
+    assert_eq!(h.state().shown(), 0);
+    assert!(
+        h.query_by_label("No photo matches boat zzqqxx, even with a typo")
+            .is_some()
+    );
+}

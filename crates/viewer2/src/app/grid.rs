@@ -32,11 +32,11 @@ impl ViewerApp {
         if n == 0 {
             ui.centered_and_justified(|ui| {
                 ui.label(if !self.loaded {
-                    "Loading the catalogue…"
+                    "Loading the catalogue…".to_owned()
                 } else if self.query.trim().is_empty() {
-                    "No photos here yet: open folders with `viewer2 DIR…`"
+                    "No photos here yet: open folders with `viewer2 DIR…`".to_owned()
                 } else {
-                    "No photo matches the query"
+                    format!("No photo matches {}, even with a typo", self.query.trim())
                 });
             });
             return;

@@ -35,7 +35,7 @@ use crate::freedesktop::FreedesktopCache;
 use crate::indexer::Progress;
 use crate::library::{Library, Sort};
 use crate::loader::{Files, Loader, Source};
-use crate::searcher::{Answer, Searcher};
+use crate::searcher::{Answer, Searcher, TypoHint};
 use crate::tags::CloudTag;
 use crate::thumbnail::Limits;
 
@@ -124,6 +124,9 @@ pub struct ViewerApp {
     query: String,
     /// Why the shown query did not parse.
     query_error: Option<String>,
+    /// The shown result is what the query finds with typos (nothing
+    /// matched it as typed).
+    typo: Option<TypoHint>,
     /// The sequence number of the result shown.
     shown_seq: u64,
     /// Whether a library has arrived (the first one is loading).
@@ -230,6 +233,7 @@ impl ViewerApp {
             cloud: Vec::new(),
             query: String::new(),
             query_error: None,
+            typo: None,
             shown_seq: 0,
             loaded: false,
             sort: Sort::default(),
@@ -371,6 +375,7 @@ impl ViewerApp {
                     self.rows = found.rows;
                     self.cloud = found.cloud;
                     self.query_error = found.error;
+                    self.typo = found.typo;
                     self.place = vec![u32::MAX; self.library.len()];
                     for (k, &r) in self.rows.iter().enumerate() {
                         self.place[r as usize] = k as u32;
@@ -502,6 +507,8 @@ impl ViewerApp {
         ui.horizontal(|ui| {
             let count = if !self.loaded {
                 "Loading the catalogue…".to_owned()
+            } else if let Some(hint) = &self.typo {
+                hint.message(&self.query)
             } else if self.query.trim().is_empty() {
                 format!("{} photos", self.rows.len())
             } else {
