@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
@@ -41,6 +42,9 @@ enum Request {
     Reload,
     /// The light table moved: save where its cards lie.
     SaveTable(Changes, Option<[f32; 3]>),
+    /// The window is closing: finish the saves asked before this, answer
+    /// [`Answer::Closed`] and end.
+    Quit,
     /// Move a photo's file into a folder (dropped onto its stack, and the
     /// user said yes).
     MoveFile {
@@ -136,6 +140,9 @@ pub enum Answer {
     TableNotSaved(String),
     /// A photo's file was moved into a folder (its new path), or why not.
     FileMoved(Result<String, String>),
+    /// Every save asked before [`Searcher::shut_down`] is written; the
+    /// thread has ended.
+    Closed,
 }
 
 /// The thread's handle.
@@ -143,6 +150,8 @@ pub struct Searcher {
     requests: Sender<Request>,
     answers: Receiver<Answer>,
     seq: u64,
+    /// Tells a background index run to stop at its next transaction.
+    stop: Arc<AtomicBool>,
 }
 
 impl Searcher {
@@ -160,13 +169,16 @@ impl Searcher {
         let (outbox, answers) = channel();
         let again = requests.clone();
         let out = Outbox { tx: outbox, wake };
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
         std::thread::Builder::new()
             .name("catalogue".into())
-            .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out))?;
+            .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out, stopped))?;
         Ok(Searcher {
             requests,
             answers,
             seq: 0,
+            stop,
         })
     }
 
@@ -216,6 +228,26 @@ impl Searcher {
         self.answers.try_recv().ok()
     }
 
+    /// The window is closing: a background index run is told to stop at
+    /// its next transaction (what it wrote stays consistent; the next run
+    /// finishes the work), and the saves asked so far are written. Waits
+    /// for that at most `wait`; returns whether it was done in time.
+    pub fn shut_down(&self, wait: Duration) -> bool {
+        self.stop.store(true, Ordering::Relaxed);
+        if self.requests.send(Request::Quit).is_err() {
+            return true;
+        }
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.answers.recv_timeout(left) {
+                Ok(Answer::Closed) | Err(RecvTimeoutError::Disconnected) => return true,
+                Ok(_) => {}
+                Err(RecvTimeoutError::Timeout) => return false,
+            }
+        }
+    }
+
     /// Waits up to `timeout` for an answer (tests, the benchmark).
     pub fn recv_timeout(&self, timeout: Duration) -> Option<Answer> {
         self.answers.recv_timeout(timeout).ok()
@@ -259,6 +291,7 @@ fn run(
     inbox: &Receiver<Request>,
     again: Sender<Request>,
     out: &Outbox,
+    stop: Arc<AtomicBool>,
 ) {
     let send = |a| out.send(a);
     if let Some(parent) = catalog_path.parent()
@@ -305,7 +338,7 @@ fn run(
         let (path, dirs, out) = (catalog_path.to_owned(), dirs.to_vec(), out.clone());
         let spawned = std::thread::Builder::new()
             .name("index".into())
-            .spawn(move || index_in_background(&path, &dirs, &again, &out));
+            .spawn(move || index_in_background(&path, &dirs, &again, &out, &stop));
         if let Err(e) = spawned {
             send(Answer::Indexed(Err(format!("cannot start indexing: {e}"))));
         }
@@ -386,6 +419,23 @@ fn run(
                 if ok {
                     pending.push_back(Request::Reload);
                 }
+            }
+            Request::Quit => {
+                // Saves waiting behind the debounce still count; searches
+                // and moves are dropped.
+                for r in pending.drain(..) {
+                    match r {
+                        Request::SetCaption { id, caption } => {
+                            let _ = cat.set_caption(id, &caption);
+                        }
+                        Request::SaveTable(changes, view) => {
+                            let _ = write_table(&mut cat, &changes, view);
+                        }
+                        _ => {}
+                    }
+                }
+                send(Answer::Closed);
+                return;
             }
             Request::Reload => {
                 match load(&cat) {
@@ -547,13 +597,17 @@ fn index_in_background(
     dirs: &[PathBuf],
     again: &Sender<Request>,
     out: &Outbox,
+    stop: &AtomicBool,
 ) {
     let mut last = Instant::now() - Duration::from_secs(1);
-    let report = indexer::index(catalog_path, dirs, &mut |p| {
+    let progress = &mut |p| {
         if matches!(p, Progress::BuildingIndex) || last.elapsed() >= Duration::from_millis(100) {
             last = Instant::now();
             out.send(Answer::Indexing(p));
         }
+    };
+    let report = indexer::index_until(catalog_path, dirs, progress, &|| {
+        stop.load(Ordering::Relaxed)
     });
     let report = report.map_err(|e| e.to_string());
     let ok = report.is_ok();

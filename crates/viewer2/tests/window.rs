@@ -431,3 +431,72 @@ fn a_query_with_a_typo_shows_the_near_result_and_says_so() {
             .is_some()
     );
 }
+
+/// Ctrl+Q closes the window at once, and what the user wrote is not lost:
+/// a caption typed but not saved is written on the way out.
+#[test]
+fn ctrl_q_quits_keeping_an_unsaved_caption() {
+    let (_dir, cat) = setup();
+    let mut options = Options::new(cat.clone(), vec![]);
+    options.threads = 2;
+    let mut h = harness_with(options);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "tree.jpg")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Caption").focus();
+    h.get_by_label("Caption").type_text("Sailing at noon");
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    h.run_steps(1);
+    assert!(h.state().quit_requested());
+    assert!(h.state_mut().shut_down(Duration::from_secs(10)));
+    drop(h);
+    let mut c = Catalog::open(&cat).unwrap();
+    c.check().unwrap();
+    let rows = c.files().unwrap();
+    assert!(
+        rows.iter()
+            .any(|r| r.path.ends_with("tree.jpg") && r.caption == "Sailing at noon"),
+        "the unsaved caption was written: {:?}",
+        rows.iter()
+            .map(|r| (&r.path, &r.caption))
+            .collect::<Vec<_>>()
+    );
+}
+
+/// A window indexing a folder stops its run between transactions when it
+/// closes: the catalogue passes its check, and the next run completes it.
+#[test]
+fn closing_while_indexing_leaves_a_catalogue_the_next_run_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let many = dir.path().join("many");
+    std::fs::create_dir_all(&many).unwrap();
+    for i in 0..3000 {
+        std::fs::write(many.join(format!("IMG_{i:05}.jpg")), b"").unwrap();
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let mut options = Options::new(cat.clone(), vec![many.clone()]);
+    options.threads = 2;
+    let mut h = harness_with(options);
+    h.run_steps(3);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    h.run_steps(1);
+    assert!(h.state().quit_requested());
+    assert!(h.state_mut().shut_down(Duration::from_secs(10)));
+    drop(h);
+    // The index thread stops at its next transaction; give it that long.
+    let mut sound = false;
+    for _ in 0..100 {
+        if let Ok(mut c) = Catalog::open(&cat)
+            && c.check().is_ok()
+        {
+            sound = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(sound);
+    let report = viewer2::indexer::index(&cat, &[many], &mut |_| {}).unwrap();
+    assert_eq!(report.total, 3000);
+}

@@ -185,6 +185,8 @@ pub struct ViewerApp {
     /// Photos with transparency have a mask (`None`: opaque), so a click
     /// on the light table goes through their clear parts.
     masks: HashMap<FileId, Option<collide::mask::Mask>>,
+    /// Ctrl+Q was pressed: the window is closing.
+    quitting: bool,
 }
 
 impl ViewerApp {
@@ -267,6 +269,7 @@ impl ViewerApp {
             table_error: None,
             table_status: None,
             masks: HashMap::new(),
+            quitting: false,
         })
     }
 
@@ -331,6 +334,22 @@ impl ViewerApp {
     /// Saves the table's changes now (the window closes).
     pub fn flush_table(&mut self) {
         self.save_table(true);
+    }
+
+    /// Whether Ctrl+Q asked the window to close.
+    pub fn quit_requested(&self) -> bool {
+        self.quitting
+    }
+
+    /// The window is closing: saves what is unsaved, tells a background
+    /// index run to stop at its next transaction, and waits at most
+    /// `wait` for the saves to be written. Returns whether they were.
+    pub fn shut_down(&mut self, wait: Duration) -> bool {
+        self.flush_table();
+        if let Some((id, text)) = self.caption_draft.take() {
+            self.searcher.set_caption(id, &text);
+        }
+        self.searcher.shut_down(wait)
     }
 
     /// Whether everything visible is painted: the library and the result
@@ -423,6 +442,7 @@ impl ViewerApp {
                 Answer::TableNotSaved(e) => self.table_status = Some(format!("Not saved: {e}")),
                 Answer::FileMoved(Ok(path)) => self.table_status = Some(format!("Moved to {path}")),
                 Answer::FileMoved(Err(e)) => self.table_status = Some(format!("Not moved: {e}")),
+                Answer::Closed => {}
             }
         }
     }
@@ -437,6 +457,13 @@ impl ViewerApp {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.receive();
         self.receive_thumbnails(ui.ctx());
+        if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Q)) {
+            // Closing costs no more than the saves: eframe calls
+            // `on_exit`, which writes them and leaves an index run to stop
+            // between transactions.
+            self.quitting = true;
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
         if ui.input(|i| i.key_pressed(egui::Key::Slash)) && !ui.ctx().egui_wants_keyboard_input() {
             self.focus_search = true;
         }
@@ -558,6 +585,9 @@ impl ViewerApp {
     }
 }
 
+/// How long closing waits for the last saves.
+const QUIT_WAIT: Duration = Duration::from_millis(150);
+
 /// What the caption status says while a save is on its way.
 const SAVING: &str = "Saving…";
 
@@ -570,6 +600,8 @@ impl eframe::App for Window {
     }
 
     fn on_exit(&mut self) {
-        self.0.flush_table();
+        if !self.0.shut_down(QUIT_WAIT) {
+            tracing::warn!("the catalogue was still busy on closing; unsaved changes may be lost");
+        }
     }
 }
