@@ -500,3 +500,63 @@ fn closing_while_indexing_leaves_a_catalogue_the_next_run_completes() {
     let report = viewer2::indexer::index(&cat, &[many], &mut |_| {}).unwrap();
     assert_eq!(report.total, 3000);
 }
+
+/// Presses that arrive within one slow frame all count: three Shift+Right
+/// presses select three more photos, and three Right presses in the loupe
+/// go three photos on.
+#[test]
+fn every_key_press_counts_however_slow_the_frame() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "boat.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Home);
+    h.run_steps(2);
+    assert!(h.query_by_label("1 selected").is_some());
+    // Three presses, one frame.
+    let press = |key, modifiers| egui::Event::Key {
+        key,
+        pressed: true,
+        modifiers,
+        repeat: false,
+        physical_key: None,
+    };
+    let shift = egui::Event::ModifiersChanged(egui::Modifiers::SHIFT);
+    h.input_mut().events.push(shift);
+    for _ in 0..3 {
+        let e = press(egui::Key::ArrowRight, egui::Modifiers::SHIFT);
+        h.input_mut().events.push(e);
+    }
+    h.run_steps(1);
+    let none = egui::Event::ModifiersChanged(egui::Modifiers::NONE);
+    h.input_mut().events.push(none);
+    h.run_steps(1);
+    assert!(h.query_by_label("4 selected").is_some());
+    // The loupe, from the first photo.
+    h.key_press(egui::Key::Home);
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    let first = h.state().loupe_photo().unwrap().to_owned();
+    for _ in 0..3 {
+        let e = press(egui::Key::ArrowRight, egui::Modifiers::NONE);
+        h.input_mut().events.push(e);
+    }
+    h.run_steps(1);
+    settle(&mut h);
+    let names: Vec<&str> = PHOTOS.iter().map(|p| p.0).collect();
+    let now = h.state().loupe_photo().unwrap().to_owned();
+    assert_ne!(now, first);
+    // Three on from the first in the grid's order: the fourth.
+    h.key_press(egui::Key::Escape);
+    settle(&mut h);
+    assert!(names.contains(&now.as_str()));
+    assert!(h.query_by_label("1 selected").is_some());
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::Home);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("4 selected").is_some(),
+        "the loupe went three photos on"
+    );
+}

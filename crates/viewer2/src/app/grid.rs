@@ -237,41 +237,58 @@ impl ViewerApp {
             return;
         }
         let n = self.rows.len();
-        let (moved, modifiers, enter, all) = ui.input(|i| {
+        let (moves, modifiers, enter, all) = ui.input(|i| {
             let page = (cols * rows_per_page) as isize;
-            let step = [
-                (egui::Key::ArrowLeft, -1),
-                (egui::Key::ArrowRight, 1),
-                (egui::Key::ArrowUp, -(cols as isize)),
-                (egui::Key::ArrowDown, cols as isize),
-                (egui::Key::PageUp, -page),
-                (egui::Key::PageDown, page),
-                (egui::Key::Home, isize::MIN / 2),
-                (egui::Key::End, isize::MAX / 2),
-            ]
-            .into_iter()
-            .filter(|(k, _)| i.key_pressed(*k))
-            .map(|(_, d)| d)
-            .next();
+            let step = |key: egui::Key| -> Option<isize> {
+                Some(match key {
+                    egui::Key::ArrowLeft => -1,
+                    egui::Key::ArrowRight => 1,
+                    egui::Key::ArrowUp => -(cols as isize),
+                    egui::Key::ArrowDown => cols as isize,
+                    egui::Key::PageUp => -page,
+                    egui::Key::PageDown => page,
+                    egui::Key::Home => isize::MIN / 2,
+                    egui::Key::End => isize::MAX / 2,
+                    _ => return None,
+                })
+            };
+            // Every press counts, in order, however many one slow frame
+            // holds (`key_pressed` would see three presses as one).
+            let moves: Vec<isize> = i
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    egui::Event::Key {
+                        key, pressed: true, ..
+                    } => step(*key),
+                    _ => None,
+                })
+                .collect();
             (
-                step,
+                moves,
                 i.modifiers,
                 i.key_pressed(egui::Key::Enter),
                 i.modifiers.command && i.key_pressed(egui::Key::A),
             )
         });
+        let moved = (!moves.is_empty()).then_some(moves);
         if all {
             for p in 0..n {
                 let id = self.id_at(p);
                 self.selected.insert(id);
             }
         }
-        if let Some(d) = moved {
+        if let Some(moves) = moved {
             let from = self.cursor.unwrap_or(0) as isize;
             let to = if self.cursor.is_none() {
                 0
             } else {
-                from.saturating_add(d).clamp(0, n as isize - 1) as usize
+                // Each step is clamped on its own, as it would have been
+                // in a frame of its own.
+                moves
+                    .iter()
+                    .fold(from, |at, d| at.saturating_add(*d).clamp(0, n as isize - 1))
+                    as usize
             };
             if modifiers.shift {
                 let anchor = *self.anchor.get_or_insert(from as usize);

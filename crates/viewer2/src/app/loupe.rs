@@ -199,15 +199,13 @@ impl ViewerApp {
             (0isize, false, 1.0f32, false, false);
         if !ui.ctx().egui_wants_keyboard_input() {
             ui.input(|i| {
-                step = i.key_pressed(egui::Key::ArrowRight) as isize
-                    - i.key_pressed(egui::Key::ArrowLeft) as isize;
+                // Every press counts, however many one frame holds.
+                step = i.num_presses(egui::Key::ArrowRight) as isize
+                    - i.num_presses(egui::Key::ArrowLeft) as isize;
                 close = i.key_pressed(egui::Key::Escape) || i.key_pressed(egui::Key::Enter);
-                if i.key_pressed(egui::Key::Plus) || i.key_pressed(egui::Key::Equals) {
-                    zoom_by *= 1.25;
-                }
-                if i.key_pressed(egui::Key::Minus) {
-                    zoom_by /= 1.25;
-                }
+                let ins = i.num_presses(egui::Key::Plus) + i.num_presses(egui::Key::Equals);
+                let outs = i.num_presses(egui::Key::Minus);
+                zoom_by = 1.25f32.powi(ins as i32 - outs as i32);
                 one_to_one = i.key_pressed(egui::Key::Num1);
                 fit = i.key_pressed(egui::Key::Num0) || i.key_pressed(egui::Key::F);
             });
