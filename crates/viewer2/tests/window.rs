@@ -560,3 +560,49 @@ fn every_key_press_counts_however_slow_the_frame() {
         "the loupe went three photos on"
     );
 }
+
+/// At the smallest grid size every name and every "cannot show" is drawn
+/// inside its cell: cut at its end with an ellipsis, never clipped at its
+/// start ("ƆSC01202…") or spilling over.
+#[test]
+fn labels_stay_inside_their_cells_at_the_smallest_size() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    // The slider pulled to its left end.
+    let slider = h.get_by_label("Size").rect();
+    h.drag_at(slider.center());
+    h.run_steps(1);
+    h.drop_at(slider.left_center() - egui::vec2(40.0, 0.0));
+    settle(&mut h);
+    h.run_steps(2);
+    let mut names = 0;
+    let mut broken = 0;
+    for clipped in &h.output().shapes {
+        let egui::Shape::Text(t) = &clipped.shape else {
+            continue;
+        };
+        let text = t.galley.text();
+        let is_name = PHOTOS.iter().any(|(n, _)| *n == text);
+        if !(is_name || text == "cannot show") {
+            continue;
+        }
+        let drawn = t.visual_bounding_rect();
+        assert!(
+            clipped.clip_rect.expand(0.5).contains_rect(drawn),
+            "{text:?} drawn at {drawn:?}, outside its cell {:?}",
+            clipped.clip_rect
+        );
+        assert!(
+            clipped.clip_rect.width() < 80.0,
+            "the cells did not shrink: {:?}",
+            clipped.clip_rect
+        );
+        if is_name {
+            names += 1;
+        } else {
+            broken += 1;
+        }
+    }
+    assert_eq!((names, broken), (PHOTOS.len(), 1));
+}

@@ -125,32 +125,27 @@ impl ViewerApp {
         let mut response = response;
         if let Some(reason) = self.broken.get(&id) {
             painter.rect_filled(image_area, 2.0, visuals.extreme_bg_color);
-            painter.text(
-                image_area.center(),
-                egui::Align2::CENTER_CENTER,
+            let text = one_line(
+                ui,
                 "cannot show",
-                egui::FontId::proportional(14.0),
+                14.0,
                 visuals.warn_fg_color,
+                image_area.width() - 4.0,
             );
+            let at = image_area.center() - text.size() / 2.0;
+            painter.galley(at, text, visuals.warn_fg_color);
             response = response.on_hover_text(format!("{name}: {reason}"));
         } else if !self.paint_thumbnail(&painter, id, image_area) {
             painter.rect_filled(image_area, 2.0, visuals.faint_bg_color);
         }
-        let label_pos = egui::pos2(rect.center().x, rect.min.y + self.cell);
-        let max_chars = ((self.cell / 7.0) as usize).max(4);
-        let label = if name.chars().count() > max_chars {
-            let kept: String = name.chars().take(max_chars - 1).collect();
-            format!("{kept}…")
-        } else {
-            name.clone()
-        };
-        painter.text(
-            label_pos,
-            egui::Align2::CENTER_TOP,
-            label,
-            egui::FontId::proportional(12.0),
-            visuals.text_color(),
+        // The name on one line, cut at its end with an ellipsis to fit the
+        // cell (centring a longer line would cut its start off instead).
+        let label = one_line(ui, &name, 12.0, visuals.text_color(), rect.width() - 8.0);
+        let label_pos = egui::pos2(
+            rect.center().x - label.size().x / 2.0,
+            rect.min.y + self.cell,
         );
+        painter.galley(label_pos, label, visuals.text_color());
         if Some(place) == self.cursor {
             painter.rect_stroke(
                 rect.shrink(1.0),
@@ -482,4 +477,22 @@ pub(super) fn upload(
         image,
         egui::TextureOptions::LINEAR,
     );
+}
+
+/// `text` laid out on one line of at most `width` points, cut at its end
+/// with an ellipsis when longer.
+fn one_line(
+    ui: &egui::Ui,
+    text: &str,
+    size: f32,
+    color: egui::Color32,
+    width: f32,
+) -> std::sync::Arc<egui::Galley> {
+    let mut job = egui::text::LayoutJob::simple_singleline(
+        text.to_owned(),
+        egui::FontId::proportional(size),
+        color,
+    );
+    job.wrap = egui::text::TextWrapping::truncate_at_width(width.max(1.0));
+    ui.fonts_mut(|f| f.layout_job(job))
 }
