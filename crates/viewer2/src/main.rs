@@ -55,7 +55,8 @@ struct WindowArgs {
     /// data folder).
     #[arg(long)]
     catalog: Option<PathBuf>,
-    /// Folders to browse (indexed in the background); none for the whole
+    /// Folders to browse (indexed in the background), or a photo (its
+    /// folder is browsed and it opens in the loupe); none for the whole
     /// catalogue.
     dirs: Vec<PathBuf>,
     /// GPU memory for thumbnails, in MB.
@@ -88,7 +89,15 @@ fn names_a_subcommand(args: &[std::ffi::OsString]) -> bool {
             }
             continue;
         }
-        return ["index", "search", "forget", "repair", "help"].contains(&arg.as_ref());
+        return [
+            "index",
+            "search",
+            "forget",
+            "repair",
+            "install-desktop",
+            "help",
+        ]
+        .contains(&arg.as_ref());
     }
     false
 }
@@ -119,6 +128,15 @@ enum Command {
     /// damaged one is copied, as far as it reads, into a new file that
     /// takes its place, and the damaged file is kept beside it.
     Repair,
+    /// Registers viewer2 with the desktop: a freedesktop `.desktop` file
+    /// (so file managers offer "Open with viewer2" for images and
+    /// folders) and its icon, under the data folder (~/.local/share).
+    InstallDesktop {
+        /// The data folder to install into (default: $XDG_DATA_HOME, or
+        /// ~/.local/share).
+        #[arg(long)]
+        prefix: Option<PathBuf>,
+    },
     /// Prints the paths matching a query, best first.
     Search {
         /// The query: words (ANDed), OR, -exclusions, "phrases", (groups),
@@ -180,6 +198,56 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
         );
     }
     eprintln!("{report}");
+    Ok(())
+}
+
+/// The `.desktop` file: images and folders open with viewer2.
+const DESKTOP_ENTRY: &str = include_str!("../data/viewer2.desktop");
+/// The icon (scalable).
+const ICON: &str = include_str!("../data/viewer2.svg");
+
+fn install_desktop(prefix: Option<PathBuf>) -> Result<()> {
+    let data = match prefix {
+        Some(p) => p,
+        None => match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+            Some(d) => PathBuf::from(d),
+            None => directories::BaseDirs::new()
+                .map(|b| b.home_dir().join(".local/share"))
+                .context("no home folder to install into; pass --prefix")?,
+        },
+    };
+    let exe = std::env::current_exe().context("where this program is")?;
+    // Exec takes the program's own path, quoted as the spec asks, so the
+    // entry works whether or not it is on PATH.
+    let quoted = exe
+        .to_string_lossy()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('`', "\\`")
+        .replace('$', "\\$");
+    let entry = DESKTOP_ENTRY.replace("Exec=viewer2 %F", &format!("Exec=\"{quoted}\" %F"));
+    let apps = data.join("applications");
+    let icons = data.join("icons/hicolor/scalable/apps");
+    for (dir, name, text) in [
+        (&apps, "viewer2.desktop", entry.as_str()),
+        (&icons, "viewer2.svg", ICON),
+    ] {
+        std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
+        let path = dir.join(name);
+        write_atomically(&path, text.as_bytes()).with_context(|| format!("{}", path.display()))?;
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+/// Writes a file the safe way: a temporary file beside it, synced, then
+/// renamed over it.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
@@ -516,12 +584,28 @@ fn window(catalog: PathBuf, args: WindowArgs) -> Result<()> {
              `viewer2 index DIR…` and `viewer2 search QUERY` work without one"
         );
     }
+    // A photo given (as a file manager's "Open with" does) opens its
+    // folder, and itself in the loupe.
+    let mut folders = Vec::new();
+    let mut open = None;
     for d in &dirs {
-        if !d.is_dir() {
-            bail!("{}: not a folder", d.display());
+        if d.is_dir() {
+            folders.push(d.clone());
+        } else if d.is_file() && viewer2::indexer::is_image(d) {
+            let photo = std::fs::canonicalize(d).with_context(|| format!("{}", d.display()))?;
+            let folder = photo.parent().map(Path::to_path_buf).unwrap_or_default();
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+            open.get_or_insert(photo);
+        } else if d.exists() {
+            bail!("{}: neither a folder nor an image file", d.display());
+        } else {
+            bail!("{}: no such folder or file", d.display());
         }
     }
-    let mut options = viewer2::app::Options::new(catalog, dirs);
+    let mut options = viewer2::app::Options::new(catalog, folders);
+    options.open = open;
     options.gpu_budget = gpu_budget_mb.max(1) << 20;
     options.share_thumbnails = share_thumbnails;
     options.thumb_cache =
@@ -649,6 +733,7 @@ fn main() -> Result<()> {
             yes,
         } => forget(&catalog_path, &paths, missing, yes),
         Command::Repair => repair(&catalog_path),
+        Command::InstallDesktop { prefix } => install_desktop(prefix),
         Command::Search {
             query,
             limit,

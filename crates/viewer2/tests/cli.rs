@@ -649,3 +649,62 @@ fn odd_names_and_odd_queries_are_answered_plainly() {
         assert!(!err.contains("OR needs"), "{query}: {err}");
     }
 }
+
+/// `viewer2 --version` answers, and `viewer2 install-desktop` registers the
+/// program with the desktop: a `.desktop` file whose Exec is this very
+/// program (quoted) with `%F`, offered for images and folders, and the
+/// icon it names.
+#[test]
+fn version_and_desktop_registration() {
+    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && version.starts_with("viewer2 "),
+        "{version}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .args(["install-desktop", "--prefix"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let entry = std::fs::read_to_string(dir.path().join("applications/viewer2.desktop")).unwrap();
+    let exec = entry.lines().find_map(|l| l.strip_prefix("Exec=")).unwrap();
+    assert_eq!(
+        exec,
+        format!("\"{}\" %F", env!("CARGO_BIN_EXE_viewer2")),
+        "{entry}"
+    );
+    let mime = entry
+        .lines()
+        .find_map(|l| l.strip_prefix("MimeType="))
+        .unwrap();
+    for m in ["inode/directory", "image/jpeg", "image/png", "image/heic"] {
+        assert!(mime.split(';').any(|x| x == m), "{m} missing: {mime}");
+    }
+    assert!(entry.starts_with("[Desktop Entry]\n") && entry.contains("\nIcon=viewer2\n"));
+    let icon = std::fs::read_to_string(dir.path().join("icons/hicolor/scalable/apps/viewer2.svg"))
+        .unwrap();
+    assert!(icon.starts_with("<svg") && icon.trim_end().ends_with("</svg>"));
+    // Installing again replaces the files, leaving nothing else behind.
+    let again = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .args(["install-desktop", "--prefix"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert_eq!(
+        std::fs::read_dir(dir.path().join("applications"))
+            .unwrap()
+            .count(),
+        1
+    );
+}

@@ -606,3 +606,16 @@ fn labels_stay_inside_their_cells_at_the_smallest_size() {
     }
     assert_eq!((names, broken), (PHOTOS.len(), 1));
 }
+
+/// Started on a photo (as a file manager's "Open with viewer2" does), the
+/// window opens that photo in the loupe once the catalogue holds it.
+#[test]
+fn started_on_a_photo_the_window_opens_it_in_the_loupe() {
+    let (dir, cat) = setup();
+    let mut options = Options::new(cat.clone(), vec![]);
+    options.threads = 2;
+    options.open = Some(dir.path().join("photos").join("tree.jpg"));
+    let mut h = harness_with(options);
+    settle(&mut h);
+    assert_eq!(h.state().loupe_photo(), Some("tree.jpg"));
+}

@@ -67,6 +67,10 @@ pub struct Options {
     /// The loupe's decode limits; `None` measures the available memory
     /// (tests set a small one to see the out-of-memory view).
     pub loupe_limits: Option<Limits>,
+    /// A photo to open in the loupe once the catalogue holds it (the
+    /// window was started on a file, as a file manager's "Open with"
+    /// does).
+    pub open: Option<PathBuf>,
 }
 
 impl Options {
@@ -82,6 +86,7 @@ impl Options {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             source: Arc::new(Files),
             loupe_limits: None,
+            open: None,
         }
     }
 }
@@ -187,6 +192,8 @@ pub struct ViewerApp {
     masks: HashMap<FileId, Option<collide::mask::Mask>>,
     /// Ctrl+Q was pressed: the window is closing.
     quitting: bool,
+    /// The photo to open in the loupe when it first shows.
+    open: Option<PathBuf>,
 }
 
 impl ViewerApp {
@@ -270,6 +277,7 @@ impl ViewerApp {
             table_status: None,
             masks: HashMap::new(),
             quitting: false,
+            open: options.open,
         })
     }
 
@@ -419,6 +427,7 @@ impl ViewerApp {
                             .is_some_and(|i| place[i as usize] != u32::MAX)
                     });
                     self.wanted.clear();
+                    self.open_asked();
                 }
                 Answer::Indexing(p) => self.indexing = Indexing::Running(p),
                 Answer::Indexed(Ok(report)) => self.indexing = Indexing::Done(report.to_string()),
@@ -444,6 +453,22 @@ impl ViewerApp {
                 Answer::FileMoved(Err(e)) => self.table_status = Some(format!("Not moved: {e}")),
                 Answer::Closed => {}
             }
+        }
+    }
+
+    /// Opens the photo the window was started on in the loupe, once the
+    /// result shows it (a folder being indexed may not hold it at first).
+    fn open_asked(&mut self) {
+        let Some(want) = &self.open else {
+            return;
+        };
+        let found = self.rows.iter().position(|&r| {
+            let p = &self.library.photos[r as usize];
+            p.path == *want
+        });
+        if let Some(place) = found {
+            self.open = None;
+            self.open_loupe(place);
         }
     }
 
