@@ -93,6 +93,22 @@ impl Sort {
         Sort::Size,
     ];
 
+    /// The order's name where it is saved (the catalogue's settings).
+    pub fn key(self) -> &'static str {
+        match self {
+            Sort::Relevance => "relevance",
+            Sort::Name => "name",
+            Sort::DateTaken => "date-taken",
+            Sort::Modified => "modified",
+            Sort::Size => "size",
+        }
+    }
+
+    /// The order saved as `key`.
+    pub fn from_key(key: &str) -> Option<Sort> {
+        Sort::ALL.into_iter().find(|s| s.key() == key)
+    }
+
     /// The order's name in the window.
     pub fn label(self) -> &'static str {
         match self {
@@ -208,6 +224,19 @@ impl Library {
         let mut rows: Vec<u32> = ids.iter().filter_map(|&id| self.index_of(id)).collect();
         self.sort(&mut rows, sort);
         rows
+    }
+
+    /// Turns rows sorted by `sort` around (newest, largest, Z first);
+    /// photos without a date stay last.
+    pub fn reverse(&self, rows: &mut [u32], sort: Sort) {
+        let dated = if sort == Sort::DateTaken {
+            rows.iter()
+                .take_while(|&&i| !self.photos[i as usize].date.is_empty())
+                .count()
+        } else {
+            rows.len()
+        };
+        rows[..dated].reverse();
     }
 
     /// Sorts indexes in place; `Relevance` keeps the order they have.

@@ -42,6 +42,8 @@ enum Request {
     Reload,
     /// The light table moved: save where its cards lie.
     SaveTable(Changes, Option<[f32; 3]>),
+    /// Keep a setting.
+    SaveSetting(&'static str, String),
     /// The window is closing: finish the saves asked before this, answer
     /// [`Answer::Closed`] and end.
     Quit,
@@ -58,6 +60,8 @@ struct SearchRequest {
     seq: u64,
     text: String,
     sort: Sort,
+    /// Newest, largest, Z first (not for relevance).
+    descending: bool,
     fuzzy: bool,
 }
 
@@ -143,6 +147,13 @@ pub enum Answer {
     /// Every save asked before [`Searcher::shut_down`] is written; the
     /// thread has ended.
     Closed,
+    /// The grid's order as last kept (sent before the first library).
+    SortLoaded {
+        /// The order.
+        sort: Sort,
+        /// Turned around.
+        descending: bool,
+    },
 }
 
 /// The thread's handle.
@@ -186,14 +197,35 @@ impl Searcher {
     /// language; empty for all), in `sort` order; `fuzzy` tolerates typos
     /// in every word. Returns the request's sequence number.
     pub fn search(&mut self, text: &str, sort: Sort, fuzzy: bool) -> u64 {
+        self.search_in_order(text, sort, false, fuzzy)
+    }
+
+    /// [`Searcher::search`], the order turned around when `descending`
+    /// (photos without a date stay last).
+    pub fn search_in_order(
+        &mut self,
+        text: &str,
+        sort: Sort,
+        descending: bool,
+        fuzzy: bool,
+    ) -> u64 {
         self.seq += 1;
         let _ = self.requests.send(Request::Search(SearchRequest {
             seq: self.seq,
             text: text.to_owned(),
             sort,
+            descending,
             fuzzy,
         }));
         self.seq
+    }
+
+    /// Keeps the grid's order in the catalogue, for the next start.
+    pub fn save_sort(&self, sort: Sort, descending: bool) {
+        let value = format!("{}{}", sort.key(), if descending { " desc" } else { "" });
+        let _ = self
+            .requests
+            .send(Request::SaveSetting(SORT_SETTING, value));
     }
 
     /// The sequence number of the newest search asked.
@@ -319,6 +351,15 @@ fn run(
             return;
         }
     };
+    if let Ok(Some(saved)) = cat.setting(SORT_SETTING) {
+        let (key, dir) = saved.split_once(' ').unwrap_or((saved.as_str(), ""));
+        if let Some(sort) = Sort::from_key(key) {
+            send(Answer::SortLoaded {
+                sort,
+                descending: dir == "desc",
+            });
+        }
+    }
     if !send(Answer::Loaded(Arc::clone(&library))) {
         return;
     }
@@ -420,11 +461,19 @@ fn run(
                     pending.push_back(Request::Reload);
                 }
             }
+            Request::SaveSetting(key, value) => {
+                if let Err(e) = cat.set_setting(key, &value) {
+                    tracing::warn!("keeping {key}: {e}");
+                }
+            }
             Request::Quit => {
                 // Saves waiting behind the debounce still count; searches
                 // and moves are dropped.
                 for r in pending.drain(..) {
                     match r {
+                        Request::SaveSetting(key, value) => {
+                            let _ = cat.set_setting(key, &value);
+                        }
                         Request::SetCaption { id, caption } => {
                             let _ = cat.set_caption(id, &caption);
                         }
@@ -588,6 +637,8 @@ fn place_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
 /// Settings keys of the light table.
 const TABLE_OPEN: &str = "table.open";
 const TABLE_GROUPS: &str = "table.groups";
+/// The grid's order: a `Sort::key`, then ` desc` when turned around.
+const SORT_SETTING: &str = "grid.sort";
 const TABLE_VIEW: &str = "table.view";
 
 /// Indexes the folders (on a thread of its own), passing its progress on
@@ -669,10 +720,13 @@ fn search(
     if overtaken() {
         return None;
     }
-    let rows = match &ids {
+    let mut rows = match &ids {
         Some(ids) => library.rows_of(ids, s.sort),
         None => library.all(s.sort),
     };
+    if s.descending && s.sort != Sort::Relevance {
+        library.reverse(&mut rows, s.sort);
+    }
     if overtaken() {
         return None;
     }

@@ -144,6 +144,26 @@ proptest! {
         prop_assert_eq!(ids(&lib, &lib.rows_of(&ranked, Sort::Relevance)), expected);
         let sorted = lib.rows_of(&ranked, Sort::Size);
         prop_assert_eq!(ids(&lib, &sorted), expect(&by_size));
+        // Turned around: the naive order reversed, except that photos
+        // without a date stay last.
+        for (sort, naive) in [
+            (Sort::Name, &by_name),
+            (Sort::Modified, &by_mtime),
+            (Sort::Size, &by_size),
+        ] {
+            let mut rows = lib.all(sort);
+            lib.reverse(&mut rows, sort);
+            let mut want = expect(naive);
+            want.reverse();
+            prop_assert_eq!(ids(&lib, &rows), want);
+        }
+        let mut rows = lib.all(Sort::DateTaken);
+        lib.reverse(&mut rows, Sort::DateTaken);
+        let (mut dated, undated): (Vec<_>, Vec<_>) =
+            by_date.iter().partition(|r| !r.date.is_empty());
+        dated.reverse();
+        let want: Vec<i64> = dated.iter().chain(undated.iter()).map(|r| r.id).collect();
+        prop_assert_eq!(ids(&lib, &rows), want);
     }
 
     /// A scope keeps exactly the photos under its folders.

@@ -619,3 +619,44 @@ fn started_on_a_photo_the_window_opens_it_in_the_loupe() {
     settle(&mut h);
     assert_eq!(h.state().loupe_photo(), Some("tree.jpg"));
 }
+
+/// The grid sorts by name descending when asked, and the order is kept in
+/// the catalogue: the next window starts with it.
+#[test]
+fn the_sort_order_turns_around_and_is_kept_across_restarts() {
+    let (_dir, cat) = setup();
+    let first_name = |h: &mut Harness<'static, ViewerApp>| {
+        h.get_by_role_and_label(egui::Role::Button, "dog_beach.jpg")
+            .click();
+        h.run_steps(2);
+        h.key_press(egui::Key::Home);
+        h.run_steps(2);
+        // The grid's button and the details panel's heading.
+        PHOTOS
+            .iter()
+            .map(|p| p.0)
+            .find(|n| h.query_all_by_label(n).count() == 2)
+            .map(str::to_owned)
+    };
+    {
+        let mut h = harness(&cat);
+        settle(&mut h);
+        h.get_by_label("Sort").click();
+        h.run_steps(2);
+        h.get_by_label("Name").click();
+        settle(&mut h);
+        assert_eq!(first_name(&mut h).as_deref(), Some("boat.jpg"));
+        h.get_by_label("Descending").click();
+        settle(&mut h);
+        assert_eq!(first_name(&mut h).as_deref(), Some("tree.jpg"));
+        assert!(h.state_mut().shut_down(Duration::from_secs(10)));
+    }
+    let mut h = harness(&cat);
+    settle(&mut h);
+    {
+        use egui_kittest::kittest::NodeT;
+        let toggled = h.get_by_label("Descending").accesskit_node().toggled();
+        assert_eq!(toggled, Some(egui::accesskit::Toggled::True));
+    }
+    assert_eq!(first_name(&mut h).as_deref(), Some("tree.jpg"));
+}

@@ -137,6 +137,8 @@ pub struct ViewerApp {
     /// Whether a library has arrived (the first one is loading).
     loaded: bool,
     sort: Sort,
+    /// The order turned around (newest, largest, Z first).
+    descending: bool,
     fuzzy: bool,
     /// The grid's cell side in points.
     cell: f32,
@@ -246,6 +248,7 @@ impl ViewerApp {
             shown_seq: 0,
             loaded: false,
             sort: Sort::default(),
+            descending: false,
             fuzzy: false,
             cell: 160.0,
             cursor: None,
@@ -374,7 +377,8 @@ impl ViewerApp {
     }
 
     fn search(&mut self) {
-        self.searcher.search(&self.query, self.sort, self.fuzzy);
+        self.searcher
+            .search_in_order(&self.query, self.sort, self.descending, self.fuzzy);
     }
 
     /// Picks up the catalogue thread's answers.
@@ -452,6 +456,10 @@ impl ViewerApp {
                 Answer::FileMoved(Ok(path)) => self.table_status = Some(format!("Moved to {path}")),
                 Answer::FileMoved(Err(e)) => self.table_status = Some(format!("Not moved: {e}")),
                 Answer::Closed => {}
+                Answer::SortLoaded { sort, descending } => {
+                    self.sort = sort;
+                    self.descending = descending;
+                }
             }
         }
     }
@@ -545,6 +553,18 @@ impl ViewerApp {
                         again |= ui.selectable_value(&mut self.sort, s, s.label()).changed();
                     }
                 });
+            let mut order = ui
+                .add_enabled(
+                    self.sort != Sort::Relevance,
+                    egui::Checkbox::new(&mut self.descending, "Descending"),
+                )
+                .on_hover_text("newest, largest or Z first")
+                .changed();
+            order |= again;
+            if order {
+                self.searcher.save_sort(self.sort, self.descending);
+            }
+            again |= order;
             again |= ui
                 .checkbox(&mut self.fuzzy, "Typos")
                 .on_hover_text("tolerate typos in every word (exact matches first)")
