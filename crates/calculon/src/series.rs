@@ -84,6 +84,29 @@ fn dyadic_sub(a: &IBig, ea: isize, b: &IBig, eb: isize) -> (IBig, isize) {
     ((a << (ea - e) as usize) - (b << (eb - e) as usize), e)
 }
 
+/// The terms of `Σ (±z²)^n/(2n+1)` with `z² = u2/v2`: atanh's series
+/// (`sign` 1) and atan's (−1).
+struct ArcTerms {
+    u2: IBig,
+    v2: IBig,
+    sign: i8,
+}
+
+impl Terms for ArcTerms {
+    fn term(&self, n: u64) -> (IBig, Option<IBig>, IBig, IBig) {
+        let b = Some(IBig::from(2 * n + 1));
+        if n == 0 {
+            return (IBig::ONE, b, IBig::ONE, IBig::ONE);
+        }
+        let p = if self.sign < 0 {
+            -self.u2.clone()
+        } else {
+            self.u2.clone()
+        };
+        (IBig::ONE, b, p, self.v2.clone())
+    }
+}
+
 /// One range's products: `P = Π p`, `Q = Π q`, `B = Π b` (absent when
 /// every `b` is 1) and `T`, with the range's sum `T/(B·Q)`.
 struct Split {
@@ -812,27 +835,7 @@ impl Work<'_> {
         if u.is_zero() {
             return Ok(zero());
         }
-        struct At {
-            u2: IBig,
-            v2: IBig,
-            /// −1 for atan, 1 for atanh.
-            sign: i8,
-        }
-        impl Terms for At {
-            fn term(&self, n: u64) -> (IBig, Option<IBig>, IBig, IBig) {
-                let b = Some(IBig::from(2 * n + 1));
-                if n == 0 {
-                    return (IBig::ONE, b, IBig::ONE, IBig::ONE);
-                }
-                let p = if self.sign < 0 {
-                    -self.u2.clone()
-                } else {
-                    self.u2.clone()
-                };
-                (IBig::ONE, b, p, self.v2.clone())
-            }
-        }
-        self.arc_series(u, v, |u2, v2| At { u2, v2, sign: 1 })
+        self.arc_series(u, v, |u2, v2| ArcTerms { u2, v2, sign: 1 })
     }
 
     /// `z·Σ (±z²)^n/(2n+1)` for `z = u/v` with `|z| < 1`: the series of
@@ -863,20 +866,7 @@ impl Work<'_> {
         if u.is_zero() {
             return Ok(zero());
         }
-        struct At {
-            u2: IBig,
-            v2: IBig,
-        }
-        impl Terms for At {
-            fn term(&self, n: u64) -> (IBig, Option<IBig>, IBig, IBig) {
-                let b = Some(IBig::from(2 * n + 1));
-                if n == 0 {
-                    return (IBig::ONE, b, IBig::ONE, IBig::ONE);
-                }
-                (IBig::ONE, b, -self.u2.clone(), self.v2.clone())
-            }
-        }
-        self.arc_series(u, v, |u2, v2| At { u2, v2 })
+        self.arc_series(u, v, |u2, v2| ArcTerms { u2, v2, sign: -1 })
     }
 
     /// `ln f` for a dyadic `f ∈ [1/2, 1)`: Newton's method on `e^y = f` at
