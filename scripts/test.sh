@@ -18,7 +18,9 @@ have python3 || missing+=(python3)
 if have python3 && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing+=(python3-venv); fi
 #   util-linux (setpriv): as root, viewer2's unreadable-folder test runs the
 #   indexer as `nobody`, since root reads any folder.
+#   util-linux (prlimit): viewer2's full-disk test limits the file size.
 if [ "$(id -u)" = 0 ]; then have setpriv || missing+=(util-linux); fi
+have prlimit || { [[ " ${missing[*]-} " == *" util-linux "* ]] || missing+=(util-linux); }
 
 if ((${#missing[@]})); then
   if [ "$(id -u)" = 0 ] && have apt-get; then
