@@ -557,6 +557,57 @@ impl Catalog {
         Ok(n > 0)
     }
 
+    /// Rewrites the captions that came from the files' own metadata (never
+    /// one the user wrote): `rewrite(caption, camera)` gives the new text,
+    /// or `None` to keep it. Done once per `setting`: the setting is set to
+    /// `value` in the same transaction, and a catalogue where it already
+    /// holds `value` is left alone. Returns how many captions changed.
+    pub fn rewrite_file_captions(
+        &mut self,
+        setting: &str,
+        value: &str,
+        mut rewrite: impl FnMut(&str, &str) -> Option<String>,
+    ) -> Result<usize, CatalogError> {
+        if self.setting(setting)?.as_deref() == Some(value) {
+            return Ok(0);
+        }
+        self.writable()?;
+        let tx = self.conn.transaction()?;
+        let changes: Vec<(FileId, String)> = {
+            let mut st = tx.prepare(
+                "SELECT file_id, caption, camera FROM files \
+                 WHERE caption_edited = 0 AND caption <> ''",
+            )?;
+            let mut rows = st.query([])?;
+            let mut out = Vec::new();
+            while let Some(r) = rows.next()? {
+                let caption = r.get_ref(1)?.as_str()?;
+                let camera = r.get_ref(2)?.as_str()?;
+                if let Some(new) = rewrite(caption, camera)
+                    && new != caption
+                {
+                    out.push((r.get(0)?, new));
+                }
+            }
+            out
+        };
+        {
+            let mut st = tx.prepare("UPDATE files SET caption = ?2 WHERE file_id = ?1")?;
+            for (id, caption) in &changes {
+                st.execute(params![id, caption])?;
+            }
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)",
+            params![setting, value],
+        )?;
+        if !changes.is_empty() {
+            bump(&tx)?;
+        }
+        tx.commit()?;
+        Ok(changes.len())
+    }
+
     /// The files under a folder (by path prefix, which should end with a
     /// separator), with their size and modification time, for an index run
     /// to compare against the disk.

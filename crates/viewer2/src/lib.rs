@@ -5,6 +5,7 @@
 pub mod app;
 pub mod atlas;
 pub mod cache;
+pub mod details;
 pub mod freedesktop;
 pub mod indexer;
 pub mod library;

@@ -1,9 +1,10 @@
 //! The words a photo carries: EXIF (ImageDescription, UserComment, Artist,
-//! camera model, DateTimeOriginal, the Windows XP title, comment, keywords
-//! and subject) and XMP (`dc:subject`, `dc:description`). They become the
-//! file's caption, so they are searchable. A file without metadata has an
-//! empty caption; broken metadata is an error for the caller to log, never
-//! a reason to skip the file.
+//! DateTimeOriginal, the Windows XP title, comment, keywords and subject)
+//! and XMP (`dc:subject`, `dc:description`). They become the file's
+//! caption, so they are searchable. The camera model is kept apart (it is
+//! not something anyone wrote about the photo; `camera:` finds it). A file
+//! without metadata has an empty caption; broken metadata is an error for
+//! the caller to log, never a reason to skip the file.
 
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
@@ -17,8 +18,7 @@ const XMP_WINDOW: u64 = 1 << 20;
 /// What the metadata gives one file.
 #[derive(Debug, Default)]
 pub struct Meta {
-    /// The words, joined with " | " (the camera model among them, so a
-    /// plain search finds it too).
+    /// The words written about the photo, joined with " | ".
     pub caption: String,
     /// The camera model.
     pub camera: String,
@@ -47,12 +47,7 @@ pub fn read_from(file: &mut File) -> Result<(Meta, Vec<u8>), String> {
                 ex.get_field(tag, In::PRIMARY)
                     .and_then(|f| value_text(tag, &f.value))
             };
-            for tag in [
-                Tag::ImageDescription,
-                Tag::UserComment,
-                Tag::Artist,
-                Tag::Model,
-            ] {
+            for tag in [Tag::ImageDescription, Tag::UserComment, Tag::Artist] {
                 parts.extend(text(tag));
             }
             meta.camera = text(Tag::Model).unwrap_or_default();
@@ -88,6 +83,31 @@ pub fn read_from(file: &mut File) -> Result<(Meta, Vec<u8>), String> {
     parts.dedup();
     meta.caption = parts.join(" | ");
     Ok((meta, head))
+}
+
+/// The setting that records captions made before the camera model was
+/// left out of them have been cleaned.
+const CAPTION_RULE: (&str, &str) = ("viewer2.caption_rule", "no-camera");
+
+/// Takes the camera model out of the captions earlier versions made from
+/// the files (they put it in, so the caption box showed "iPhone 12 Pro" as
+/// if the user had written it). Captions the user wrote are left alone.
+/// Runs once per catalogue; returns how many captions changed.
+pub fn drop_camera_from_captions(
+    cat: &mut catalog::Catalog,
+) -> Result<usize, catalog::CatalogError> {
+    let (key, value) = CAPTION_RULE;
+    cat.rewrite_file_captions(key, value, |caption, camera| {
+        let camera = camera.trim();
+        if camera.is_empty() {
+            return None;
+        }
+        let parts: Vec<&str> = caption
+            .split(" | ")
+            .filter(|p| p.trim() != camera)
+            .collect();
+        Some(parts.join(" | "))
+    })
 }
 
 fn value_text(tag: Tag, value: &Value) -> Option<String> {
@@ -138,41 +158,51 @@ fn utf16(bytes: &[u8], big_endian: bool) -> String {
 /// packet found in `bytes` (a plain text scan: XMP is XML in the file).
 fn xmp_words(bytes: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(bytes);
-    let Some(start) = text.find("<x:xmpmeta") else {
+    let Some(packet) = xmp_packet(&text) else {
         return Vec::new();
     };
+    let mut out = xmp_items(packet, "dc:subject");
+    out.extend(xmp_items(packet, "dc:description"));
+    out
+}
+
+/// The XMP packet in `text`, if there is one.
+pub(crate) fn xmp_packet(text: &str) -> Option<&str> {
+    let start = text.find("<x:xmpmeta")?;
     let end = text[start..]
         .find("</x:xmpmeta>")
         .map_or(text.len(), |e| start + e);
-    let packet = &text[start..end];
+    Some(&text[start..end])
+}
+
+/// The `<rdf:li>` items of every `field` element of an XMP packet.
+pub(crate) fn xmp_items(packet: &str, field: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for field in ["dc:subject", "dc:description"] {
-        let open = format!("<{field}>");
-        let close = format!("</{field}>");
-        let mut rest = packet;
-        while let Some(i) = rest.find(&open) {
-            let after = &rest[i + open.len()..];
-            let Some(j) = after.find(&close) else { break };
-            let block = &after[..j];
-            let mut items = block;
-            while let Some(k) = items.find("<rdf:li") {
-                let Some(gt) = items[k..].find('>') else {
-                    break;
-                };
-                let body = &items[k + gt + 1..];
-                let Some(e) = body.find("</rdf:li>") else {
-                    break;
-                };
-                out.push(unescape(&body[..e]));
-                items = &body[e..];
-            }
-            rest = &after[j..];
+    let open = format!("<{field}>");
+    let close = format!("</{field}>");
+    let mut rest = packet;
+    while let Some(i) = rest.find(&open) {
+        let after = &rest[i + open.len()..];
+        let Some(j) = after.find(&close) else { break };
+        let block = &after[..j];
+        let mut items = block;
+        while let Some(k) = items.find("<rdf:li") {
+            let Some(gt) = items[k..].find('>') else {
+                break;
+            };
+            let body = &items[k + gt + 1..];
+            let Some(e) = body.find("</rdf:li>") else {
+                break;
+            };
+            out.push(unescape(&body[..e]));
+            items = &body[e..];
         }
+        rest = &after[j..];
     }
     out
 }
 
-fn unescape(s: &str) -> String {
+pub(crate) fn unescape(s: &str) -> String {
     s.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")

@@ -339,6 +339,10 @@ fn run(
             return;
         }
     };
+    // Before the library loads, so no caption box shows the old text.
+    if let Err(e) = crate::metadata::drop_camera_from_captions(&mut cat) {
+        tracing::warn!("{}: cleaning old captions: {e}", catalog_path.display());
+    }
     let scope = scope_of(dirs);
     let load = |cat: &Catalog| -> Result<Arc<Library>, String> {
         let files = cat.files().map_err(|e| e.to_string())?;

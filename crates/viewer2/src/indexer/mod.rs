@@ -288,6 +288,7 @@ pub fn index_until(
     // the catalogue: SQLite's message alone does not.
     let mut steps = || -> Result<Report, IndexError> {
         let mut report = Report::default();
+        crate::metadata::drop_camera_from_captions(&mut cat)?;
 
         // 1. The walk.
         let mut walk = Walk::default();

@@ -68,3 +68,30 @@ pub fn with_app1(jpeg: &[u8], app1: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&jpeg[2..]);
     out
 }
+
+/// An EXIF APP1 segment holding `fields` (kamadak-exif's writer puts each
+/// in its IFD: IFD0, the Exif IFD or the GPS IFD).
+pub fn exif_fields(fields: &[exif::Field]) -> Vec<u8> {
+    let mut w = exif::experimental::Writer::new();
+    for f in fields {
+        w.push_field(f);
+    }
+    let mut tiff = std::io::Cursor::new(Vec::new());
+    w.write(&mut tiff, false)
+        .unwrap_or_else(|e| panic!("writing EXIF: {e}"));
+    let tiff = tiff.into_inner();
+    let mut seg = vec![0xFF, 0xE1];
+    seg.extend_from_slice(&((tiff.len() + 8) as u16).to_be_bytes());
+    seg.extend_from_slice(b"Exif\0\0");
+    seg.extend_from_slice(&tiff);
+    seg
+}
+
+/// An ASCII EXIF field of the primary image.
+pub fn ascii(tag: exif::Tag, text: &str) -> exif::Field {
+    exif::Field {
+        tag,
+        ifd_num: exif::In::PRIMARY,
+        value: exif::Value::Ascii(vec![text.as_bytes().to_vec()]),
+    }
+}

@@ -1,0 +1,512 @@
+//! What a photo file holds, for the details panel: title, description,
+//! keywords and rating (XMP, and Windows' XP tags), when it was taken (in
+//! the local time zone where the file says its offset), camera, lens,
+//! focal length, exposure, aperture, ISO, flash, orientation, pixel size
+//! and GPS position (EXIF).
+//!
+//! Read on a thread of its own ([`Reader`]) when a photo gets the focus,
+//! so the window never waits on the disk; what cannot be read is said,
+//! and the rest is still shown.
+
+use std::collections::HashMap;
+use std::io::{BufReader, Read, Seek};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use catalog::FileId;
+use exif::{Context, Exif, In, Tag, Value};
+use jiff::tz::TimeZone;
+
+use crate::loader::{ReadSeek, Source};
+use crate::metadata::{unescape, xmp_items, xmp_packet};
+
+/// How far into a file to look for an XMP packet (as the indexer does).
+const XMP_WINDOW: u64 = 1 << 20;
+
+/// A GPS position, in degrees (north and east positive).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Position {
+    /// Latitude, −90 to 90.
+    pub lat: f64,
+    /// Longitude, −180 to 180.
+    pub lon: f64,
+}
+
+impl Position {
+    /// `48.85837° N, 2.29448° E`.
+    pub fn text(&self) -> String {
+        format!(
+            "{:.5}° {}, {:.5}° {}",
+            self.lat.abs(),
+            if self.lat < 0.0 { 'S' } else { 'N' },
+            self.lon.abs(),
+            if self.lon < 0.0 { 'W' } else { 'E' }
+        )
+    }
+
+    /// The place on OpenStreetMap, marked.
+    pub fn map_url(&self) -> String {
+        format!(
+            "https://www.openstreetmap.org/?mlat={lat:.6}&mlon={lon:.6}#map=16/{lat:.6}/{lon:.6}",
+            lat = self.lat,
+            lon = self.lon
+        )
+    }
+}
+
+/// What one file holds, ready to show.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Details {
+    /// (what, value) in the order shown; only what the file has.
+    pub rows: Vec<(&'static str, String)>,
+    /// Where it was taken.
+    pub position: Option<Position>,
+    /// The stars the file gives it (XMP or EXIF rating), 0–5.
+    pub rating: Option<u8>,
+    /// What could not be read.
+    pub problem: Option<String>,
+}
+
+impl Details {
+    /// The value of row `what`, if shown.
+    pub fn get(&self, what: &str) -> Option<&str> {
+        self.rows
+            .iter()
+            .find(|(w, _)| *w == what)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads the details of the file `reader` opens, showing times in `zone`.
+pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
+    let mut d = Details::default();
+    let mut reader = BufReader::new(reader);
+    let exif = match exif::Reader::new().read_from_container(&mut reader) {
+        Ok(ex) => Some(ex),
+        Err(exif::Error::NotFound(_)) => None,
+        Err(e) => {
+            d.problem = Some(format!("EXIF: {e}"));
+            None
+        }
+    };
+    let mut head = Vec::new();
+    if let Err(e) = reader
+        .rewind()
+        .and_then(|()| reader.take(XMP_WINDOW).read_to_end(&mut head))
+    {
+        d.problem = Some(e.to_string());
+    }
+    let text = String::from_utf8_lossy(&head);
+    let xmp = xmp_packet(&text);
+    let ex = exif.as_ref();
+    let ascii = |tag: Tag| ex.and_then(|ex| ascii(ex, tag));
+    let xp = |number: u16| ex.and_then(|ex| xp_text(ex, number));
+
+    let title = xmp
+        .and_then(|p| xmp_items(p, "dc:title").into_iter().next())
+        .or_else(|| xp(0x9c9b));
+    push(&mut d, "Title", title);
+    let description = xmp
+        .and_then(|p| xmp_items(p, "dc:description").into_iter().next())
+        .or_else(|| ascii(Tag::ImageDescription));
+    push(&mut d, "Description", description);
+    let mut keywords: Vec<String> = xmp.map(|p| xmp_items(p, "dc:subject")).unwrap_or_default();
+    if let Some(k) = xp(0x9c9e) {
+        for w in k.split(';').map(str::trim).filter(|w| !w.is_empty()) {
+            if !keywords.iter().any(|k| k == w) {
+                keywords.push(w.to_owned());
+            }
+        }
+    }
+    push(
+        &mut d,
+        "Keywords",
+        (!keywords.is_empty()).then(|| keywords.join(", ")),
+    );
+    d.rating = xmp
+        .and_then(xmp_rating)
+        .or_else(|| ex.and_then(|ex| uint(ex, Tag(Context::Tiff, 0x4746))))
+        .map(|r| r.min(5) as u8);
+    let rating = d.rating.map(stars);
+    push(&mut d, "Rating", rating);
+
+    let taken = ascii(Tag::DateTimeOriginal).and_then(|t| {
+        let offset = ascii(Tag::OffsetTimeOriginal);
+        taken_text(&t, offset.as_deref(), zone)
+    });
+    push(&mut d, "Taken", taken);
+    let make = ascii(Tag::Make).unwrap_or_default();
+    let model = ascii(Tag::Model).unwrap_or_default();
+    // "Canon Canon EOS 5D" reads badly: the make once.
+    let camera = if model.to_lowercase().starts_with(&make.to_lowercase()) {
+        model
+    } else {
+        format!("{make} {model}").trim().to_owned()
+    };
+    push(&mut d, "Camera", (!camera.is_empty()).then_some(camera));
+    push(&mut d, "Lens", ascii(Tag::LensModel));
+    if let Some(ex) = ex {
+        let focal = rational(ex, Tag::FocalLength).map(|f| {
+            let mut s = format!("{} mm", trim_number(f, 1));
+            if let Some(f35) = uint(ex, Tag::FocalLengthIn35mmFilm).filter(|&f| f > 0) {
+                s.push_str(&format!(" ({f35} mm in 35 mm film)"));
+            }
+            s
+        });
+        push(&mut d, "Focal length", focal);
+        push(&mut d, "Exposure", exposure(ex));
+        push(
+            &mut d,
+            "Aperture",
+            rational(ex, Tag::FNumber).map(|f| format!("f/{}", trim_number(f, 1))),
+        );
+        push(
+            &mut d,
+            "ISO",
+            uint(ex, Tag::PhotographicSensitivity).map(|i| i.to_string()),
+        );
+        push(&mut d, "Flash", uint(ex, Tag::Flash).map(flash_text));
+        push(
+            &mut d,
+            "Orientation",
+            uint(ex, Tag::Orientation).and_then(orientation_text),
+        );
+        let w = uint(ex, Tag::PixelXDimension).or_else(|| uint(ex, Tag::ImageWidth));
+        let h = uint(ex, Tag::PixelYDimension).or_else(|| uint(ex, Tag::ImageLength));
+        if let (Some(w), Some(h)) = (w, h) {
+            push(&mut d, "Pixels", Some(format!("{w} × {h}")));
+        }
+        d.position = position(ex);
+        let position = d.position.map(|p| p.text());
+        push(&mut d, "Position", position);
+    }
+    push(&mut d, "Artist", ascii(Tag::Artist));
+    push(&mut d, "Copyright", ascii(Tag::Copyright));
+    d
+}
+
+fn push(d: &mut Details, what: &'static str, value: Option<String>) {
+    if let Some(v) = value.map(|v| v.trim().to_owned())
+        && !v.is_empty()
+    {
+        d.rows.push((what, v));
+    }
+}
+
+fn field(ex: &Exif, tag: Tag) -> Option<&Value> {
+    ex.get_field(tag, In::PRIMARY).map(|f| &f.value)
+}
+
+fn ascii(ex: &Exif, tag: Tag) -> Option<String> {
+    match field(ex, tag)? {
+        Value::Ascii(lines) => {
+            let s: Vec<String> = lines
+                .iter()
+                .map(|l| {
+                    String::from_utf8_lossy(l)
+                        .trim_matches(char::from(0))
+                        .trim()
+                        .to_owned()
+                })
+                .collect();
+            Some(s.join(" "))
+        }
+        _ => None,
+    }
+}
+
+/// Windows' XP tags: UCS-2 little-endian in a BYTE array.
+fn xp_text(ex: &Exif, number: u16) -> Option<String> {
+    match field(ex, Tag(Context::Tiff, number))? {
+        Value::Byte(bytes) => {
+            let units: Vec<u16> = bytes
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            Some(
+                String::from_utf16_lossy(&units)
+                    .trim_matches(char::from(0))
+                    .trim()
+                    .to_owned(),
+            )
+        }
+        _ => None,
+    }
+}
+
+fn uint(ex: &Exif, tag: Tag) -> Option<u32> {
+    field(ex, tag)?.get_uint(0)
+}
+
+/// The first rational of a field, as a finite number.
+fn rational(ex: &Exif, tag: Tag) -> Option<f64> {
+    match field(ex, tag)? {
+        Value::Rational(v) => v
+            .first()
+            .filter(|r| r.denom != 0)
+            .map(|r| r.to_f64())
+            .filter(|f| f.is_finite()),
+        Value::SRational(v) => v
+            .first()
+            .filter(|r| r.denom != 0)
+            .map(|r| r.to_f64())
+            .filter(|f| f.is_finite()),
+        _ => None,
+    }
+}
+
+/// `2.8`, `50`, `4.5`: at most `decimals`, no trailing zeros.
+fn trim_number(x: f64, decimals: usize) -> String {
+    let s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
+/// `1/250 s`, `0.8 s`, `30 s`.
+fn exposure(ex: &Exif) -> Option<String> {
+    let t = rational(ex, Tag::ExposureTime).filter(|&t| t > 0.0)?;
+    Some(if t < 0.5 {
+        format!("1/{} s", (1.0 / t).round())
+    } else {
+        format!("{} s", trim_number(t, 1))
+    })
+}
+
+/// EXIF's Flash bits: fired (bit 0), mode (bits 3–4), red-eye (bit 6).
+fn flash_text(v: u32) -> String {
+    let mut s = if v & 1 == 1 { "Fired" } else { "Did not fire" }.to_owned();
+    match (v >> 3) & 3 {
+        1 if v & 1 == 1 => s.push_str(", forced"),
+        2 => s.push_str(", off"),
+        3 => s.push_str(", auto"),
+        _ => {}
+    }
+    if v & 0x40 != 0 {
+        s.push_str(", red-eye reduction");
+    }
+    if v & 0x20 != 0 {
+        s = "No flash".to_owned();
+    }
+    s
+}
+
+/// The EXIF orientation in words (as ExifTool names them).
+fn orientation_text(v: u32) -> Option<String> {
+    Some(
+        match v {
+            1 => "Normal",
+            2 => "Mirrored horizontally",
+            3 => "Rotated 180°",
+            4 => "Mirrored vertically",
+            5 => "Mirrored horizontally, rotated 270° clockwise",
+            6 => "Rotated 90° clockwise",
+            7 => "Mirrored horizontally, rotated 90° clockwise",
+            8 => "Rotated 270° clockwise",
+            _ => return None,
+        }
+        .to_owned(),
+    )
+}
+
+fn stars(r: u8) -> String {
+    let r = usize::from(r.min(5));
+    format!("{}{}", "★".repeat(r), "☆".repeat(5 - r))
+}
+
+/// `xmp:Rating="4"` (an attribute) or `<xmp:Rating>4</xmp:Rating>`.
+fn xmp_rating(packet: &str) -> Option<u32> {
+    let value = if let Some(i) = packet.find("xmp:Rating=") {
+        let rest = &packet[i + "xmp:Rating=".len()..];
+        let quote = rest.chars().next()?;
+        let rest = &rest[quote.len_utf8()..];
+        &rest[..rest.find(quote)?]
+    } else {
+        let i = packet.find("<xmp:Rating>")?;
+        let rest = &packet[i + "<xmp:Rating>".len()..];
+        &rest[..rest.find('<')?]
+    };
+    // −1 means "rejected" in XMP: no stars.
+    let r: i32 = unescape(value).trim().parse().ok()?;
+    Some(r.clamp(0, 5) as u32)
+}
+
+/// DateTimeOriginal (`2019:07:14 10:00:00`) in the local time zone when
+/// the file gives its offset; as the camera's clock said otherwise.
+fn taken_text(taken: &str, offset: Option<&str>, zone: &TimeZone) -> Option<String> {
+    let civil = jiff::civil::DateTime::strptime("%Y:%m:%d %H:%M:%S", taken.trim()).ok()?;
+    let shown = civil.strftime("%Y-%m-%d %H:%M:%S").to_string();
+    let Some(offset) = offset.and_then(|o| {
+        let o = o.trim();
+        jiff::fmt::strtime::parse("%:z", o)
+            .ok()
+            .and_then(|b| b.offset())
+    }) else {
+        return Some(format!("{shown} (the camera's clock)"));
+    };
+    let instant = civil.to_zoned_datetime(TimeZone::fixed(offset)).ok()?;
+    let local = instant.with_time_zone(zone.clone());
+    let here = local.strftime("%Y-%m-%d %H:%M:%S %Z").to_string();
+    if local.offset() == offset {
+        Some(here)
+    } else {
+        Some(format!("{here} ({shown} where taken, UTC{offset})"))
+    }
+}
+
+/// GPSLatitude/Longitude and their N/S, E/W references, checked.
+fn position(ex: &Exif) -> Option<Position> {
+    let degrees = |tag: Tag| -> Option<f64> {
+        match field(ex, tag)? {
+            Value::Rational(v) if v.len() == 3 && v.iter().all(|r| r.denom != 0) => {
+                Some(v[0].to_f64() + v[1].to_f64() / 60.0 + v[2].to_f64() / 3600.0)
+            }
+            _ => None,
+        }
+    };
+    let sign = |tag: Tag, negative: &str| {
+        if ascii(ex, tag).is_some_and(|r| r.trim().eq_ignore_ascii_case(negative)) {
+            -1.0
+        } else {
+            1.0
+        }
+    };
+    let lat = degrees(Tag::GPSLatitude)? * sign(Tag::GPSLatitudeRef, "S");
+    let lon = degrees(Tag::GPSLongitude)? * sign(Tag::GPSLongitudeRef, "W");
+    (lat.is_finite() && lon.is_finite() && lat.abs() <= 90.0 && lon.abs() <= 180.0)
+        .then_some(Position { lat, lon })
+}
+
+/// `YYYY-MM-DD HH:MM` and the zone's name, in `zone`, for seconds since the
+/// epoch.
+pub fn local_time(secs: i64, zone: &TimeZone) -> String {
+    match jiff::Timestamp::from_second(secs) {
+        Ok(t) => t
+            .to_zoned_datetime(zone.clone())
+            .strftime("%Y-%m-%d %H:%M %Z")
+            .to_string(),
+        Err(_) => format!("{secs} s after 1970"),
+    }
+}
+
+/// Reads details on a thread of its own; the newest request wins.
+pub struct Reader {
+    ask: Sender<(FileId, PathBuf)>,
+    answers: Receiver<(FileId, Arc<Details>)>,
+    /// What was read, by photo (a few hundred at most).
+    known: HashMap<FileId, Arc<Details>>,
+    asked: Option<FileId>,
+}
+
+impl Reader {
+    /// Starts the thread; `repaint` is called when an answer is ready.
+    pub fn start(
+        source: Arc<dyn Source>,
+        zone: TimeZone,
+        repaint: Arc<dyn Fn() + Send + Sync>,
+    ) -> std::io::Result<Reader> {
+        let (ask, inbox) = channel::<(FileId, PathBuf)>();
+        let (out, answers) = channel();
+        std::thread::Builder::new()
+            .name("details".into())
+            .spawn(move || {
+                while let Ok(mut job) = inbox.recv() {
+                    // Only the latest focus matters.
+                    while let Ok(newer) = inbox.try_recv() {
+                        job = newer;
+                    }
+                    let (id, path) = job;
+                    let details = match source.open(&path) {
+                        Ok(r) => read(r, &zone),
+                        Err(e) => Details {
+                            problem: Some(e.to_string()),
+                            ..Details::default()
+                        },
+                    };
+                    if out.send((id, Arc::new(details))).is_err() {
+                        return;
+                    }
+                    repaint();
+                }
+            })?;
+        Ok(Reader {
+            ask,
+            answers,
+            known: HashMap::new(),
+            asked: None,
+        })
+    }
+
+    /// The details of photo `id`, asking for them if they are not in.
+    pub fn get(&mut self, id: FileId, path: &std::path::Path) -> Option<Arc<Details>> {
+        while let Ok((got, d)) = self.answers.try_recv() {
+            if self.known.len() >= 512 {
+                self.known.clear();
+            }
+            self.known.insert(got, d);
+            if self.asked == Some(got) {
+                self.asked = None;
+            }
+        }
+        if let Some(d) = self.known.get(&id) {
+            return Some(Arc::clone(d));
+        }
+        if self.asked != Some(id) && self.ask.send((id, path.to_owned())).is_ok() {
+            self.asked = Some(id);
+        }
+        None
+    }
+
+    /// Whether an answer is owed.
+    pub fn is_waiting(&self) -> bool {
+        self.asked.is_some()
+    }
+
+    /// Forgets photo `id`'s details (its file changed).
+    pub fn forget(&mut self, id: FileId) {
+        self.known.remove(&id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flash_and_exposure_read_as_words() {
+        assert_eq!(flash_text(0x0), "Did not fire");
+        assert_eq!(flash_text(0x19), "Fired, auto");
+        assert_eq!(flash_text(0x10), "Did not fire, off");
+        assert_eq!(flash_text(0x59), "Fired, auto, red-eye reduction");
+        assert_eq!(flash_text(0x20), "No flash");
+        assert_eq!(trim_number(2.8, 1), "2.8");
+        assert_eq!(trim_number(50.0, 1), "50");
+    }
+
+    #[test]
+    fn ratings_come_from_either_form_of_xmp() {
+        assert_eq!(xmp_rating("<rdf:Description xmp:Rating=\"4\"/>"), Some(4));
+        assert_eq!(xmp_rating("<xmp:Rating>2</xmp:Rating>"), Some(2));
+        assert_eq!(xmp_rating("<rdf:Description xmp:Rating='-1'/>"), Some(0));
+        assert_eq!(xmp_rating("<rdf:Description xmp:Rating='x'/>"), None);
+        assert_eq!(stars(3), "★★★☆☆");
+    }
+
+    #[test]
+    fn times_with_an_offset_are_shown_in_the_local_zone() {
+        let zone = TimeZone::fixed(jiff::tz::offset(-5));
+        assert_eq!(
+            taken_text("2019:07:14 10:00:00", Some("+02:00"), &zone).as_deref(),
+            Some("2019-07-14 03:00:00 -05 (2019-07-14 10:00:00 where taken, UTC+02)")
+        );
+        assert_eq!(
+            taken_text("2019:07:14 10:00:00", None, &zone).as_deref(),
+            Some("2019-07-14 10:00:00 (the camera's clock)")
+        );
+        assert_eq!(taken_text("not a date", None, &zone), None);
+        assert_eq!(local_time(0, &TimeZone::UTC), "1970-01-01 00:00 UTC");
+    }
+}
