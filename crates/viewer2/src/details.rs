@@ -312,9 +312,9 @@ fn orientation_text(v: u32) -> Option<String> {
     )
 }
 
+/// `4 of 5` (the window's fonts have no star glyph).
 fn stars(r: u8) -> String {
-    let r = usize::from(r.min(5));
-    format!("{}{}", "★".repeat(r), "☆".repeat(5 - r))
+    format!("{} of 5", r.min(5))
 }
 
 /// `xmp:Rating="4"` (an attribute) or `<xmp:Rating>4</xmp:Rating>`.
@@ -442,6 +442,18 @@ impl Reader {
 
     /// The details of photo `id`, asking for them if they are not in.
     pub fn get(&mut self, id: FileId, path: &std::path::Path) -> Option<Arc<Details>> {
+        self.receive();
+        if let Some(d) = self.known.get(&id) {
+            return Some(Arc::clone(d));
+        }
+        if self.asked != Some(id) && self.ask.send((id, path.to_owned())).is_ok() {
+            self.asked = Some(id);
+        }
+        None
+    }
+
+    /// Picks up what the thread read.
+    pub fn receive(&mut self) {
         while let Ok((got, d)) = self.answers.try_recv() {
             if self.known.len() >= 512 {
                 self.known.clear();
@@ -451,13 +463,6 @@ impl Reader {
                 self.asked = None;
             }
         }
-        if let Some(d) = self.known.get(&id) {
-            return Some(Arc::clone(d));
-        }
-        if self.asked != Some(id) && self.ask.send((id, path.to_owned())).is_ok() {
-            self.asked = Some(id);
-        }
-        None
     }
 
     /// Whether an answer is owed.
@@ -492,7 +497,7 @@ mod tests {
         assert_eq!(xmp_rating("<xmp:Rating>2</xmp:Rating>"), Some(2));
         assert_eq!(xmp_rating("<rdf:Description xmp:Rating='-1'/>"), Some(0));
         assert_eq!(xmp_rating("<rdf:Description xmp:Rating='x'/>"), None);
-        assert_eq!(stars(3), "★★★☆☆");
+        assert_eq!(stars(3), "3 of 5");
     }
 
     #[test]

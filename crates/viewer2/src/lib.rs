@@ -8,6 +8,7 @@ pub mod cache;
 pub mod details;
 pub mod freedesktop;
 pub mod indexer;
+pub mod launch;
 pub mod library;
 pub mod loader;
 pub mod metadata;

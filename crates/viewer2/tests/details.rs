@@ -69,7 +69,7 @@ fn the_caption_box_never_shows_the_camera_model() {
     h.run_steps(2);
     assert_eq!(caption_text(&h), "");
     // The model is shown as what it is, and `camera:` finds it.
-    assert!(h.query_by_label("iPhone 12 Pro").is_some());
+    assert!(h.query_by_label("Apple iPhone 12 Pro").is_some());
     h.get_by_role_and_label(egui::Role::Button, "IMG_0002.jpg")
         .click();
     h.run_steps(2);
@@ -123,4 +123,112 @@ fn captions_made_by_earlier_versions_lose_the_camera_model() {
     let mut captions: Vec<String> = c.files().unwrap().into_iter().map(|f| f.caption).collect();
     captions.sort();
     assert_eq!(captions, ["", "Sunset", "iPhone 12 Pro"]);
+}
+
+fn rational(values: &[(u32, u32)]) -> exif::Value {
+    exif::Value::Rational(
+        values
+            .iter()
+            .map(|&(num, denom)| exif::Rational { num, denom })
+            .collect(),
+    )
+}
+
+fn field(tag: Tag, value: exif::Value) -> exif::Field {
+    exif::Field {
+        tag,
+        ifd_num: exif::In::PRIMARY,
+        value,
+    }
+}
+
+/// An XMP APP1 segment holding `packet`.
+fn xmp_app1(packet: &str) -> Vec<u8> {
+    let mut body = b"http://ns.adobe.com/xap/1.0/\0".to_vec();
+    body.extend_from_slice(packet.as_bytes());
+    let mut seg = vec![0xFF, 0xE1];
+    seg.extend_from_slice(&((body.len() + 2) as u16).to_be_bytes());
+    seg.extend_from_slice(&body);
+    seg
+}
+
+/// Everything a camera and a photo manager write shows in the panel, in
+/// words and units, the time in the local zone, and the position with a
+/// link that opens the map.
+#[test]
+fn the_panel_shows_what_the_file_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos_dir = dir.path().join("Vacances été");
+    std::fs::create_dir_all(&photos_dir).unwrap();
+    let exif = photos::exif_fields(&[
+        photos::ascii(Tag::Make, "FUJIFILM"),
+        photos::ascii(Tag::Model, "X100V"),
+        photos::ascii(Tag::LensModel, "23mm F2"),
+        field(Tag::FocalLength, rational(&[(23, 1)])),
+        field(Tag::FocalLengthIn35mmFilm, exif::Value::Short(vec![35])),
+        field(Tag::ExposureTime, rational(&[(1, 250)])),
+        field(Tag::FNumber, rational(&[(28, 10)])),
+        field(Tag::PhotographicSensitivity, exif::Value::Short(vec![400])),
+        field(Tag::Flash, exif::Value::Short(vec![0x10])),
+        field(Tag::Orientation, exif::Value::Short(vec![6])),
+        photos::ascii(Tag::DateTimeOriginal, "2021:07:14 10:00:00"),
+        photos::ascii(Tag::OffsetTimeOriginal, "+02:00"),
+        photos::ascii(Tag::GPSLatitudeRef, "N"),
+        field(Tag::GPSLatitude, rational(&[(48, 1), (51, 1), (2964, 100)])),
+        photos::ascii(Tag::GPSLongitudeRef, "E"),
+        field(Tag::GPSLongitude, rational(&[(2, 1), (17, 1), (4008, 100)])),
+    ]);
+    let xmp = xmp_app1(
+        "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF><rdf:Description xmp:Rating=\"4\">\
+         <dc:title><rdf:Alt><rdf:li xml:lang='x-default'>Tour Eiffel</rdf:li></rdf:Alt></dc:title>\
+         <dc:subject><rdf:Bag><rdf:li>Paris</rdf:li><rdf:li>tower</rdf:li></rdf:Bag></dc:subject>\
+         </rdf:Description></rdf:RDF></x:xmpmeta>",
+    );
+    let jpeg = photos::jpeg(&photos::picture(320, 240), 85);
+    let file = photos_dir.join("DSCF0042.jpg");
+    std::fs::write(
+        &file,
+        photos::with_app1(&photos::with_app1(&jpeg, &xmp), &exif),
+    )
+    .unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let launched = std::sync::Arc::new(viewer2::launch::Recorded::default());
+    let mut options = Options::new(cat, vec![photos_dir]);
+    options.threads = 2;
+    options.time_zone = jiff::tz::TimeZone::fixed(jiff::tz::offset(-4));
+    options.launch = launched.clone();
+    let ctx = egui::Context::default();
+    let app = ViewerApp::new(&ctx, options).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "DSCF0042.jpg")
+        .click();
+    settle(&mut h);
+    for shown in [
+        "Tour Eiffel",
+        "Paris, tower",
+        "4 of 5",
+        "FUJIFILM X100V",
+        "23mm F2",
+        "23 mm (35 mm in 35 mm film)",
+        "1/250 s",
+        "f/2.8",
+        "400",
+        "Did not fire, off",
+        "Rotated 90° clockwise",
+        "2021-07-14 04:00:00 -04 (2021-07-14 10:00:00 where taken, UTC+02)",
+        "48.85823° N, 2.29447° E",
+    ] {
+        assert!(h.query_by_label(shown).is_some(), "{shown} is not shown");
+    }
+    h.get_by_label("Open map").click();
+    h.run_steps(2);
+    assert_eq!(
+        launched.asked(),
+        [
+            "url https://www.openstreetmap.org/?mlat=48.858233&mlon=2.294467#map=16/48.858233/2.294467"
+        ]
+    );
 }

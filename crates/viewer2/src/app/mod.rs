@@ -31,8 +31,10 @@ use eframe::egui;
 
 use crate::atlas::Atlas;
 use crate::cache::{ThumbCache, ThumbStore};
+use crate::details::Reader as DetailsReader;
 use crate::freedesktop::FreedesktopCache;
 use crate::indexer::Progress;
+use crate::launch::{Desktop, Launch};
 use crate::library::{Library, Sort};
 use crate::loader::{Files, Loader, Source};
 use crate::searcher::{Answer, Searcher, TypoHint};
@@ -71,6 +73,11 @@ pub struct Options {
     /// window was started on a file, as a file manager's "Open with"
     /// does).
     pub open: Option<PathBuf>,
+    /// The zone times are shown in (the system's).
+    pub time_zone: jiff::tz::TimeZone,
+    /// Where links, "Open with" and "Show in folder" go (the desktop;
+    /// tests record them).
+    pub launch: Arc<dyn Launch>,
 }
 
 impl Options {
@@ -87,6 +94,8 @@ impl Options {
             source: Arc::new(Files),
             loupe_limits: None,
             open: None,
+            time_zone: jiff::tz::TimeZone::system(),
+            launch: Arc::new(Desktop),
         }
     }
 }
@@ -196,6 +205,12 @@ pub struct ViewerApp {
     quitting: bool,
     /// The photo to open in the loupe when it first shows.
     open: Option<PathBuf>,
+    /// What the focused photo's file holds, read on a thread.
+    details: DetailsReader,
+    time_zone: jiff::tz::TimeZone,
+    launch: Arc<dyn Launch>,
+    /// Why the desktop could not open what was asked.
+    launch_error: Option<String>,
 }
 
 impl ViewerApp {
@@ -235,6 +250,12 @@ impl ViewerApp {
             options.loupe_limits.unwrap_or_else(loupe::limits),
             Arc::clone(&options.source),
             None,
+        )?;
+        let repaint = ctx.clone();
+        let details = DetailsReader::start(
+            Arc::clone(&options.source),
+            options.time_zone.clone(),
+            Arc::new(move || repaint.request_repaint()),
         )?;
         Ok(ViewerApp {
             searcher,
@@ -281,6 +302,10 @@ impl ViewerApp {
             masks: HashMap::new(),
             quitting: false,
             open: options.open,
+            details,
+            time_zone: options.time_zone,
+            launch: options.launch,
+            launch_error: None,
         })
     }
 
@@ -333,6 +358,7 @@ impl ViewerApp {
             || matches!(self.indexing, Indexing::Running(_))
             || self.loupe.as_ref().is_some_and(|l| l.is_waiting())
             || self.caption_status.as_deref() == Some(SAVING)
+            || self.details.is_waiting()
             || (self.on_table
                 && (self.saved_table.is_none() || self.table.as_ref().is_some_and(|t| t.is_busy())))
     }
@@ -489,6 +515,7 @@ impl ViewerApp {
     /// Draws the window and applies what the user did.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.receive();
+        self.details.receive();
         self.receive_thumbnails(ui.ctx());
         if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Q)) {
             // Closing costs no more than the saves: eframe calls
@@ -509,7 +536,12 @@ impl ViewerApp {
         egui::Panel::right("metadata")
             .resizable(true)
             .default_size(260.0)
-            .show(ui, |ui| self.metadata_panel(ui));
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("details")
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| self.metadata_panel(ui));
+            });
         egui::CentralPanel::default().show(ui, |ui| {
             if let Some(e) = &self.failed {
                 ui.colored_label(ui.visuals().error_fg_color, e);

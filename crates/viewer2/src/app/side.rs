@@ -7,6 +7,7 @@
 use eframe::egui;
 
 use super::{SAVING, ViewerApp};
+use crate::details::local_time;
 use crate::tags::toggle_term;
 
 impl ViewerApp {
@@ -55,6 +56,8 @@ impl ViewerApp {
         }
         // Long names and folders wrap instead of widening the panel.
         ui.add(egui::Label::new(egui::RichText::new(&photo.name).heading()).wrap());
+        let details = self.details.get(photo.id, &photo.path);
+        let mut map_clicked = None;
         egui::Grid::new("metadata").num_columns(2).show(ui, |ui| {
             let (folder, _) = catalog::split_path(&photo.text_path);
             let mut row = |name: &str, value: String| {
@@ -64,20 +67,66 @@ impl ViewerApp {
             };
             row("Folder", folder.to_owned());
             row("Size", human_bytes(photo.size));
-            if let Some(t) = self.thumbs.get(&photo.id) {
-                row("Pixels", format!("{} × {}", t.full.0, t.full.1));
+            let pixels = self
+                .thumbs
+                .get(&photo.id)
+                .map(|t| format!("{} × {}", t.full.0, t.full.1))
+                .or_else(|| {
+                    details
+                        .as_ref()
+                        .and_then(|d| d.get("Pixels").map(str::to_owned))
+                });
+            if let Some(p) = pixels {
+                row("Pixels", p);
             }
-            if !photo.date.is_empty() {
-                row("Taken", photo.date.clone());
+            match &details {
+                Some(d) => {
+                    for (what, value) in &d.rows {
+                        if *what != "Pixels" && *what != "Position" {
+                            row(what, value.clone());
+                        }
+                    }
+                }
+                // Until the file is read: what the catalogue knows.
+                None => {
+                    if !photo.date.is_empty() {
+                        row("Taken", photo.date.clone());
+                    }
+                    if !photo.camera.is_empty() {
+                        row("Camera", photo.camera.clone());
+                    }
+                }
             }
-            if !photo.camera.is_empty() {
-                row("Camera", photo.camera.clone());
-            }
-            row("Modified", civil_time(photo.mtime));
+            row("Modified", local_time(photo.mtime, &self.time_zone));
             if let Some(reason) = self.broken.get(&photo.id) {
                 row("Problem", reason.clone());
             }
+            if let Some(problem) = details.as_ref().and_then(|d| d.problem.clone()) {
+                row("Unreadable", problem);
+            }
+            if let Some(p) = details.as_ref().and_then(|d| d.position) {
+                ui.label("Position");
+                ui.vertical(|ui| {
+                    ui.label(p.text());
+                    if ui
+                        .link("Open map")
+                        .on_hover_text("OpenStreetMap, in the browser")
+                        .clicked()
+                    {
+                        map_clicked = Some(p.map_url());
+                    }
+                });
+                ui.end_row();
+            }
         });
+        if let Some(url) = map_clicked
+            && let Err(e) = self.launch.open_url(&url)
+        {
+            self.launch_error = Some(format!("Cannot open the browser: {e}"));
+        }
+        if let Some(e) = &self.launch_error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
         ui.separator();
         let label = ui.label("Caption");
         let mut text = match &self.caption_draft {
@@ -136,39 +185,5 @@ fn human_bytes(n: i64) -> String {
         format!("{:.1} MB", n / 1e6)
     } else {
         format!("{:.2} GB", n / 1e9)
-    }
-}
-
-/// Seconds since the epoch as `YYYY-MM-DD HH:MM` (UTC).
-fn civil_time(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil_time;
-
-    #[test]
-    fn civil_time_matches_known_dates() {
-        assert_eq!(civil_time(0), "1970-01-01 00:00 UTC");
-        assert_eq!(civil_time(951_782_400), "2000-02-29 00:00 UTC");
-        assert_eq!(civil_time(1_700_000_000), "2023-11-14 22:13 UTC");
-        assert_eq!(civil_time(-86_400), "1969-12-31 00:00 UTC");
     }
 }
