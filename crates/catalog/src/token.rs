@@ -108,13 +108,28 @@ fn for_each_word(text: &str, mut emit: impl FnMut(&str, bool)) {
         flush(start, bytes.len(), &mut separated);
         return;
     }
+    for_each_piece(text, |piece, separated| {
+        let word = fold(piece);
+        if !word.is_empty() {
+            emit(&word, separated);
+            true
+        } else {
+            false
+        }
+    });
+}
+
+/// Calls `emit(piece, separated)` for each word of `text` as written (NFC,
+/// case kept), by the same rules as [`for_each_word`]; `emit` says whether
+/// the piece counted as a word (a piece that folds to nothing does not,
+/// and the separator before it carries on to the next).
+fn for_each_piece(text: &str, mut emit: impl FnMut(&str, bool) -> bool) {
+    let mut separated = false;
     let mut current = String::new();
     let mut prev = Class::Separator;
     let mut flush = |current: &mut String, separated: &mut bool| {
         if !current.is_empty() {
-            let word = fold(current);
-            if !word.is_empty() {
-                emit(&word, *separated);
+            if emit(current, *separated) {
                 *separated = false;
             }
             current.clear();
@@ -139,6 +154,21 @@ fn for_each_word(text: &str, mut emit: impl FnMut(&str, bool)) {
         prev = k;
     }
     flush(&mut current, &mut separated);
+}
+
+/// The words of `text` as written (NFC, case and accents kept), one for
+/// each of [`tokenize`]'s: `Café_Noël-2019` gives Café, Noël, 2019. For
+/// showing a word the way its owner spelt it.
+pub fn words_as_written(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_piece(text, |piece, _| {
+        let counts = !fold(piece).is_empty();
+        if counts {
+            out.push(piece.to_owned());
+        }
+        counts
+    });
+    out
 }
 
 /// Splits `text` into folded words: at every character that is neither a

@@ -195,6 +195,16 @@ proptest! {
         prop_assert_eq!(general.pop(), Some("ete".to_owned()));
         prop_assert_eq!(fast, general);
     }
+
+    /// Each word as written folds to the tokenizer's word in its place.
+    #[test]
+    fn words_as_written_fold_to_the_tokens(text in "[a-zA-Z0-9 ._/éÉœŒßøÅ\u{301}ǅ日本-]{0,40}") {
+        let written: Vec<String> = catalog::words_as_written(&text)
+            .iter()
+            .map(|w| catalog::fold(w))
+            .collect();
+        prop_assert_eq!(written, words(&text));
+    }
 }
 
 /// `--fuzzy` makes every word fuzzy, exclusions included; `ext:` and

@@ -11,6 +11,7 @@
 //! answer is not sent. Every answer carries its request's sequence number,
 //! so the window can also drop any that arrives late.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -147,6 +148,15 @@ pub enum Answer {
     /// Every save asked before [`Searcher::shut_down`] is written; the
     /// thread has ended.
     Closed,
+    /// What clicking each tag of a result's cloud gives (in the cloud's
+    /// order; `None` for a tag already in the query), sent after the
+    /// result.
+    TagCounts {
+        /// The search's sequence number.
+        seq: u64,
+        /// One per tag.
+        counts: Vec<Option<u32>>,
+    },
     /// The grid's order as last kept (sent before the first library).
     SortLoaded {
         /// The order.
@@ -389,6 +399,7 @@ fn run(
         }
     }
     let mut last: Option<SearchRequest> = None;
+    let mut term_counts = TermCounts::default();
     let mut pending: std::collections::VecDeque<Request> = std::collections::VecDeque::new();
     loop {
         let request = match pending.pop_front() {
@@ -413,15 +424,30 @@ fn run(
                     }
                 }
                 last = Some(s.clone());
-                let overtaken = || {
+                let mut overtaken = || {
                     // A newer search waiting in the channel.
                     while let Ok(r) = inbox.try_recv() {
                         pending.push_back(r);
                     }
                     pending.iter().any(|r| matches!(r, Request::Search(_)))
                 };
-                if let Some(found) = search(&cat, &library, &s, overtaken)
-                    && !send(Answer::Found(found))
+                let Some(found) = search(&cat, &library, &s, &mut overtaken) else {
+                    continue;
+                };
+                let (rows, cloud) = (Arc::clone(&found.rows), found.cloud.clone());
+                let fuzzy = s.fuzzy || found.typo.is_some();
+                if !send(Answer::Found(found)) {
+                    return;
+                }
+                if let Some(counts) = term_counts.count(
+                    &cat,
+                    &library,
+                    &s.text,
+                    fuzzy,
+                    &rows,
+                    &cloud,
+                    &mut overtaken,
+                ) && !send(Answer::TagCounts { seq: s.seq, counts })
                 {
                     return;
                 }
@@ -677,7 +703,7 @@ fn search(
     cat: &Catalog,
     library: &Arc<Library>,
     s: &SearchRequest,
-    mut overtaken: impl FnMut() -> bool,
+    overtaken: &mut impl FnMut() -> bool,
 ) -> Option<Found> {
     let started = Instant::now();
     let text = s.text.trim();
@@ -745,6 +771,81 @@ fn search(
         typo,
         took: started.elapsed(),
     })
+}
+
+/// The photos each tag's term finds on its own, kept while the library
+/// stays the same, so typing a query costs one search per new tag.
+#[derive(Default)]
+struct TermCounts {
+    library: Option<Arc<Library>>,
+    /// (term, fuzzy) → the places in the library of the photos it finds.
+    found: HashMap<(String, bool), Vec<u32>>,
+}
+
+impl TermCounts {
+    /// For each tag of `cloud`, how many photos the query gives with the
+    /// tag's term added: the result (`rows`) less what the term does not
+    /// find (adding a term ANDs it with the whole query, fuzzy with it).
+    /// `None` for a tag already in the query, or for all when a newer
+    /// search overtook this one.
+    #[allow(clippy::too_many_arguments)]
+    fn count(
+        &mut self,
+        cat: &Catalog,
+        library: &Arc<Library>,
+        query: &str,
+        fuzzy: bool,
+        rows: &[u32],
+        cloud: &[CloudTag],
+        overtaken: &mut impl FnMut() -> bool,
+    ) -> Option<Vec<Option<u32>>> {
+        if !self
+            .library
+            .as_ref()
+            .is_some_and(|l| Arc::ptr_eq(l, library))
+        {
+            self.library = Some(Arc::clone(library));
+            self.found.clear();
+        }
+        let mut shown = vec![false; library.len()];
+        for &r in rows {
+            shown[r as usize] = true;
+        }
+        let typed: Vec<&str> = query.split_whitespace().collect();
+        let mut counts = Vec::with_capacity(cloud.len());
+        for tag in cloud {
+            if typed.contains(&tag.term.as_str()) {
+                counts.push(None);
+                continue;
+            }
+            let key = (tag.term.clone(), fuzzy);
+            if !self.found.contains_key(&key) {
+                if overtaken() {
+                    return None;
+                }
+                let places = match parse(&tag.term) {
+                    Ok(q) => {
+                        let q = if fuzzy { q.fuzzy() } else { q };
+                        cat.search(&q, Mode::Default)
+                            .map(|ids| {
+                                ids.into_iter()
+                                    .filter_map(|id| library.index_of(id))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    }
+                    Err(_) => Vec::new(),
+                };
+                self.found.insert(key.clone(), places);
+            }
+            let n = self.found[&key]
+                .iter()
+                .filter(|&&i| shown.get(i as usize).copied().unwrap_or(false))
+                .count();
+            counts.push(Some(n as u32));
+        }
+        Some(counts)
+    }
 }
 
 /// For each plain word of the query that no photo holds, the word of the

@@ -13,7 +13,15 @@
 //!
 //! Each tag carries the query term that finds it (`caption:golden_gate`,
 //! `camera:x100v`, `name:kitten`, `dir:holiday`): clicking a tag adds the
-//! term to the query, which narrows the result.
+//! term to the query, which narrows the result. A term can find more than
+//! the tag counted (`dir:day` is in `Birthday` too), so the catalogue
+//! thread counts each tag's term against the result and the cloud shows
+//! those counts.
+//!
+//! Tags show as first written (`Café`, `X100V`), found whatever the case
+//! or accents. The words the user or the photo's keywords gave weigh most
+//! in choosing a cloud's tags, folder names next, camera models and
+//! file-name fragments least.
 
 use std::collections::HashMap;
 
@@ -30,6 +38,19 @@ pub enum TagKind {
     Name,
     /// A word of the folder's name.
     Folder,
+}
+
+impl TagKind {
+    /// How much a tag of this kind counts in choosing a cloud's tags: the
+    /// words the user (or the photo's keywords) gave weigh most, folder
+    /// names next, camera models and file-name fragments least.
+    pub fn weight(self) -> f64 {
+        match self {
+            TagKind::Caption => 4.0,
+            TagKind::Folder => 2.0,
+            TagKind::Camera | TagKind::Name => 1.0,
+        }
+    }
 }
 
 /// One tag of the dictionary.
@@ -50,8 +71,12 @@ pub struct CloudTag {
     pub text: String,
     /// The query term that finds it.
     pub term: String,
-    /// Photos of the result carrying it.
+    /// Photos of the result carrying it; once `exact`, what clicking it
+    /// shows (the query with its term added, as the catalogue answers).
     pub count: u32,
+    /// Whether `count` is the catalogue's answer (it comes a moment after
+    /// the cloud).
+    pub exact: bool,
     /// 0 for the rarest shown, 1 for the most frequent (log scale): the
     /// font size.
     pub weight: f32,
@@ -140,7 +165,8 @@ impl TagIndex {
             .filter(|&(t, _)| everywhere <= 1 || self.photos_with[t as usize] < everywhere)
             .map(|(t, n)| {
                 let common = self.photos_with[t as usize].max(1) as f64;
-                (n as f64 * (1.0 + total / common).ln(), t, n)
+                let kind = self.defs[t as usize].kind.weight();
+                (kind * n as f64 * (1.0 + total / common).ln(), t, n)
             })
             .collect();
         // Most telling first; ties by text, so the cloud is stable.
@@ -164,6 +190,7 @@ impl TagIndex {
                     text: def.text.clone(),
                     term: def.term.clone(),
                     count: n,
+                    exact: false,
                     weight: if hi == lo {
                         0.5
                     } else {
@@ -194,9 +221,14 @@ impl TagIndex {
                     out.push(self.intern(TagKind::Caption, part, &words));
                 }
             } else {
-                for w in words.iter().filter(|w| telling(&w.word)) {
-                    if !STOP_WORDS.contains(&w.word.as_str()) {
-                        out.push(self.intern(TagKind::Caption, &w.word, std::slice::from_ref(w)));
+                let written = catalog::words_as_written(part);
+                for (w, as_written) in words.iter().zip(&written) {
+                    if telling(&w.word) && !STOP_WORDS.contains(&w.word.as_str()) {
+                        out.push(self.intern(
+                            TagKind::Caption,
+                            as_written,
+                            std::slice::from_ref(w),
+                        ));
                     }
                 }
             }
@@ -209,22 +241,17 @@ impl TagIndex {
             }
         }
         let stem = p.name.rsplit_once('.').map_or(p.name.as_str(), |(s, _)| s);
-        for w in catalog::tokenize(stem) {
-            if telling(&w.word)
-                && !GENERIC_NAME_WORDS.contains(&w.word.as_str())
-                && !STOP_WORDS.contains(&w.word.as_str())
-            {
-                out.push(self.intern(TagKind::Name, &w.word, std::slice::from_ref(&w)));
-            }
-        }
         let (dir, _) = catalog::split_path(&p.text_path);
         let (_, folder) = catalog::split_path(dir);
-        for w in catalog::tokenize(folder) {
-            if telling(&w.word)
-                && !GENERIC_NAME_WORDS.contains(&w.word.as_str())
-                && !STOP_WORDS.contains(&w.word.as_str())
-            {
-                out.push(self.intern(TagKind::Folder, &w.word, std::slice::from_ref(&w)));
+        for (kind, text) in [(TagKind::Name, stem), (TagKind::Folder, folder)] {
+            let written = catalog::words_as_written(text);
+            for (w, as_written) in catalog::tokenize(text).iter().zip(&written) {
+                if telling(&w.word)
+                    && !GENERIC_NAME_WORDS.contains(&w.word.as_str())
+                    && !STOP_WORDS.contains(&w.word.as_str())
+                {
+                    out.push(self.intern(kind, as_written, std::slice::from_ref(w)));
+                }
             }
         }
         out.sort_unstable();

@@ -320,3 +320,48 @@ fn a_caption_edit_retags_the_photo() {
             .all(|t| !t.term.starts_with("caption:"))
     );
 }
+
+/// With room for a few tags, the user's words win over camera models and
+/// file-name fragments carried by more photos, and folder names come
+/// between.
+#[test]
+fn the_users_words_weigh_most_in_the_cloud() {
+    let mut records = Vec::new();
+    for i in 0..12 {
+        // Every photo: a camera model; 6 a name fragment; 3 a keyword; 3
+        // a folder word.
+        let name = if i < 6 {
+            format!("received_{i}.jpg")
+        } else {
+            format!("{i}.jpg")
+        };
+        let caption = if i < 3 { "Lighthouse" } else { "" };
+        let camera = if i % 2 == 0 { "Pixel 7" } else { "X100V" };
+        records.push(record(
+            i + 1,
+            (i % 4 == 0) as u8 * 2,
+            &name,
+            caption,
+            camera,
+            "",
+            1,
+        ));
+    }
+    let lib = Library::new(records, &[]);
+    let rows: Vec<u32> = (0..12).collect();
+    let top: Vec<String> = lib
+        .tags
+        .cloud(&rows, 1)
+        .into_iter()
+        .map(|t| t.term)
+        .collect();
+    assert_eq!(top, ["caption:lighthouse"]);
+    let three: Vec<String> = lib
+        .tags
+        .cloud(&rows, 3)
+        .into_iter()
+        .map(|t| t.term)
+        .collect();
+    assert!(three.contains(&"dir:beach".to_owned()), "{three:?}");
+    assert!(!three.contains(&"name:received".to_owned()), "{three:?}");
+}

@@ -134,6 +134,8 @@ pub struct ViewerApp {
     /// Each library photo's place in `rows` (`u32::MAX` when not in it).
     place: Vec<u32>,
     cloud: Vec<CloudTag>,
+    /// The cloud's counts (what clicking each tag gives) are on their way.
+    counts_owed: bool,
     /// The search box's text.
     query: String,
     /// Why the shown query did not parse.
@@ -263,6 +265,7 @@ impl ViewerApp {
             rows: Arc::new(Vec::new()),
             place: Vec::new(),
             cloud: Vec::new(),
+            counts_owed: false,
             query: String::new(),
             query_error: None,
             typo: None,
@@ -337,6 +340,11 @@ impl ViewerApp {
         self.thumbs.values().filter(|t| !t.preview).count()
     }
 
+    /// The tag cloud shown.
+    pub fn cloud(&self) -> &[CloudTag] {
+        &self.cloud
+    }
+
     /// The search box's text.
     pub fn query(&self) -> &str {
         &self.query
@@ -354,6 +362,7 @@ impl ViewerApp {
     pub fn is_busy(&self) -> bool {
         !self.loaded
             || self.shown_seq < self.searcher.latest()
+            || self.counts_owed
             || !self.waiting.is_empty()
             || matches!(self.indexing, Indexing::Running(_))
             || self.loupe.as_ref().is_some_and(|l| l.is_waiting())
@@ -431,6 +440,7 @@ impl ViewerApp {
                     self.library = found.library;
                     self.rows = found.rows;
                     self.cloud = found.cloud;
+                    self.counts_owed = !self.cloud.is_empty();
                     self.query_error = found.error;
                     self.typo = found.typo;
                     self.place = vec![u32::MAX; self.library.len()];
@@ -481,6 +491,23 @@ impl ViewerApp {
                 Answer::TableNotSaved(e) => self.table_status = Some(format!("Not saved: {e}")),
                 Answer::FileMoved(Ok(path)) => self.table_status = Some(format!("Moved to {path}")),
                 Answer::FileMoved(Err(e)) => self.table_status = Some(format!("Not moved: {e}")),
+                Answer::TagCounts { seq, counts } => {
+                    if seq == self.shown_seq {
+                        self.counts_owed = false;
+                        let shown = self.rows.len() as u32;
+                        let mut counts = counts.into_iter();
+                        self.cloud.retain_mut(|tag| match counts.next().flatten() {
+                            // A tag already in the query stays, to take out.
+                            None => true,
+                            Some(n) => {
+                                tag.count = n;
+                                tag.exact = true;
+                                // Clicking it would narrow nothing.
+                                n > 0 && n < shown
+                            }
+                        });
+                    }
+                }
                 Answer::Closed => {}
                 Answer::SortLoaded { sort, descending } => {
                     self.sort = sort;

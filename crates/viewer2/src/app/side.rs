@@ -18,21 +18,57 @@ impl ViewerApp {
             .id_salt("tags")
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                ui.horizontal_wrapped(|ui| {
-                    for tag in &self.cloud {
-                        let active = self.query.split_whitespace().any(|w| w == tag.term);
-                        let text = egui::RichText::new(&tag.text).size(11.0 + 13.0 * tag.weight);
-                        let response = ui.selectable_label(active, text).on_hover_text(format!(
-                            "{} photo{} · {}",
-                            tag.count,
-                            if tag.count == 1 { "" } else { "s" },
-                            tag.term
-                        ));
-                        if response.clicked() {
-                            clicked = Some(tag.term.clone());
-                        }
+                // Rows packed here rather than by `horizontal_wrapped`,
+                // whose rows after a big tag kept its height: each row is
+                // as tall as its own tallest tag.
+                let pad = ui.spacing().button_padding;
+                let gap = ui.spacing().item_spacing.x;
+                let width = ui.available_width();
+                let sizes: Vec<f32> = self
+                    .cloud
+                    .iter()
+                    .map(|tag| {
+                        let font = egui::FontId::proportional(tag_size(tag.weight));
+                        let galley = ui.painter().layout_no_wrap(
+                            tag.text.clone(),
+                            font,
+                            egui::Color32::WHITE,
+                        );
+                        galley.size().x + 2.0 * pad.x
+                    })
+                    .collect();
+                let mut start = 0;
+                while start < self.cloud.len() {
+                    let mut end = start + 1;
+                    let mut used = sizes[start];
+                    while end < self.cloud.len() && used + gap + sizes[end] <= width {
+                        used += gap + sizes[end];
+                        end += 1;
                     }
-                });
+                    ui.horizontal(|ui| {
+                        for tag in &self.cloud[start..end] {
+                            let active = self.query.split_whitespace().any(|w| w == tag.term);
+                            let text = egui::RichText::new(&tag.text).size(tag_size(tag.weight));
+                            let hover = if active {
+                                format!("{} · click to take it out of the query", tag.term)
+                            } else if tag.exact {
+                                format!(
+                                    "{} photo{} · {}",
+                                    tag.count,
+                                    if tag.count == 1 { "" } else { "s" },
+                                    tag.term
+                                )
+                            } else {
+                                tag.term.clone()
+                            };
+                            let response = ui.selectable_label(active, text).on_hover_text(hover);
+                            if response.clicked() {
+                                clicked = Some(tag.term.clone());
+                            }
+                        }
+                    });
+                    start = end;
+                }
             });
         if let Some(term) = clicked {
             self.query = toggle_term(&self.query, &term);
@@ -172,6 +208,12 @@ impl ViewerApp {
             ui.add(egui::Label::new(format!("Tags: {}", tags.join(", "))).wrap());
         }
     }
+}
+
+/// A tag's font size: 11 points for the rarest shown, 24 for the most
+/// common.
+fn tag_size(weight: f32) -> f32 {
+    11.0 + 13.0 * weight
 }
 
 /// `1234567` → `1.2 MB`.
