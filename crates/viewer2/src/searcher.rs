@@ -39,7 +39,10 @@ enum Request {
         id: FileId,
         caption: String,
     },
-    /// The catalogue changed (an index run ended): read it again.
+    /// A background index run ended: read the catalogue again, then pass
+    /// the news on.
+    Indexed(Result<Report, String>),
+    /// The catalogue changed: read it again.
     Reload,
     /// The light table moved: save where its cards lie.
     SaveTable(Changes, Option<[f32; 3]>),
@@ -186,6 +189,18 @@ impl Searcher {
         dirs: Vec<PathBuf>,
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> std::io::Result<Searcher> {
+        Searcher::start_watched(catalog_path, dirs, wake, None)
+    }
+
+    /// [`Searcher::start`], calling `watch` on the index thread with each
+    /// step of a background index run (after the window was told; tests
+    /// hold the run there to look at the window mid-run).
+    pub fn start_watched(
+        catalog_path: PathBuf,
+        dirs: Vec<PathBuf>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+        watch: Option<IndexWatch>,
+    ) -> std::io::Result<Searcher> {
         let (requests, inbox) = channel();
         let (outbox, answers) = channel();
         let again = requests.clone();
@@ -194,7 +209,7 @@ impl Searcher {
         let stopped = Arc::clone(&stop);
         std::thread::Builder::new()
             .name("catalogue".into())
-            .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out, stopped))?;
+            .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out, stopped, watch))?;
         Ok(Searcher {
             requests,
             answers,
@@ -334,6 +349,7 @@ fn run(
     again: Sender<Request>,
     out: &Outbox,
     stop: Arc<AtomicBool>,
+    watch: Option<IndexWatch>,
 ) {
     let send = |a| out.send(a);
     if let Some(parent) = catalog_path.parent()
@@ -393,7 +409,7 @@ fn run(
         let (path, dirs, out) = (catalog_path.to_owned(), dirs.to_vec(), out.clone());
         let spawned = std::thread::Builder::new()
             .name("index".into())
-            .spawn(move || index_in_background(&path, &dirs, &again, &out, &stop));
+            .spawn(move || index_in_background(&path, &dirs, &again, &out, &stop, watch));
         if let Err(e) = spawned {
             send(Answer::Indexed(Err(format!("cannot start indexing: {e}"))));
         }
@@ -431,24 +447,7 @@ fn run(
                     }
                     pending.iter().any(|r| matches!(r, Request::Search(_)))
                 };
-                let Some(found) = search(&cat, &library, &s, &mut overtaken) else {
-                    continue;
-                };
-                let (rows, cloud) = (Arc::clone(&found.rows), found.cloud.clone());
-                let fuzzy = s.fuzzy || found.typo.is_some();
-                if !send(Answer::Found(found)) {
-                    return;
-                }
-                if let Some(counts) = term_counts.count(
-                    &cat,
-                    &library,
-                    &s.text,
-                    fuzzy,
-                    &rows,
-                    &cloud,
-                    &mut overtaken,
-                ) && !send(Answer::TagCounts { seq: s.seq, counts })
-                {
+                if !answer(&cat, &library, &s, &mut term_counts, &mut overtaken, out) {
                     return;
                 }
             }
@@ -529,6 +528,31 @@ fn run(
                 }
                 if let Some(s) = &last {
                     pending.push_back(Request::Search(s.clone()));
+                }
+            }
+            Request::Indexed(report) => {
+                // The new library and its result go out before the news
+                // that the run ended, so a window that sees the run over
+                // already shows everything it found.
+                if report.is_ok() {
+                    match load(&cat) {
+                        Ok(l) => library = l,
+                        Err(e) => {
+                            send(Answer::Failed(e));
+                            return;
+                        }
+                    }
+                    if !send(Answer::Loaded(Arc::clone(&library))) {
+                        return;
+                    }
+                    if let Some(s) = &last
+                        && !answer(&cat, &library, s, &mut term_counts, &mut || false, out)
+                    {
+                        return;
+                    }
+                }
+                if !send(Answer::Indexed(report)) {
+                    return;
                 }
             }
         }
@@ -671,30 +695,83 @@ const TABLE_GROUPS: &str = "table.groups";
 const SORT_SETTING: &str = "grid.sort";
 const TABLE_VIEW: &str = "table.view";
 
+/// Called on the index thread with each step of a run.
+pub type IndexWatch = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// How often a first run's library is read again while files come in, so
+/// the grid fills as they do.
+const RELOAD_EVERY: Duration = Duration::from_secs(2);
+
 /// Indexes the folders (on a thread of its own), passing its progress on
-/// at most every 100 ms, then asks the catalogue thread to reload.
+/// at most every 100 ms, then asks the catalogue thread to reload. New
+/// files show while the run goes on: the library is read again after the
+/// first batch and every [`RELOAD_EVERY`].
 fn index_in_background(
     catalog_path: &Path,
     dirs: &[PathBuf],
     again: &Sender<Request>,
     out: &Outbox,
     stop: &AtomicBool,
+    watch: Option<IndexWatch>,
 ) {
     let mut last = Instant::now() - Duration::from_secs(1);
-    let progress = &mut |p| {
-        if matches!(p, Progress::BuildingIndex) || last.elapsed() >= Duration::from_millis(100) {
+    let mut reloaded: Option<Instant> = None;
+    let progress = &mut |p: Progress| {
+        let first = matches!(p, Progress::Reading { done: 0, .. });
+        let reload = matches!(p, Progress::Reading { done, total } if done > 0 && done < total)
+            && reloaded.is_none_or(|t| t.elapsed() >= RELOAD_EVERY);
+        // The count that goes with the photos about to show is always
+        // told.
+        if first
+            || reload
+            || matches!(p, Progress::BuildingIndex)
+            || last.elapsed() >= Duration::from_millis(100)
+        {
             last = Instant::now();
             out.send(Answer::Indexing(p));
+        }
+        if reload {
+            reloaded = Some(Instant::now());
+            let _ = again.send(Request::Reload);
+        }
+        if let Some(w) = &watch {
+            w(&p);
         }
     };
     let report = indexer::index_until(catalog_path, dirs, progress, &|| {
         stop.load(Ordering::Relaxed)
     });
     let report = report.map_err(|e| e.to_string());
-    let ok = report.is_ok();
-    out.send(Answer::Indexed(report));
-    if ok {
-        let _ = again.send(Request::Reload);
+    // The catalogue thread reloads, then tells the window.
+    if let Err(e) = again.send(Request::Indexed(report)) {
+        let Request::Indexed(report) = e.0 else {
+            return;
+        };
+        out.send(Answer::Indexed(report));
+    }
+}
+
+/// Runs a search and sends its result, then its tags' counts. Returns
+/// false once the window is gone.
+fn answer(
+    cat: &Catalog,
+    library: &Arc<Library>,
+    s: &SearchRequest,
+    term_counts: &mut TermCounts,
+    overtaken: &mut impl FnMut() -> bool,
+    out: &Outbox,
+) -> bool {
+    let Some(found) = search(cat, library, s, overtaken) else {
+        return true;
+    };
+    let (rows, cloud) = (Arc::clone(&found.rows), found.cloud.clone());
+    let fuzzy = s.fuzzy || found.typo.is_some();
+    if !out.send(Answer::Found(found)) {
+        return false;
+    }
+    match term_counts.count(cat, library, &s.text, fuzzy, &rows, &cloud, overtaken) {
+        Some(counts) => out.send(Answer::TagCounts { seq: s.seq, counts }),
+        None => true,
     }
 }
 

@@ -159,7 +159,13 @@ fn opened_on_folders_it_indexes_them_and_shows_only_them() {
     // First the catalogue as it is: nothing under the folder yet.
     let first = until(&s, |a| matches!(a, Answer::Loaded(_)));
     assert!(matches!(first.last(), Some(Answer::Loaded(l)) if l.is_empty()));
-    let answers = until(&s, |a| matches!(a, Answer::Loaded(_)));
+    // The run's library comes before the news that it ended.
+    let answers = until(&s, |a| matches!(a, Answer::Indexed(_)));
+    assert!(
+        answers
+            .iter()
+            .any(|a| matches!(a, Answer::Loaded(l) if l.len() == 3))
+    );
     let report = answers.iter().find_map(|a| match a {
         Answer::Indexed(r) => Some(r.as_ref().unwrap()),
         _ => None,

@@ -29,6 +29,10 @@ impl ViewerApp {
 
     pub(super) fn grid(&mut self, ui: &mut egui::Ui) {
         let n = self.rows.len();
+        if n == 0 && self.indexing.is_running() && self.query.trim().is_empty() {
+            self.indexing.centre(ui);
+            return;
+        }
         if n == 0 {
             ui.centered_and_justified(|ui| {
                 ui.label(if !self.loaded {
@@ -226,13 +230,13 @@ impl ViewerApp {
     }
 
     /// Arrows, Page Up/Down, Home/End (with Shift to extend the
-    /// selection), Enter for the loupe, Ctrl+A for all.
+    /// selection), Enter for the loupe, Ctrl+A for all, S for a slideshow.
     fn keyboard(&mut self, ui: &mut egui::Ui, cols: usize, rows_per_page: usize) {
         if ui.ctx().egui_wants_keyboard_input() || self.rows.is_empty() {
             return;
         }
         let n = self.rows.len();
-        let (moves, modifiers, enter, all) = ui.input(|i| {
+        let (moves, modifiers, enter, all, show) = ui.input(|i| {
             let page = (cols * rows_per_page) as isize;
             let step = |key: egui::Key| -> Option<isize> {
                 Some(match key {
@@ -264,6 +268,7 @@ impl ViewerApp {
                 i.modifiers,
                 i.key_pressed(egui::Key::Enter),
                 i.modifiers.command && i.key_pressed(egui::Key::A),
+                i.key_pressed(egui::Key::S) && !i.modifiers.any(),
             )
         });
         let moved = (!moves.is_empty()).then_some(moves);
@@ -297,6 +302,9 @@ impl ViewerApp {
         }
         if enter && let Some(c) = self.cursor {
             self.open_loupe(c);
+        }
+        if show {
+            self.start_slideshow();
         }
     }
 

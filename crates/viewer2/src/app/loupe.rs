@@ -49,6 +49,11 @@ pub(super) struct Loupe {
     images: HashMap<FileId, Shown>,
     waiting: HashSet<FileId>,
     wanted: Vec<FileId>,
+    /// The zoom last drawn (screen pixels per photo pixel), for the
+    /// percentage shown.
+    shown_zoom: Option<f32>,
+    /// The slideshow runs: when it steps next.
+    slideshow: Option<std::time::Instant>,
 }
 
 impl Loupe {
@@ -97,7 +102,30 @@ impl ViewerApp {
             images: HashMap::new(),
             waiting: HashSet::new(),
             wanted: Vec::new(),
+            shown_zoom: None,
+            slideshow: None,
         });
+    }
+
+    /// Opens the loupe on the focused photo (the first if none) and starts
+    /// the slideshow there.
+    pub(super) fn start_slideshow(&mut self) {
+        if self.loupe.is_none() {
+            self.open_loupe(self.cursor.unwrap_or(0));
+        }
+        if let Some(l) = &mut self.loupe {
+            l.slideshow = Some(std::time::Instant::now() + self.slide_interval);
+        }
+    }
+
+    /// Whether the slideshow runs.
+    pub fn slideshow_running(&self) -> bool {
+        self.loupe.as_ref().is_some_and(|l| l.slideshow.is_some())
+    }
+
+    /// The zoom shown in the loupe, in percent.
+    pub fn loupe_zoom_percent(&self) -> Option<f32> {
+        Some(self.loupe.as_ref()?.shown_zoom? * 100.0)
     }
 
     /// Restarts the loupe's loader: `reduced` for the 1024 px view, else
@@ -195,8 +223,8 @@ impl ViewerApp {
     pub(super) fn loupe_ui(&mut self, ui: &mut egui::Ui) {
         self.loupe_load(ui.ctx());
         let n = self.rows.len();
-        let (mut step, mut close, mut zoom_by, mut one_to_one, mut fit) =
-            (0isize, false, 1.0f32, false, false);
+        let (mut step, mut close, mut zoom_by, mut one_to_one, mut fit, mut fill, mut show) =
+            (0isize, false, 1.0f32, false, false, false, false);
         if !ui.ctx().egui_wants_keyboard_input() {
             ui.input(|i| {
                 // Every press counts, however many one frame holds.
@@ -208,55 +236,122 @@ impl ViewerApp {
                 zoom_by = 1.25f32.powi(ins as i32 - outs as i32);
                 one_to_one = i.key_pressed(egui::Key::Num1);
                 fit = i.key_pressed(egui::Key::Num0) || i.key_pressed(egui::Key::F);
+                fill = i.key_pressed(egui::Key::Num2);
+                show = i.key_pressed(egui::Key::S);
             });
         }
         // Taken out while drawn; put back unless closed.
         let Some(mut l) = self.loupe.take() else {
             return;
         };
+        let now = std::time::Instant::now();
+        if show {
+            l.slideshow = match l.slideshow {
+                Some(_) => None,
+                None => Some(now + self.slide_interval),
+            };
+        }
+        if let Some(next) = l.slideshow {
+            if now >= next {
+                // On to the next photo, round to the first after the last.
+                step = if l.place + 1 >= n {
+                    -(l.place as isize)
+                } else {
+                    1
+                };
+                l.slideshow = Some(now + self.slide_interval);
+            } else {
+                ui.ctx().request_repaint_after(next - now);
+            }
+        }
         let mut retry = None;
-        ui.horizontal(|ui| {
-            if ui
-                .button("Grid")
-                .on_hover_text("back to the grid (Esc)")
-                .clicked()
-            {
-                close = true;
-            }
-            if ui
-                .button("Previous")
-                .on_hover_text("the previous photo (Left arrow)")
-                .clicked()
-            {
-                step = -1;
-            }
-            if ui
-                .button("Next")
-                .on_hover_text("the next photo (Right arrow)")
-                .clicked()
-            {
-                step = 1;
-            }
-            if ui
-                .button("Fit")
-                .on_hover_text("fit the window (0)")
-                .clicked()
-            {
-                fit = true;
-            }
-            if ui
-                .button("1:1")
-                .on_hover_text("one photo pixel per screen pixel (1)")
-                .clicked()
-            {
-                one_to_one = true;
-            }
-            let photo = &self.library.photos[self.rows[l.place] as usize];
-            ui.label(format!("{} ({} of {n})", photo.name, l.place + 1));
-        });
+        let alone = self.chrome.panels_hidden;
+        if !alone {
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Grid")
+                    .on_hover_text("back to the grid (Esc)")
+                    .clicked()
+                {
+                    close = true;
+                }
+                if ui
+                    .button("Previous")
+                    .on_hover_text("the previous photo (Left arrow)")
+                    .clicked()
+                {
+                    step = -1;
+                }
+                if ui
+                    .button("Next")
+                    .on_hover_text("the next photo (Right arrow)")
+                    .clicked()
+                {
+                    step = 1;
+                }
+                if ui
+                    .button("Fit")
+                    .on_hover_text("fit the window (0)")
+                    .clicked()
+                {
+                    fit = true;
+                }
+                if ui
+                    .button("1:1")
+                    .on_hover_text("one photo pixel per screen pixel (1)")
+                    .clicked()
+                {
+                    one_to_one = true;
+                }
+                if ui
+                    .button("Fill")
+                    .on_hover_text("fill the window, cropping the edges (2)")
+                    .clicked()
+                {
+                    fill = true;
+                }
+                let playing = l.slideshow.is_some();
+                if ui
+                    .selectable_label(playing, "Slideshow")
+                    .on_hover_text("step through the result (S)")
+                    .clicked()
+                {
+                    l.slideshow = if playing {
+                        None
+                    } else {
+                        Some(now + self.slide_interval)
+                    };
+                }
+                let mut secs = self.slide_interval.as_secs_f32();
+                let interval = ui.label("every");
+                if ui
+                    .add(
+                        egui::DragValue::new(&mut secs)
+                            .range(1.0..=60.0)
+                            .speed(0.2)
+                            .suffix(" s"),
+                    )
+                    .labelled_by(interval.id)
+                    .changed()
+                {
+                    self.slide_interval = std::time::Duration::from_secs_f32(secs);
+                }
+                if let Some(z) = l.shown_zoom {
+                    ui.label(format!("{:.0} %", z * 100.0));
+                }
+                let photo = &self.library.photos[self.rows[l.place] as usize];
+                ui.add(
+                    egui::Label::new(format!("{} ({} of {n})", photo.name, l.place + 1)).truncate(),
+                );
+            });
+        }
         if close {
             self.reveal_cursor = true;
             return;
+        }
+        if step != 0 && l.slideshow.is_some() {
+            // A step by hand restarts the interval.
+            l.slideshow = Some(now + self.slide_interval);
         }
         if step != 0 {
             let to = (l.place as isize + step).clamp(0, n as isize - 1) as usize;
@@ -275,7 +370,12 @@ impl ViewerApp {
         let (rect, response) =
             ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
         let painter = ui.painter_at(rect);
-        painter.rect_filled(rect, 0.0, egui::Color32::from_gray(24));
+        let backdrop = if alone {
+            egui::Color32::BLACK
+        } else {
+            egui::Color32::from_gray(24)
+        };
+        painter.rect_filled(rect, 0.0, backdrop);
         let ppp = ui.ctx().pixels_per_point();
         match l.images.get(&id) {
             Some(Shown::Ready { texture, full }) => {
@@ -288,6 +388,11 @@ impl ViewerApp {
                 }
                 if one_to_one {
                     l.zoom = Some(1.0);
+                }
+                if fill {
+                    l.zoom =
+                        Some((rect.width() * ppp / full_px.x).max(rect.height() * ppp / full_px.y));
+                    l.pan = egui::Vec2::ZERO;
                 }
                 let mut zoom = l.zoom.unwrap_or(fit_zoom);
                 let mut factor = zoom_by;
@@ -310,6 +415,7 @@ impl ViewerApp {
                     l.pan += response.drag_delta();
                     l.zoom = Some(zoom);
                 }
+                l.shown_zoom = Some(zoom);
                 let shown_size = full_px * zoom / ppp;
                 let shown = egui::Rect::from_center_size(rect.center() + l.pan, shown_size);
                 painter.image(
@@ -354,6 +460,25 @@ impl ViewerApp {
                     egui::Spinner::new(),
                 );
             }
+        }
+        if alone {
+            // The photo alone: its name, place and zoom, small, in a
+            // corner.
+            let photo = &self.library.photos[self.rows[l.place] as usize];
+            let mut text = format!("{} · {} of {n}", photo.name, l.place + 1);
+            if let Some(z) = l.shown_zoom {
+                text.push_str(&format!(" · {:.0} %", z * 100.0));
+            }
+            if l.slideshow.is_some() {
+                text.push_str(" · slideshow");
+            }
+            painter.text(
+                rect.left_bottom() + egui::vec2(12.0, -12.0),
+                egui::Align2::LEFT_BOTTOM,
+                text,
+                egui::FontId::proportional(13.0),
+                egui::Color32::from_gray(160),
+            );
         }
         if response.double_clicked() {
             self.reveal_cursor = true;

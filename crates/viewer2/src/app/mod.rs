@@ -6,19 +6,26 @@
 //! do, and each frame only picks up what they finished. So the window
 //! keeps drawing at full rate whatever the disk does.
 //!
+//! - `chrome`: the menu, the keyboard shortcuts, About, full screen and
+//!   hiding the panels.
 //! - `grid`: the thumbnail grid (only visible rows exist), selection and
 //!   keyboard, what to load next, and the atlas pages thumbnails live in.
+//! - `indexing`: a background index run's progress, with the rate and
+//!   the time left.
 //! - `loupe`: one photo fitted to the window, zoom and pan, neighbours
 //!   decoding ahead.
 //! - `side`: the tag cloud and the metadata panel with the caption editor.
 //! - `table`: the light table's camera, drawing and input over the model
 //!   in [`crate::table`], and its saves.
 
+mod chrome;
 mod grid;
+mod indexing;
 mod loupe;
 mod side;
 mod table;
 
+pub use chrome::SHORTCUTS;
 pub use table::TableView;
 
 use std::collections::{HashMap, HashSet};
@@ -33,13 +40,13 @@ use crate::atlas::Atlas;
 use crate::cache::{ThumbCache, ThumbStore};
 use crate::details::Reader as DetailsReader;
 use crate::freedesktop::FreedesktopCache;
-use crate::indexer::Progress;
 use crate::launch::{Desktop, Launch};
 use crate::library::{Library, Sort};
 use crate::loader::{Files, Loader, Source};
-use crate::searcher::{Answer, Searcher, TypoHint};
+use crate::searcher::{Answer, IndexWatch, Searcher, TypoHint};
 use crate::tags::CloudTag;
 use crate::thumbnail::Limits;
+use indexing::IndexStatus;
 
 /// The search box's id, so `/` can focus it.
 const SEARCH_ID: &str = "viewer2-search";
@@ -78,6 +85,12 @@ pub struct Options {
     /// Where links, "Open with" and "Show in folder" go (the desktop;
     /// tests record them).
     pub launch: Arc<dyn Launch>,
+    /// Called on the index thread with each step of a background run
+    /// (tests hold the run there).
+    pub index_watch: Option<IndexWatch>,
+    /// How long the slideshow shows each photo at first (the loupe's bar
+    /// changes it).
+    pub slide_interval: Duration,
 }
 
 impl Options {
@@ -96,6 +109,8 @@ impl Options {
             open: None,
             time_zone: jiff::tz::TimeZone::system(),
             launch: Arc::new(Desktop),
+            index_watch: None,
+            slide_interval: Duration::from_secs(4),
         }
     }
 }
@@ -109,20 +124,6 @@ struct Thumb {
     full: (u32, u32),
     /// Whether it is the embedded preview (a real one is coming).
     preview: bool,
-}
-
-/// The indexing status shown at the bottom.
-#[derive(Clone, Debug, Default)]
-enum Indexing {
-    /// No run.
-    #[default]
-    Idle,
-    /// Files looked at so far.
-    Running(Progress),
-    /// The last run's summary.
-    Done(String),
-    /// Why the last run failed.
-    Failed(String),
 }
 
 /// The window's state.
@@ -186,7 +187,7 @@ pub struct ViewerApp {
     source: Arc<dyn Source>,
     /// The loupe's limits when set by the caller.
     loupe_limits: Option<Limits>,
-    indexing: Indexing,
+    indexing: IndexStatus,
     /// Why there is nothing to browse.
     failed: Option<String>,
     focus_search: bool,
@@ -213,16 +214,21 @@ pub struct ViewerApp {
     launch: Arc<dyn Launch>,
     /// Why the desktop could not open what was asked.
     launch_error: Option<String>,
+    chrome: chrome::Chrome,
+    /// How long the slideshow shows each photo.
+    slide_interval: Duration,
 }
 
 impl ViewerApp {
     /// Starts the catalogue thread and the loaders.
     pub fn new(ctx: &egui::Context, options: Options) -> std::io::Result<ViewerApp> {
         let repaint = ctx.clone();
-        let searcher = Searcher::start(
+        let indexing = IndexStatus::new(&options.dirs);
+        let searcher = Searcher::start_watched(
             options.catalog,
             options.dirs,
             Arc::new(move || repaint.request_repaint()),
+            options.index_watch,
         )?;
         let shared = options
             .share_thumbnails
@@ -294,7 +300,7 @@ impl ViewerApp {
             caption_status: None,
             source: options.source,
             loupe_limits: options.loupe_limits,
-            indexing: Indexing::Idle,
+            indexing,
             failed: None,
             focus_search: true,
             on_table: false,
@@ -309,6 +315,8 @@ impl ViewerApp {
             time_zone: options.time_zone,
             launch: options.launch,
             launch_error: None,
+            chrome: chrome::Chrome::default(),
+            slide_interval: options.slide_interval,
         })
     }
 
@@ -364,7 +372,7 @@ impl ViewerApp {
             || self.shown_seq < self.searcher.latest()
             || self.counts_owed
             || !self.waiting.is_empty()
-            || matches!(self.indexing, Indexing::Running(_))
+            || self.indexing.is_running()
             || self.loupe.as_ref().is_some_and(|l| l.is_waiting())
             || self.caption_status.as_deref() == Some(SAVING)
             || self.details.is_waiting()
@@ -469,9 +477,8 @@ impl ViewerApp {
                     self.wanted.clear();
                     self.open_asked();
                 }
-                Answer::Indexing(p) => self.indexing = Indexing::Running(p),
-                Answer::Indexed(Ok(report)) => self.indexing = Indexing::Done(report.to_string()),
-                Answer::Indexed(Err(e)) => self.indexing = Indexing::Failed(e),
+                Answer::Indexing(p) => self.indexing.progress(p),
+                Answer::Indexed(report) => self.indexing.finished(report.map(|r| r.to_string())),
                 Answer::CaptionSaved { id, error } => {
                     self.caption_status = Some(match error {
                         None => "Saved".to_owned(),
@@ -554,22 +561,35 @@ impl ViewerApp {
         if ui.input(|i| i.key_pressed(egui::Key::Slash)) && !ui.ctx().egui_wants_keyboard_input() {
             self.focus_search = true;
         }
-        egui::Panel::top("search-bar").show(ui, |ui| self.search_bar(ui));
-        egui::Panel::bottom("status-bar").show(ui, |ui| self.status_bar(ui));
-        egui::Panel::left("tag-cloud")
-            .resizable(true)
-            .default_size(220.0)
-            .show(ui, |ui| self.tag_cloud(ui));
-        egui::Panel::right("metadata")
-            .resizable(true)
-            .default_size(260.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt("details")
-                    .auto_shrink([false, false])
-                    .show(ui, |ui| self.metadata_panel(ui));
-            });
-        egui::CentralPanel::default().show(ui, |ui| {
+        self.chrome_keys(ui.ctx());
+        let hidden = self.chrome.panels_hidden;
+        // The photo alone on black: no bar at all.
+        let alone = hidden && self.loupe.is_some();
+        if !alone {
+            egui::Panel::top("search-bar").show(ui, |ui| self.search_bar(ui));
+        }
+        if !hidden {
+            egui::Panel::bottom("status-bar").show(ui, |ui| self.status_bar(ui));
+            egui::Panel::left("tag-cloud")
+                .resizable(true)
+                .default_size(220.0)
+                .show(ui, |ui| self.tag_cloud(ui));
+            egui::Panel::right("metadata")
+                .resizable(true)
+                .default_size(260.0)
+                .show(ui, |ui| {
+                    egui::ScrollArea::vertical()
+                        .id_salt("details")
+                        .auto_shrink([false, false])
+                        .show(ui, |ui| self.metadata_panel(ui));
+                });
+        }
+        let central = if alone {
+            egui::CentralPanel::default().frame(egui::Frame::NONE.fill(egui::Color32::BLACK))
+        } else {
+            egui::CentralPanel::default()
+        };
+        central.show(ui, |ui| {
             if let Some(e) = &self.failed {
                 ui.colored_label(ui.visuals().error_fg_color, e);
             } else if self.loupe.is_some() {
@@ -580,6 +600,7 @@ impl ViewerApp {
                 self.grid(ui);
             }
         });
+        self.chrome_windows(ui.ctx());
         if self.is_busy() {
             // Loader answers do not wake the window: look again soon.
             ui.ctx().request_repaint_after(Duration::from_millis(30));
@@ -588,6 +609,7 @@ impl ViewerApp {
 
     fn search_bar(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
+            self.menu(ui);
             ui.selectable_value(&mut self.on_table, false, "Grid");
             ui.selectable_value(&mut self.on_table, true, "Light table");
             ui.separator();
@@ -595,7 +617,9 @@ impl ViewerApp {
             let edit = egui::TextEdit::singleline(&mut self.query)
                 .id(egui::Id::unique(SEARCH_ID))
                 .hint_text("words, OR, -not, \"phrases\", name: dir: caption: camera: date:  (/)")
-                .desired_width(ui.available_width() * 0.45);
+                // What the rest of the bar needs stays free (a bar wider
+                // than the window loses its last controls).
+                .desired_width((ui.available_width() - 470.0).max(140.0));
             let response = ui.add(edit).labelled_by(label.id);
             if self.focus_search {
                 response.request_focus();
@@ -654,29 +678,7 @@ impl ViewerApp {
 
     fn status_bar(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            match &self.indexing {
-                Indexing::Idle => {}
-                Indexing::Running(Progress::Files(n)) => {
-                    ui.spinner();
-                    ui.label(format!("Indexing: {n} files…"));
-                }
-                Indexing::Running(Progress::Reading { done, total }) => {
-                    ui.spinner();
-                    ui.label(format!(
-                        "Indexing: reading {done} of {total} new or changed files…"
-                    ));
-                }
-                Indexing::Running(Progress::BuildingIndex) => {
-                    ui.spinner();
-                    ui.label("Indexing: building the search index…");
-                }
-                Indexing::Done(s) => {
-                    ui.label(s);
-                }
-                Indexing::Failed(e) => {
-                    ui.colored_label(ui.visuals().error_fg_color, format!("Indexing failed: {e}"));
-                }
-            }
+            self.indexing.status(ui);
             if !self.waiting.is_empty() {
                 ui.separator();
                 ui.label(format!("{} thumbnails loading", self.waiting.len()));

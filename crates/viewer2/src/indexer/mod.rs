@@ -352,7 +352,14 @@ pub fn index_until(
                 return Ok(finish_early(report, &cat, started)?);
             }
         }
-        for chunk in plan.new.chunks(BATCH) {
+        // A small first batch: a window waiting on a new folder shows
+        // its first photos at once.
+        let first = plan.new.len().min(FIRST_BATCH);
+        let (head, rest) = plan.new.split_at(first);
+        for chunk in std::iter::once(head)
+            .filter(|c| !c.is_empty())
+            .chain(rest.chunks(BATCH))
+        {
             let entries: Vec<Entry> = chunk
                 .iter()
                 .map(|&i| read_entry(&walk.found[i], &mut report))
@@ -392,6 +399,9 @@ pub fn index_until(
 
 /// Files written per transaction while reading.
 const BATCH: usize = 1000;
+
+/// New files written in the first transaction.
+const FIRST_BATCH: usize = 48;
 
 /// A report for a run told to stop: what it did so far.
 fn finish_early(

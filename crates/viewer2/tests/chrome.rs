@@ -1,0 +1,291 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The window's chrome and the loupe's viewing modes, driven headless by
+//! egui_kittest: F1 and ? show every shortcut, the menu reaches About
+//! (with the version), F11 asks for full screen, Tab hides the panels (the
+//! loupe then shows the photo alone on black), the loupe shows its zoom
+//! and fits, fills or shows 1:1, and S runs a slideshow.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use catalog::{Catalog, NewFile};
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use viewer2::app::{Options, ViewerApp};
+
+mod photos;
+mod ui;
+
+use ui::settle;
+
+/// Four photos of 400 × 300 in a catalogue.
+fn setup() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("Été");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut paths = Vec::new();
+    for k in 0..4 {
+        let path = folder.join(format!("photo_{k}.jpg"));
+        std::fs::write(&path, photos::jpeg(&photos::picture(400, 300), 85)).unwrap();
+        paths.push(path.to_string_lossy().into_owned());
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let mut c = Catalog::open(&cat).unwrap();
+    let new: Vec<NewFile<'_>> = paths
+        .iter()
+        .enumerate()
+        .map(|(k, path)| NewFile {
+            path,
+            caption: "",
+            size: 1000,
+            mtime: 1_700_000_000 + k as i64,
+            raw_path: None,
+            camera: "",
+            date: "",
+            identity: Default::default(),
+        })
+        .collect();
+    c.add(&new).unwrap();
+    (dir, cat)
+}
+
+fn harness(cat: &Path, slide: Duration) -> Harness<'static, ViewerApp> {
+    let mut options = Options::new(cat.to_owned(), vec![]);
+    options.threads = 2;
+    options.slide_interval = slide;
+    let ctx = egui::Context::default();
+    let app = ViewerApp::new(&ctx, options).unwrap();
+    Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+}
+
+/// The text painted in the last frame (what accesskit does not see).
+fn painted(h: &Harness<'static, ViewerApp>) -> Vec<String> {
+    h.output()
+        .shapes
+        .iter()
+        .filter_map(|s| match &s.shape {
+            egui::epaint::Shape::Text(t) => Some(t.galley.text().to_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn f1_and_the_question_mark_show_every_shortcut() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_secs(4));
+    settle(&mut h);
+    assert!(h.query_by_label("Keyboard shortcuts").is_none());
+    h.key_press(egui::Key::F1);
+    h.run_steps(2);
+    assert!(h.query_by_label("Keyboard shortcuts").is_some());
+    for (_, keys) in viewer2::app::SHORTCUTS {
+        for (key, what) in *keys {
+            assert!(
+                h.query_all_by_label(key).next().is_some(),
+                "{key} is not listed"
+            );
+            assert!(
+                h.query_all_by_label(what).next().is_some(),
+                "{what} is not listed"
+            );
+        }
+    }
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.query_by_label("Keyboard shortcuts").is_none());
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::Questionmark);
+    h.run_steps(2);
+    assert!(h.query_by_label("Keyboard shortcuts").is_some());
+    h.key_press(egui::Key::F1);
+    h.run_steps(2);
+    assert!(h.query_by_label("Keyboard shortcuts").is_none());
+    // Typed in the search box, ? is a character, not a shortcut.
+    h.get_by_label("Search").focus();
+    h.get_by_label("Search").type_text("what?");
+    h.run_steps(2);
+    assert!(h.query_by_label("Keyboard shortcuts").is_none());
+}
+
+#[test]
+fn the_menu_reaches_about_with_the_version() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_secs(4));
+    settle(&mut h);
+    // Each with its shortcut, as the menu shows them.
+    let items = [
+        "Grid",
+        "Light table",
+        "Open in the loupe Enter",
+        "Slideshow S",
+        "Full screen F11",
+        "Hide the panels Tab",
+        "Keyboard shortcuts F1",
+        "About viewer2",
+        "Quit Ctrl+Q",
+    ];
+    h.get_by_role_and_label(egui::Role::Button, "photo_0.jpg")
+        .click();
+    h.run_steps(2);
+    let before: Vec<usize> = items
+        .iter()
+        .map(|i| h.query_all_by_label(i).count())
+        .collect();
+    h.get_by_label("Menu").click();
+    h.run_steps(2);
+    for (item, before) in items.iter().zip(before) {
+        assert_eq!(
+            h.query_all_by_label(item).count(),
+            before + 1,
+            "{item} is not in the menu"
+        );
+    }
+    h.get_by_label("About viewer2").click();
+    h.run_steps(2);
+    let version = format!("viewer2 {}", env!("CARGO_PKG_VERSION"));
+    assert!(h.query_by_label(&version).is_some());
+}
+
+#[test]
+fn f11_asks_for_full_screen_and_back() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_secs(4));
+    settle(&mut h);
+    let asked = |h: &Harness<'static, ViewerApp>| {
+        h.output()
+            .viewport_output
+            .values()
+            .flat_map(|v| v.commands.iter())
+            .find_map(|c| match c {
+                egui::ViewportCommand::Fullscreen(on) => Some(*on),
+                _ => None,
+            })
+    };
+    // One frame with the press in it (`key_press` takes two, and the
+    // output is the last frame's).
+    let press = |h: &mut Harness<'static, ViewerApp>| {
+        h.input_mut().events.push(egui::Event::Key {
+            key: egui::Key::F11,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    };
+    press(&mut h);
+    assert_eq!(asked(&h), Some(true));
+    assert!(h.state().is_full_screen());
+    h.step();
+    press(&mut h);
+    assert_eq!(asked(&h), Some(false));
+    assert!(!h.state().is_full_screen());
+}
+
+#[test]
+fn tab_hides_the_panels_and_the_loupe_shows_the_photo_alone() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_secs(4));
+    settle(&mut h);
+    assert!(h.query_by_label("Tags").is_some());
+    // In the search box (where the window starts), Tab is the text
+    // field's; on the grid it hides the panels.
+    h.get_by_role_and_label(egui::Role::Button, "photo_0.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Tab);
+    h.run_steps(2);
+    assert!(h.state().panels_hidden());
+    assert!(h.query_by_label("Tags").is_none());
+    // The search bar stays over the grid.
+    assert!(h.query_by_label("Search").is_some());
+    h.key_press(egui::Key::Tab);
+    h.run_steps(2);
+    assert!(h.query_by_label("Tags").is_some());
+
+    h.get_by_role_and_label(egui::Role::Button, "photo_1.jpg")
+        .click();
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    assert_eq!(h.state().loupe_photo(), Some("photo_1.jpg"));
+    h.key_press(egui::Key::Tab);
+    settle(&mut h);
+    // Nothing but the photo and a small line in the corner.
+    assert!(h.query_by_label("Search").is_none());
+    assert!(h.query_by_label("Previous").is_none());
+    assert!(h.query_by_label("Tags").is_none());
+    assert!(
+        painted(&h)
+            .iter()
+            .any(|t| t.starts_with("photo_1.jpg · 2 of 4 · ")),
+        "{:?}",
+        painted(&h)
+    );
+    h.key_press(egui::Key::Tab);
+    settle(&mut h);
+    assert!(h.query_by_label("Previous").is_some());
+}
+
+#[test]
+fn the_loupe_shows_its_zoom_and_fits_fills_or_shows_one_to_one() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_secs(4));
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "photo_0.jpg")
+        .click();
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    let fit = h.state().loupe_zoom_percent().unwrap();
+    assert!(
+        h.query_by_label(&format!("{fit:.0} %")).is_some(),
+        "no {fit:.0} % shown"
+    );
+    h.key_press(egui::Key::Num1);
+    h.run_steps(2);
+    assert!(h.query_by_label("100 %").is_some());
+    h.key_press(egui::Key::Num2);
+    h.run_steps(2);
+    let fill = h.state().loupe_zoom_percent().unwrap();
+    // 400 × 300 in a wider view: filling crops top and bottom.
+    assert!(fill > fit, "fill {fill} fit {fit}");
+    h.get_by_label("Fit").click();
+    h.run_steps(2);
+    assert_eq!(h.state().loupe_zoom_percent(), Some(fit));
+}
+
+#[test]
+fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_millis(300));
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "photo_2.jpg")
+        .click();
+    h.run_steps(1);
+    h.key_press(egui::Key::S);
+    h.run_steps(1);
+    assert!(h.state().slideshow_running());
+    assert_eq!(h.state().loupe_photo(), Some("photo_2.jpg"));
+    let mut seen = vec!["photo_2.jpg".to_owned()];
+    let start = Instant::now();
+    while seen.len() < 4 {
+        assert!(start.elapsed() < Duration::from_secs(10), "only {seen:?}");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+        let now = h.state().loupe_photo().unwrap().to_owned();
+        if seen.last() != Some(&now) {
+            seen.push(now);
+        }
+    }
+    assert_eq!(
+        seen,
+        ["photo_2.jpg", "photo_3.jpg", "photo_0.jpg", "photo_1.jpg"]
+    );
+    h.key_press(egui::Key::S);
+    h.run_steps(1);
+    assert!(!h.state().slideshow_running());
+}
