@@ -82,6 +82,9 @@ pub struct CloudTag {
     pub weight: f32,
 }
 
+/// Results smaller than this show name words of a single photo too.
+const FEW: usize = 20;
+
 /// Words cameras and phones put in every file name: no tag.
 const GENERIC_NAME_WORDS: &[&str] = &[
     "img", "dsc", "dscn", "dscf", "pxl", "mvimg", "dji", "gopr", "sam", "wp", "pict", "photo",
@@ -163,6 +166,11 @@ impl TagIndex {
             // A tag every photo carries narrows nothing (the folder all of
             // them are in).
             .filter(|&(t, _)| everywhere <= 1 || self.photos_with[t as usize] < everywhere)
+            // A word of one file's name is no way to browse a large result
+            // ("very", "long", "name" of one long name).
+            .filter(|&(t, n)| {
+                n > 1 || rows.len() < FEW || self.defs[t as usize].kind != TagKind::Name
+            })
             .map(|(t, n)| {
                 let common = self.photos_with[t as usize].max(1) as f64;
                 let kind = self.defs[t as usize].kind.weight();

@@ -365,3 +365,29 @@ fn the_users_words_weigh_most_in_the_cloud() {
     assert!(three.contains(&"dir:beach".to_owned()), "{three:?}");
     assert!(!three.contains(&"name:received".to_owned()), "{three:?}");
 }
+
+/// A word of one file's name is left out of a large result's cloud (it
+/// leads to one photo), and kept when the result is small.
+#[test]
+fn one_files_name_words_stay_out_of_a_large_cloud() {
+    let mut records: Vec<FileRecord> = (0..30)
+        .map(|i| record(i + 1, (i % 3) as u8, &format!("IMG_{i}.jpg"), "", "", "", 1))
+        .collect();
+    records.push(record(100, 0, "a very long name indeed.jpg", "", "", "", 1));
+    let lib = Library::new(records, &[]);
+    let all: Vec<u32> = (0..31).collect();
+    let terms: Vec<String> = lib
+        .tags
+        .cloud(&all, 80)
+        .into_iter()
+        .map(|t| t.term)
+        .collect();
+    assert!(!terms.contains(&"name:very".to_owned()), "{terms:?}");
+    let one: Vec<String> = lib
+        .tags
+        .cloud(&[30], 80)
+        .into_iter()
+        .map(|t| t.term)
+        .collect();
+    assert!(one.contains(&"name:very".to_owned()), "{one:?}");
+}

@@ -217,20 +217,25 @@ impl ViewerApp {
                 egui::ScrollArea::vertical()
                     .max_height(ctx.content_rect().height() * 0.8)
                     .show(ui, |ui| {
-                        for (place, keys) in SHORTCUTS {
-                            ui.strong(*place);
-                            egui::Grid::new(*place)
-                                .num_columns(2)
-                                .striped(true)
-                                .show(ui, |ui| {
+                        // One grid, so the keys of every place line up.
+                        egui::Grid::new("shortcuts")
+                            .num_columns(2)
+                            .spacing([24.0, 4.0])
+                            .show(ui, |ui| {
+                                for (k, (place, keys)) in SHORTCUTS.iter().enumerate() {
+                                    if k > 0 {
+                                        ui.label("");
+                                        ui.end_row();
+                                    }
+                                    ui.strong(*place);
+                                    ui.end_row();
                                     for (key, what) in *keys {
                                         ui.label(*key);
                                         ui.label(*what);
                                         ui.end_row();
                                     }
-                                });
-                            ui.add_space(6.0);
-                        }
+                                }
+                            });
                     });
             });
         self.chrome.help = help;

@@ -472,13 +472,19 @@ impl ViewerApp {
             if l.slideshow.is_some() {
                 text.push_str(" · slideshow");
             }
-            painter.text(
-                rect.left_bottom() + egui::vec2(12.0, -12.0),
-                egui::Align2::LEFT_BOTTOM,
+            // On a dark band of its own, readable over any photo.
+            let galley = painter.layout_no_wrap(
                 text,
                 egui::FontId::proportional(13.0),
-                egui::Color32::from_gray(160),
+                egui::Color32::from_gray(200),
             );
+            let at = rect.left_bottom() + egui::vec2(12.0, -12.0 - galley.size().y);
+            painter.rect_filled(
+                egui::Rect::from_min_size(at, galley.size()).expand(4.0),
+                4.0,
+                egui::Color32::from_black_alpha(170),
+            );
+            painter.galley(at, galley, egui::Color32::from_gray(200));
         }
         if response.double_clicked() {
             self.reveal_cursor = true;
