@@ -542,6 +542,28 @@ impl Catalog {
         Ok(())
     }
 
+    /// A file moved where the catalogue does not list it (the Trash): its
+    /// record follows it there and is kept as [`Presence::Missing`], with
+    /// its id, caption and placements, so [`Catalog::rename`] back (the
+    /// file put back) brings everything back.
+    pub fn put_away(
+        &mut self,
+        id: FileId,
+        path: &str,
+        raw: Option<&[u8]>,
+    ) -> Result<(), CatalogError> {
+        self.writable()?;
+        let tx = self.conn.transaction()?;
+        move_record(&tx, id, path, raw)?;
+        tx.execute(
+            "UPDATE files SET status = 2 WHERE file_id = ?1",
+            params![id],
+        )?;
+        bump(&tx)?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Sets a file's caption as the user wrote it: later index runs keep it
     /// even when the photo's own metadata changes. Returns whether the file
     /// exists.

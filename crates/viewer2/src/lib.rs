@@ -6,6 +6,7 @@ pub mod app;
 pub mod atlas;
 pub mod cache;
 pub mod details;
+pub mod edits;
 pub mod fileops;
 pub mod freedesktop;
 pub mod indexer;

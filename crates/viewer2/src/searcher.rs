@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 
 use catalog::{Catalog, Clause, FileId, Mode, Query, parse, tokenize};
 
+use crate::edits::{self, Done, FileOp};
+use crate::fileops::{RealFs, Trash};
 use crate::indexer::{self, Progress, Report};
 use crate::library::{Library, Sort};
 use crate::table::{Changes, Saved, UserGroup};
@@ -51,6 +53,8 @@ enum Request {
     /// The window is closing: finish the saves asked before this, answer
     /// [`Answer::Closed`] and end.
     Quit,
+    /// Change the user's files (the Trash, rename, move, copy, rotate).
+    Edit(FileOp),
     /// Move a photo's file into a folder (dropped onto its stack, and the
     /// user said yes).
     MoveFile {
@@ -148,6 +152,8 @@ pub enum Answer {
     TableNotSaved(String),
     /// A photo's file was moved into a folder (its new path), or why not.
     FileMoved(Result<String, String>),
+    /// A file operation is over: what it did, and what takes it back.
+    Edited(Done),
     /// Every save asked before [`Searcher::shut_down`] is written; the
     /// thread has ended.
     Closed,
@@ -189,17 +195,24 @@ impl Searcher {
         dirs: Vec<PathBuf>,
         wake: Arc<dyn Fn() + Send + Sync>,
     ) -> std::io::Result<Searcher> {
-        Searcher::start_watched(catalog_path, dirs, wake, None)
+        Searcher::start_with(
+            catalog_path,
+            dirs,
+            wake,
+            Extras {
+                watch: None,
+                trash: Trash::for_user(),
+            },
+        )
     }
 
-    /// [`Searcher::start`], calling `watch` on the index thread with each
-    /// step of a background index run (after the window was told; tests
-    /// hold the run there to look at the window mid-run).
-    pub fn start_watched(
+    /// [`Searcher::start`] with a watch on index runs and a Trash of the
+    /// caller's choosing.
+    pub fn start_with(
         catalog_path: PathBuf,
         dirs: Vec<PathBuf>,
         wake: Arc<dyn Fn() + Send + Sync>,
-        watch: Option<IndexWatch>,
+        extras: Extras,
     ) -> std::io::Result<Searcher> {
         let (requests, inbox) = channel();
         let (outbox, answers) = channel();
@@ -209,7 +222,7 @@ impl Searcher {
         let stopped = Arc::clone(&stop);
         std::thread::Builder::new()
             .name("catalogue".into())
-            .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out, stopped, watch))?;
+            .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out, stopped, extras))?;
         Ok(Searcher {
             requests,
             answers,
@@ -278,6 +291,12 @@ impl Searcher {
     /// follow.
     pub fn move_file(&self, id: FileId, to_dir: PathBuf) {
         let _ = self.requests.send(Request::MoveFile { id, to_dir });
+    }
+
+    /// Changes the user's files; an [`Answer::Edited`] and, when something
+    /// changed, a new library follow.
+    pub fn edit(&self, op: FileOp) {
+        let _ = self.requests.send(Request::Edit(op));
     }
 
     /// An answer, if one is ready; never blocks.
@@ -349,8 +368,9 @@ fn run(
     again: Sender<Request>,
     out: &Outbox,
     stop: Arc<AtomicBool>,
-    watch: Option<IndexWatch>,
+    extras: Extras,
 ) {
+    let Extras { watch, trash } = extras;
     let send = |a| out.send(a);
     if let Some(parent) = catalog_path.parent()
         && let Err(e) = std::fs::create_dir_all(parent)
@@ -481,13 +501,38 @@ fn run(
                 }
             }
             Request::MoveFile { id, to_dir } => {
-                let moved = move_file(&mut cat, id, &to_dir);
+                let moved = move_file(&mut cat, &library, id, &to_dir);
                 let ok = moved.is_ok();
                 if !send(Answer::FileMoved(moved)) {
                     return;
                 }
                 if ok {
                     pending.push_back(Request::Reload);
+                }
+            }
+            Request::Edit(op) => {
+                let done = edits::apply(&RealFs, &mut cat, &library, trash.as_ref(), &op);
+                // The library and result as changed go out first, so a
+                // window told the operation is over shows its effect.
+                if !done.message.is_empty() {
+                    match load(&cat) {
+                        Ok(l) => library = l,
+                        Err(e) => {
+                            send(Answer::Failed(e));
+                            return;
+                        }
+                    }
+                    if !send(Answer::Loaded(Arc::clone(&library))) {
+                        return;
+                    }
+                    if let Some(s) = &last
+                        && !answer(&cat, &library, s, &mut term_counts, &mut || false, out)
+                    {
+                        return;
+                    }
+                }
+                if !send(Answer::Edited(done)) {
+                    return;
                 }
             }
             Request::SaveSetting(key, value) => {
@@ -632,59 +677,24 @@ fn write_table(
 /// Moves photo `id`'s file into `to_dir` and records its new path. Never
 /// replaces a file; if the catalogue cannot record the move, the file is
 /// moved back.
-fn move_file(cat: &mut Catalog, id: FileId, to_dir: &Path) -> Result<String, String> {
-    let Some((path, _)) = cat.file(id).map_err(|e| e.to_string())? else {
-        return Err("this photo is no longer in the catalogue".to_owned());
+fn move_file(
+    cat: &mut Catalog,
+    library: &Library,
+    id: FileId,
+    to_dir: &Path,
+) -> Result<String, String> {
+    let op = FileOp::Move {
+        ids: vec![id],
+        to: to_dir.to_owned(),
     };
-    let from = match cat.raw_path(id).map_err(|e| e.to_string())? {
-        Some(raw) => crate::library::path_from_bytes(&raw),
-        None => PathBuf::from(&path),
-    };
-    let Some(name) = from.file_name() else {
-        return Err(format!("{}: no file name", from.display()));
-    };
-    let to = to_dir.join(name);
-    if to.exists() {
-        return Err(format!(
-            "{} already exists; nothing was moved",
-            to.display()
-        ));
+    let done = edits::apply(&RealFs, cat, library, None, &op);
+    if let Some(e) = done.errors.into_iter().next() {
+        return Err(e);
     }
-    place_without_replacing(&from, &to)
-        .map_err(|e| format!("cannot move {} to {}: {e}", from.display(), to.display()))?;
-    let text = to.to_string_lossy().into_owned();
-    let raw = (text.as_bytes() != to.as_os_str().as_encoded_bytes())
-        .then(|| to.as_os_str().as_encoded_bytes().to_vec());
-    if let Err(e) = cat.rename(&[(id, &text, raw.as_deref())]) {
-        let back = std::fs::rename(&to, &from);
-        return Err(match back {
-            Ok(()) => format!("the catalogue could not record the move ({e}); the file is back"),
-            Err(b) => format!(
-                "the catalogue could not record the move ({e}), and moving it back failed ({b}): the file is at {}",
-                to.display()
-            ),
-        });
-    }
-    Ok(text)
-}
-
-/// Moves a file to a path where nothing is, never replacing a file that
-/// appeared there meanwhile: a hard link (which fails if the name is
-/// taken) then the old name removed; where links are not possible (another
-/// file system, FAT), a rename after a last look.
-fn place_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
-    match std::fs::hard_link(from, to) {
-        Ok(()) => {
-            if let Err(e) = std::fs::remove_file(from) {
-                // Both names lead to the file: keep the old one only.
-                let _ = std::fs::remove_file(to);
-                return Err(e);
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
-        Err(_) if to.exists() => Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists)),
-        Err(_) => std::fs::rename(from, to),
+    match cat.file(id) {
+        Ok(Some((path, _))) => Ok(path),
+        Ok(None) => Err("this photo is no longer in the catalogue".to_owned()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -697,6 +707,17 @@ const TABLE_VIEW: &str = "table.view";
 
 /// Called on the index thread with each step of a run.
 pub type IndexWatch = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// What a catalogue thread may be given beyond the catalogue and folders.
+#[derive(Default)]
+pub struct Extras {
+    /// Called on the index thread with each step of a background run
+    /// (after the window was told; tests hold the run there).
+    pub watch: Option<IndexWatch>,
+    /// Where deleted photos go (`None`: deleting is refused, and says
+    /// why).
+    pub trash: Option<Trash>,
+}
 
 /// How often a first run's library is read again while files come in, so
 /// the grid fills as they do.

@@ -217,7 +217,7 @@ fn a_file_move_never_replaces_a_file() {
     s.move_file(ids[0], b.clone());
     let answers = until(&s, |a| matches!(a, Answer::FileMoved(_)));
     match answers.last() {
-        Some(Answer::FileMoved(Err(e))) => assert!(e.contains("already exists"), "{e}"),
+        Some(Answer::FileMoved(Err(e))) => assert!(e.contains("is already there"), "{e}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(std::fs::read(a.join("x.jpg")).unwrap(), b"mine");

@@ -30,6 +30,19 @@ pub const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "Grid and loupe",
+        &[
+            ("Delete", "move to the Trash"),
+            ("Ctrl+Z", "undo the last change to a file"),
+            ("F2", "rename"),
+            ("[, ]", "turn left, right (JPEG, without loss)"),
+            (
+                "Right-click",
+                "move, copy, open with, show in the file manager",
+            ),
+        ],
+    ),
+    (
         "Loupe",
         &[
             ("Left, Right", "previous, next photo"),
@@ -154,6 +167,7 @@ impl ViewerApp {
                 self.start_slideshow();
                 ui.close();
             }
+            ui.menu_button("Photo", |ui| self.file_actions(ui));
             ui.separator();
             if ui
                 .add(

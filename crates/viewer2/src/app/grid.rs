@@ -162,6 +162,11 @@ impl ViewerApp {
             let modifiers = ui.input(|i| i.modifiers);
             self.click(place, modifiers);
         }
+        if response.secondary_clicked() && !self.selected.contains(&id) {
+            // As file managers do: the menu is for what was clicked.
+            self.click(place, egui::Modifiers::NONE);
+        }
+        response.context_menu(|ui| self.file_actions(ui));
         if response.double_clicked() {
             self.click(place, egui::Modifiers::NONE);
             self.open_loupe(place);

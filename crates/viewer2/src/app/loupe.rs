@@ -63,6 +63,13 @@ impl Loupe {
         !self.waiting.is_empty() || self.wanted.is_empty()
     }
 
+    /// Forgets photo `id`'s picture (its file changed): it is decoded
+    /// again.
+    pub(super) fn forget(&mut self, id: FileId) {
+        self.images.remove(&id);
+        self.wanted.clear();
+    }
+
     pub(super) fn is_ready(&self, id: FileId) -> bool {
         matches!(self.images.get(&id), Some(Shown::Ready { .. }))
     }
@@ -491,6 +498,7 @@ impl ViewerApp {
             return;
         }
         self.loupe = Some(l);
+        response.context_menu(|ui| self.file_actions(ui));
         if let Some(reduced) = retry {
             self.restart_loupe_loader(reduced);
         }

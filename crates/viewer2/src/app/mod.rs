@@ -8,6 +8,8 @@
 //!
 //! - `chrome`: the menu, the keyboard shortcuts, About, full screen and
 //!   hiding the panels.
+//! - `files`: Delete to the Trash, rename, move and copy to a folder,
+//!   turn, open with, show in the file manager; undo.
 //! - `grid`: the thumbnail grid (only visible rows exist), selection and
 //!   keyboard, what to load next, and the atlas pages thumbnails live in.
 //! - `indexing`: a background index run's progress, with the rate and
@@ -19,6 +21,7 @@
 //!   in [`crate::table`], and its saves.
 
 mod chrome;
+mod files;
 mod grid;
 mod indexing;
 mod loupe;
@@ -39,11 +42,12 @@ use eframe::egui;
 use crate::atlas::Atlas;
 use crate::cache::{ThumbCache, ThumbStore};
 use crate::details::Reader as DetailsReader;
+use crate::fileops::Trash;
 use crate::freedesktop::FreedesktopCache;
 use crate::launch::{Desktop, Launch};
 use crate::library::{Library, Sort};
 use crate::loader::{Files, Loader, Source};
-use crate::searcher::{Answer, IndexWatch, Searcher, TypoHint};
+use crate::searcher::{Answer, Extras, IndexWatch, Searcher, TypoHint};
 use crate::tags::CloudTag;
 use crate::thumbnail::Limits;
 use indexing::IndexStatus;
@@ -91,6 +95,8 @@ pub struct Options {
     /// How long the slideshow shows each photo at first (the loupe's bar
     /// changes it).
     pub slide_interval: Duration,
+    /// Where deleted photos go: the user's Trash (tests give their own).
+    pub trash: Option<Trash>,
 }
 
 impl Options {
@@ -111,6 +117,7 @@ impl Options {
             launch: Arc::new(Desktop),
             index_watch: None,
             slide_interval: Duration::from_secs(4),
+            trash: Trash::for_user(),
         }
     }
 }
@@ -215,6 +222,7 @@ pub struct ViewerApp {
     /// Why the desktop could not open what was asked.
     launch_error: Option<String>,
     chrome: chrome::Chrome,
+    files: files::Files,
     /// How long the slideshow shows each photo.
     slide_interval: Duration,
 }
@@ -224,11 +232,14 @@ impl ViewerApp {
     pub fn new(ctx: &egui::Context, options: Options) -> std::io::Result<ViewerApp> {
         let repaint = ctx.clone();
         let indexing = IndexStatus::new(&options.dirs);
-        let searcher = Searcher::start_watched(
+        let searcher = Searcher::start_with(
             options.catalog,
             options.dirs,
             Arc::new(move || repaint.request_repaint()),
-            options.index_watch,
+            Extras {
+                watch: options.index_watch,
+                trash: options.trash,
+            },
         )?;
         let shared = options
             .share_thumbnails
@@ -316,6 +327,7 @@ impl ViewerApp {
             launch: options.launch,
             launch_error: None,
             chrome: chrome::Chrome::default(),
+            files: files::Files::default(),
             slide_interval: options.slide_interval,
         })
     }
@@ -376,6 +388,7 @@ impl ViewerApp {
             || self.loupe.as_ref().is_some_and(|l| l.is_waiting())
             || self.caption_status.as_deref() == Some(SAVING)
             || self.details.is_waiting()
+            || self.files.is_busy()
             || (self.on_table
                 && (self.saved_table.is_none() || self.table.as_ref().is_some_and(|t| t.is_busy())))
     }
@@ -515,6 +528,7 @@ impl ViewerApp {
                         });
                     }
                 }
+                Answer::Edited(done) => self.edited(done),
                 Answer::Closed => {}
                 Answer::SortLoaded { sort, descending } => {
                     self.sort = sort;
@@ -562,6 +576,7 @@ impl ViewerApp {
             self.focus_search = true;
         }
         self.chrome_keys(ui.ctx());
+        self.file_keys(ui.ctx());
         let hidden = self.chrome.panels_hidden;
         // The photo alone on black: no bar at all.
         let alone = hidden && self.loupe.is_some();
@@ -601,6 +616,7 @@ impl ViewerApp {
             }
         });
         self.chrome_windows(ui.ctx());
+        self.file_dialogs(ui.ctx());
         if self.is_busy() {
             // Loader answers do not wake the window: look again soon.
             ui.ctx().request_repaint_after(Duration::from_millis(30));
@@ -687,6 +703,7 @@ impl ViewerApp {
                 ui.separator();
                 ui.label(format!("{} selected", self.selected.len()));
             }
+            self.file_status(ui);
         });
     }
 }
