@@ -38,6 +38,7 @@
 
 mod fold;
 mod index;
+mod marks;
 mod placements;
 mod postings;
 mod query;
@@ -47,6 +48,7 @@ mod token;
 
 pub use fold::fold;
 pub use index::{IndexBuilder, IndexError, IndexSize, SearchIndex, Source};
+pub use marks::{LABELS, Marks};
 pub use placements::Placement;
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,

@@ -61,6 +61,9 @@ pub enum CatalogError {
         /// What is wrong.
         problem: &'static str,
     },
+    /// A mark given to [`Catalog::set_marks`] is not acceptable.
+    #[error("not a mark: {0}")]
+    BadMark(String),
     /// A placement given to [`Catalog::save_placements`] is not acceptable.
     #[error("placement {key:?}: {problem}")]
     BadPlacement {
@@ -271,6 +274,8 @@ pub struct Recovered {
     pub captions: usize,
     /// Light-table placements copied.
     pub placements: usize,
+    /// Ratings and labels copied.
+    pub marks: usize,
     /// Settings copied.
     pub settings: usize,
     /// Stretches of the damaged file that could not be read (their rows,
@@ -359,6 +364,7 @@ impl Catalog {
         }
         // The light table's tables came after version 2: made when missing.
         conn.execute_batch(crate::placements::PLACEMENT_TABLES)?;
+        conn.execute_batch(crate::marks::MARK_TABLE)?;
         // Fuzzy terms compare in Rust, with the reference meaning's rule.
         conn.create_scalar_function(
             "fuzzy_match",
@@ -701,7 +707,8 @@ impl Catalog {
         let mut st = self.conn.prepare_cached(&format!(
             "SELECT file_id, coalesce(raw_path, CAST(path AS BLOB)), size, mtime, dev, ino, hash, \
              status, caption_edited OR EXISTS (SELECT 1 FROM placements \
-             WHERE placements.key = 'f:' || files.file_id), born, date FROM files WHERE {condition}"
+             WHERE placements.key = 'f:' || files.file_id) OR EXISTS (SELECT 1 FROM marks \
+             WHERE marks.key = 'f:' || files.file_id), born, date FROM files WHERE {condition}"
         ))?;
         let rows = st.query_map(values, |r| {
             let dev: Option<i64> = r.get(4)?;
@@ -753,7 +760,8 @@ impl Catalog {
         {
             let mut keep = tx.prepare_cached(
                 "UPDATE files SET status = 2 WHERE file_id = ?1 AND (caption_edited \
-                 OR EXISTS (SELECT 1 FROM placements WHERE key = 'f:' || ?1))",
+                 OR EXISTS (SELECT 1 FROM placements WHERE key = 'f:' || ?1) \
+                 OR EXISTS (SELECT 1 FROM marks WHERE key = 'f:' || ?1))",
             )?;
             let mut del = tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?;
             for &id in &r.vanished {
@@ -780,9 +788,11 @@ impl Catalog {
         {
             let mut del = tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?;
             let mut unplace = tx.prepare_cached("DELETE FROM placements WHERE key = ?1")?;
+            let mut unmark = tx.prepare_cached("DELETE FROM marks WHERE key = ?1")?;
             for &id in ids {
                 del.execute(params![id])?;
                 unplace.execute(params![file_key(id)])?;
+                unmark.execute(params![file_key(id)])?;
             }
             bump(&tx)?;
         }
@@ -1387,6 +1397,18 @@ impl Catalog {
                 }
                 Err(e) => out.unreadable.push(format!("the placements: {e}")),
             }
+            // The ratings and labels.
+            let mut mark = tx
+                .prepare("INSERT OR REPLACE INTO marks (key, rating, label) VALUES (?1, ?2, ?3)")?;
+            match self.marks() {
+                Ok(all) => {
+                    for (id, m) in all {
+                        mark.execute(params![file_key(id), m.rating, m.label])?;
+                        out.marks += 1;
+                    }
+                }
+                Err(e) => out.unreadable.push(format!("the ratings and labels: {e}")),
+            }
             let settings = (|| -> rusqlite::Result<Vec<(String, String)>> {
                 let mut st = self.conn.prepare("SELECT key, value FROM settings")?;
                 let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -1646,6 +1668,13 @@ fn merge_records(tx: &Connection, keep: FileId, drop: FileId) -> Result<(), Cata
     )?
     .execute(params![keep_key, drop_key])?;
     tx.prepare_cached("DELETE FROM placements WHERE key = ?1")?
+        .execute(params![drop_key])?;
+    tx.prepare_cached(
+        "UPDATE OR IGNORE marks SET key = ?1 WHERE key = ?2 \
+         AND NOT EXISTS (SELECT 1 FROM marks WHERE key = ?1)",
+    )?
+    .execute(params![keep_key, drop_key])?;
+    tx.prepare_cached("DELETE FROM marks WHERE key = ?1")?
         .execute(params![drop_key])?;
     tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?
         .execute(params![drop])?;

@@ -53,6 +53,18 @@ pub enum FileOp {
     SetOrientation(Vec<(FileId, u16)>),
     /// Put photos back at these paths (undoing a rename or a move).
     MoveBack(Vec<(FileId, PathBuf)>),
+    /// Rate and/or label photos (`None` leaves that mark as it is; an
+    /// empty label takes it off).
+    Mark {
+        /// The photos.
+        ids: Vec<FileId>,
+        /// 0 (none) to 5 stars.
+        rating: Option<u8>,
+        /// A colour label, or empty.
+        label: Option<String>,
+    },
+    /// Give photos these ratings and labels back (undoing marks).
+    Unmark(Vec<(FileId, u8, String)>),
 }
 
 /// What an operation did.
@@ -287,6 +299,52 @@ pub fn apply(
                     format!("the turn of {}", photos(before.len())),
                     FileOp::SetOrientation(before),
                 ));
+            }
+        }
+        FileOp::Mark { ids, rating, label } => {
+            let before: Vec<(FileId, u8, String)> = ids
+                .iter()
+                .filter_map(|&id| {
+                    let p = &library.photos[library.index_of(id)? as usize];
+                    Some((id, p.rating, p.label.clone()))
+                })
+                .collect();
+            match cat.set_marks(ids, *rating, label.as_deref()) {
+                Ok(()) => {
+                    let n = photos(ids.len());
+                    done.message = match (rating, label.as_deref()) {
+                        (Some(0), _) => format!("Took the stars off {n}"),
+                        (Some(r), _) => {
+                            format!("Gave {n} {r} star{}", if *r == 1 { "" } else { "s" })
+                        }
+                        (None, Some("")) => format!("Took the label off {n}"),
+                        (None, Some(l)) => format!("Labelled {n} {l}"),
+                        (None, None) => format!(
+                            "Left {n} as {}",
+                            if ids.len() == 1 {
+                                "it was"
+                            } else {
+                                "they were"
+                            }
+                        ),
+                    };
+                    done.undo = Some((
+                        format!("the marks of {}", photos(ids.len())),
+                        FileOp::Unmark(before),
+                    ));
+                }
+                Err(e) => done.errors.push(format!("the marks were not kept: {e}")),
+            }
+        }
+        FileOp::Unmark(list) => {
+            for (id, rating, label) in list {
+                if let Err(e) = cat.set_marks(&[*id], Some(*rating), Some(label)) {
+                    done.errors
+                        .push(format!("the marks were not put back: {e}"));
+                }
+            }
+            if done.errors.is_empty() {
+                done.message = format!("Put the marks of {} back", photos(list.len()));
             }
         }
         FileOp::SetOrientation(list) => {

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use catalog::{FileId, FileRecord};
 
+use crate::folders::FolderTree;
 use crate::tags::TagIndex;
 
 /// One photo.
@@ -31,6 +32,10 @@ pub struct Photo {
     pub size: i64,
     /// Modification time, seconds since the epoch.
     pub mtime: i64,
+    /// The user's rating, 0 (none) to 5 stars.
+    pub rating: u8,
+    /// The user's colour label ([`catalog::LABELS`]), or empty.
+    pub label: String,
 }
 
 impl Photo {
@@ -51,6 +56,8 @@ impl Photo {
             date: r.date,
             size: r.size,
             mtime: r.mtime,
+            rating: 0,
+            label: String::new(),
         }
     }
 }
@@ -133,6 +140,8 @@ pub struct Library {
     ranks: [Vec<u32>; 4],
     /// The tags of every photo.
     pub tags: TagIndex,
+    /// The photos' folders.
+    pub folders: FolderTree,
 }
 
 impl Library {
@@ -182,11 +191,13 @@ impl Library {
             }),
         ];
         let tags = TagIndex::new(&photos);
+        let folders = FolderTree::new(&photos);
         Library {
             photos,
             by_id,
             ranks,
             tags,
+            folders,
         }
     }
 
@@ -249,6 +260,28 @@ impl Library {
             Sort::Size => &self.ranks[3],
         };
         rows.sort_unstable_by_key(|&i| ranks[i as usize]);
+    }
+
+    /// Gives the photos their ratings and labels.
+    pub fn with_marks(mut self, marks: Vec<(FileId, catalog::Marks)>) -> Library {
+        for (id, m) in marks {
+            self.set_marks(id, Some(m.rating), Some(&m.label));
+        }
+        self
+    }
+
+    /// Sets one photo's rating and/or label (after the catalogue took
+    /// them).
+    pub fn set_marks(&mut self, id: FileId, rating: Option<u8>, label: Option<&str>) {
+        if let Some(i) = self.index_of(id) {
+            let p = &mut self.photos[i as usize];
+            if let Some(r) = rating {
+                p.rating = r;
+            }
+            if let Some(l) = label {
+                p.label = l.to_owned();
+            }
+        }
     }
 
     /// Replaces one photo's caption (after the catalogue took it), and

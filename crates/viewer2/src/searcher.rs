@@ -71,6 +71,8 @@ struct SearchRequest {
     /// Newest, largest, Z first (not for relevance).
     descending: bool,
     fuzzy: bool,
+    /// Only the photos of this folder (and, `true`, its subfolders).
+    folder: Option<(String, bool)>,
 }
 
 /// A search's answer.
@@ -247,6 +249,19 @@ impl Searcher {
         descending: bool,
         fuzzy: bool,
     ) -> u64 {
+        self.search_within(text, sort, descending, fuzzy, None)
+    }
+
+    /// [`Searcher::search_in_order`] within a folder: `(path, subfolders)`
+    /// keeps the photos of that folder (and of the folders below it).
+    pub fn search_within(
+        &mut self,
+        text: &str,
+        sort: Sort,
+        descending: bool,
+        fuzzy: bool,
+        folder: Option<(String, bool)>,
+    ) -> u64 {
         self.seq += 1;
         let _ = self.requests.send(Request::Search(SearchRequest {
             seq: self.seq,
@@ -254,6 +269,7 @@ impl Searcher {
             sort,
             descending,
             fuzzy,
+            folder,
         }));
         self.seq
     }
@@ -392,7 +408,8 @@ fn run(
     let scope = scope_of(dirs);
     let load = |cat: &Catalog| -> Result<Arc<Library>, String> {
         let files = cat.files().map_err(|e| e.to_string())?;
-        Ok(Arc::new(Library::new(files, &scope)))
+        let marks = cat.marks().map_err(|e| e.to_string())?;
+        Ok(Arc::new(Library::new(files, &scope).with_marks(marks)))
     };
     let mut library = match load(&cat) {
         Ok(l) => l,
@@ -804,9 +821,16 @@ fn search(
     overtaken: &mut impl FnMut() -> bool,
 ) -> Option<Found> {
     let started = Instant::now();
-    let text = s.text.trim();
+    // The user's marks filter the result; the rest is the catalogue's.
+    let (text, marks, mark_error) = match crate::marks::split(s.text.trim()) {
+        Ok((rest, marks)) => (rest, marks, None),
+        Err(e) => (String::new(), Vec::new(), Some(e)),
+    };
+    let text = text.as_str();
     let mut typo = None;
-    let (ids, error): (Option<Vec<FileId>>, Option<String>) = if text.is_empty() {
+    let (ids, error): (Option<Vec<FileId>>, Option<String>) = if mark_error.is_some() {
+        (None, mark_error)
+    } else if text.is_empty() {
         (None, None)
     } else {
         match parse(text) {
@@ -852,6 +876,17 @@ fn search(
         Some(ids) => library.rows_of(ids, s.sort),
         None => library.all(s.sort),
     };
+    if !marks.is_empty() {
+        rows.retain(|&r| {
+            let p = &library.photos[r as usize];
+            marks.iter().all(|m| m.passes(p))
+        });
+    }
+    if let Some((folder, subfolders)) = &s.folder {
+        rows.retain(|&r| {
+            crate::folders::contains(folder, &library.photos[r as usize].text_path, *subfolders)
+        });
+    }
     if s.descending && s.sort != Sort::Relevance {
         library.reverse(&mut rows, s.sort);
     }

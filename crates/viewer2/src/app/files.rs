@@ -1,4 +1,5 @@
 //! File operations in the window: Delete moves to the Trash, F2 renames,
+//! 0–5 rate, 6–9 label (red, yellow, green, blue; again takes it off),
 //! Move to and Copy to choose a folder in a dialog, [ and ] turn a JPEG,
 //! open with the default application, show in the file manager; all on
 //! the right-click menu and the main menu. Ctrl+Z takes back the last
@@ -95,6 +96,44 @@ impl ViewerApp {
         if !ids.is_empty() {
             self.send_edit(FileOp::Rotate { ids, quarters }, false);
         }
+    }
+
+    /// Gives the photos `stars` (0 takes them off).
+    pub(super) fn rate_targets(&mut self, stars: u8) {
+        let ids = self.targets();
+        if !ids.is_empty() {
+            self.send_edit(
+                FileOp::Mark {
+                    ids,
+                    rating: Some(stars),
+                    label: None,
+                },
+                false,
+            );
+        }
+    }
+
+    /// Labels the photos; if every one has that label already, takes it
+    /// off (a second press undoes the first, as in Lightroom).
+    pub(super) fn label_targets(&mut self, label: &str) {
+        let ids = self.targets();
+        if ids.is_empty() {
+            return;
+        }
+        let all_have = ids.iter().all(|&id| {
+            self.library
+                .index_of(id)
+                .is_some_and(|i| self.library.photos[i as usize].label == label)
+        });
+        let label = if all_have { "" } else { label };
+        self.send_edit(
+            FileOp::Mark {
+                ids,
+                rating: None,
+                label: Some(label.to_owned()),
+            },
+            false,
+        );
     }
 
     /// Takes back the last change.
@@ -217,15 +256,41 @@ impl ViewerApp {
         if ctx.egui_wants_keyboard_input() || self.on_table {
             return;
         }
-        let (delete, undo, rename, left, right) = ctx.input_mut(|i| {
+        const STARS: [egui::Key; 6] = [
+            egui::Key::Num0,
+            egui::Key::Num1,
+            egui::Key::Num2,
+            egui::Key::Num3,
+            egui::Key::Num4,
+            egui::Key::Num5,
+        ];
+        const COLOURS: [egui::Key; 4] = [
+            egui::Key::Num6,
+            egui::Key::Num7,
+            egui::Key::Num8,
+            egui::Key::Num9,
+        ];
+        let (delete, undo, rename, left, right, stars, colour) = ctx.input_mut(|i| {
             (
                 i.consume_key(egui::Modifiers::NONE, egui::Key::Delete),
                 i.consume_key(egui::Modifiers::COMMAND, egui::Key::Z),
                 i.consume_key(egui::Modifiers::NONE, egui::Key::F2),
                 i.consume_key(egui::Modifiers::NONE, egui::Key::OpenBracket),
                 i.consume_key(egui::Modifiers::NONE, egui::Key::CloseBracket),
+                STARS
+                    .iter()
+                    .position(|&k| i.consume_key(egui::Modifiers::NONE, k)),
+                COLOURS
+                    .iter()
+                    .position(|&k| i.consume_key(egui::Modifiers::NONE, k)),
             )
         });
+        if let Some(n) = stars {
+            self.rate_targets(n as u8);
+        }
+        if let Some(c) = colour {
+            self.label_targets(catalog::LABELS[c]);
+        }
         if delete {
             self.trash_targets();
         }
@@ -288,6 +353,48 @@ impl ViewerApp {
             self.show_in_folder();
             ui.close();
         }
+        ui.add_enabled_ui(any, |ui| {
+            ui.menu_button("Rating", |ui| {
+                for stars in 0..=5u8 {
+                    let text = if stars == 0 {
+                        "No stars".to_owned()
+                    } else {
+                        format!("{stars} star{}", if stars == 1 { "" } else { "s" })
+                    };
+                    if ui
+                        .add(egui::Button::new(text).shortcut_text(stars.to_string()))
+                        .clicked()
+                    {
+                        self.rate_targets(stars);
+                        ui.close();
+                    }
+                }
+            });
+            ui.menu_button("Label", |ui| {
+                for (k, label) in catalog::LABELS.iter().enumerate() {
+                    let mut button = egui::Button::new(*label);
+                    if k < 4 {
+                        button = button.shortcut_text((k + 6).to_string());
+                    }
+                    if ui.add(button).clicked() {
+                        self.label_targets(label);
+                        ui.close();
+                    }
+                }
+                if ui.button("No label").clicked() {
+                    let ids = self.targets();
+                    self.send_edit(
+                        FileOp::Mark {
+                            ids,
+                            rating: None,
+                            label: Some(String::new()),
+                        },
+                        false,
+                    );
+                    ui.close();
+                }
+            });
+        });
         if item(ui, &format!("Move{many} to the Trash"), "Delete") {
             self.trash_targets();
             ui.close();

@@ -14,6 +14,42 @@ use crate::library::Library;
 use crate::loader::Want;
 use crate::thumbnail::Source as ThumbSource;
 
+/// A colour label's colour.
+pub(super) fn label_colour(label: &str) -> Option<egui::Color32> {
+    Some(match label {
+        "red" => egui::Color32::from_rgb(220, 60, 60),
+        "yellow" => egui::Color32::from_rgb(230, 200, 40),
+        "green" => egui::Color32::from_rgb(70, 170, 80),
+        "blue" => egui::Color32::from_rgb(60, 120, 220),
+        "purple" => egui::Color32::from_rgb(150, 90, 200),
+        _ => return None,
+    })
+}
+
+/// A five-pointed star of outer radius `r` (the fonts have no star
+/// glyph): a pentagon and five tips, each convex.
+pub(super) fn paint_star(painter: &egui::Painter, c: egui::Pos2, r: f32, colour: egui::Color32) {
+    let point = |k: usize, radius: f32| {
+        let a = -std::f32::consts::FRAC_PI_2 + k as f32 * std::f32::consts::PI / 5.0;
+        c + radius * egui::vec2(a.cos(), a.sin())
+    };
+    let inner: Vec<egui::Pos2> = (0..5).map(|k| point(2 * k + 1, r * 0.42)).collect();
+    painter.add(egui::Shape::convex_polygon(
+        inner.clone(),
+        colour,
+        egui::Stroke::NONE,
+    ));
+    for k in 0..5 {
+        let tip = point(2 * k, r);
+        let (a, b) = (inner[(k + 4) % 5], inner[k]);
+        painter.add(egui::Shape::convex_polygon(
+            vec![tip, b, a],
+            colour,
+            egui::Stroke::NONE,
+        ));
+    }
+}
+
 /// The height of the name under a thumbnail.
 const LABEL_HEIGHT: f32 = 18.0;
 
@@ -141,6 +177,35 @@ impl ViewerApp {
             response = response.on_hover_text(format!("{name}: {reason}"));
         } else if !self.paint_thumbnail(&painter, id, image_area) {
             painter.rect_filled(image_area, 2.0, visuals.faint_bg_color);
+        }
+        // The user's marks over the picture: stars at its foot, the colour
+        // label as a dot in its corner.
+        let (rating, label) = {
+            let p = &self.library.photos[i];
+            (p.rating, p.label.clone())
+        };
+        if rating > 0 {
+            let r = (self.cell / 24.0).clamp(3.0, 7.0);
+            let base = image_area.left_bottom() + egui::vec2(r + 4.0, -r - 4.0);
+            let band = egui::Rect::from_min_max(
+                base - egui::vec2(r + 3.0, r + 3.0),
+                base + egui::vec2(2.0 * r * 1.1 * (rating as f32 - 1.0) + r + 3.0, r + 3.0),
+            );
+            painter.rect_filled(band, 3.0, egui::Color32::from_black_alpha(150));
+            for k in 0..rating {
+                let c = base + egui::vec2(2.0 * r * 1.1 * k as f32, 0.0);
+                paint_star(&painter, c, r, egui::Color32::from_rgb(250, 205, 60));
+            }
+        }
+        if let Some(colour) = label_colour(&label) {
+            let r = (self.cell / 28.0).clamp(3.0, 6.0);
+            let c = image_area.left_top() + egui::vec2(r + 4.0, r + 4.0);
+            painter.circle(
+                c,
+                r,
+                colour,
+                egui::Stroke::new(1.0, egui::Color32::from_black_alpha(160)),
+            );
         }
         // The name on one line, cut at its end with an ellipsis to fit the
         // cell (centring a longer line would cut its start off instead).

@@ -241,9 +241,11 @@ impl ViewerApp {
                 let ins = i.num_presses(egui::Key::Plus) + i.num_presses(egui::Key::Equals);
                 let outs = i.num_presses(egui::Key::Minus);
                 zoom_by = 1.25f32.powi(ins as i32 - outs as i32);
-                one_to_one = i.key_pressed(egui::Key::Num1);
-                fit = i.key_pressed(egui::Key::Num0) || i.key_pressed(egui::Key::F);
-                fill = i.key_pressed(egui::Key::Num2);
+                // The digits rate (as in the grid): zoom is on letters,
+                // as in Geeqie (Z 1:1, X fit).
+                one_to_one = i.key_pressed(egui::Key::Z);
+                fit = i.key_pressed(egui::Key::X) || i.key_pressed(egui::Key::F);
+                fill = i.key_pressed(egui::Key::W);
                 show = i.key_pressed(egui::Key::S);
             });
         }
@@ -298,21 +300,21 @@ impl ViewerApp {
                 }
                 if ui
                     .button("Fit")
-                    .on_hover_text("fit the window (0)")
+                    .on_hover_text("fit the window (F or X)")
                     .clicked()
                 {
                     fit = true;
                 }
                 if ui
                     .button("1:1")
-                    .on_hover_text("one photo pixel per screen pixel (1)")
+                    .on_hover_text("one photo pixel per screen pixel (Z)")
                     .clicked()
                 {
                     one_to_one = true;
                 }
                 if ui
                     .button("Fill")
-                    .on_hover_text("fill the window, cropping the edges (2)")
+                    .on_hover_text("fill the window, cropping the edges (W)")
                     .clicked()
                 {
                     fill = true;

@@ -10,6 +10,8 @@
 //!   hiding the panels.
 //! - `files`: Delete to the Trash, rename, move and copy to a folder,
 //!   turn, open with, show in the file manager; undo.
+//! - `folders`: the folder tree beside the tag cloud, the breadcrumb, and
+//!   going up a folder.
 //! - `grid`: the thumbnail grid (only visible rows exist), selection and
 //!   keyboard, what to load next, and the atlas pages thumbnails live in.
 //! - `indexing`: a background index run's progress, with the rate and
@@ -22,6 +24,7 @@
 
 mod chrome;
 mod files;
+mod folders;
 mod grid;
 mod indexing;
 mod loupe;
@@ -223,6 +226,14 @@ pub struct ViewerApp {
     launch_error: Option<String>,
     chrome: chrome::Chrome,
     files: files::Files,
+    /// The folder shown (its text path), or every photo.
+    folder: Option<String>,
+    /// With the folder's subfolders.
+    subfolders: bool,
+    /// The left panel shows the folders (else the tags).
+    show_folders: bool,
+    /// A folder was just chosen: the tree opens down to it.
+    reveal_folder: bool,
     /// How long the slideshow shows each photo.
     slide_interval: Duration,
 }
@@ -328,6 +339,10 @@ impl ViewerApp {
             launch_error: None,
             chrome: chrome::Chrome::default(),
             files: files::Files::default(),
+            folder: None,
+            subfolders: true,
+            show_folders: false,
+            reveal_folder: false,
             slide_interval: options.slide_interval,
         })
     }
@@ -433,8 +448,9 @@ impl ViewerApp {
     }
 
     fn search(&mut self) {
+        let folder = self.folder.clone().map(|f| (f, self.subfolders));
         self.searcher
-            .search_in_order(&self.query, self.sort, self.descending, self.fuzzy);
+            .search_within(&self.query, self.sort, self.descending, self.fuzzy, folder);
     }
 
     /// Picks up the catalogue thread's answers.
@@ -577,6 +593,7 @@ impl ViewerApp {
         }
         self.chrome_keys(ui.ctx());
         self.file_keys(ui.ctx());
+        self.folder_keys(ui.ctx());
         let hidden = self.chrome.panels_hidden;
         // The photo alone on black: no bar at all.
         let alone = hidden && self.loupe.is_some();
@@ -588,7 +605,18 @@ impl ViewerApp {
             egui::Panel::left("tag-cloud")
                 .resizable(true)
                 .default_size(220.0)
-                .show(ui, |ui| self.tag_cloud(ui));
+                .show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        ui.selectable_value(&mut self.show_folders, false, "Tags");
+                        ui.selectable_value(&mut self.show_folders, true, "Folders");
+                    });
+                    ui.separator();
+                    if self.show_folders {
+                        self.folder_tree(ui);
+                    } else {
+                        self.tag_cloud(ui);
+                    }
+                });
             egui::Panel::right("metadata")
                 .resizable(true)
                 .default_size(260.0)
@@ -685,6 +713,7 @@ impl ViewerApp {
             } else {
                 format!("{} of {} photos", self.rows.len(), self.library.len())
             };
+            self.breadcrumb(ui);
             ui.label(count);
             if let Some(e) = &self.query_error {
                 ui.colored_label(ui.visuals().error_fg_color, format!("Query: {e}"));

@@ -12,7 +12,6 @@ use crate::tags::toggle_term;
 
 impl ViewerApp {
     pub(super) fn tag_cloud(&mut self, ui: &mut egui::Ui) {
-        ui.heading("Tags");
         let mut clicked = None;
         egui::ScrollArea::vertical()
             .id_salt("tags")
@@ -132,6 +131,15 @@ impl ViewerApp {
                         row("Camera", photo.camera.clone());
                     }
                 }
+            }
+            if photo.rating > 0 {
+                row(
+                    "Your rating",
+                    format!("{} of 5 (0–5 to change)", photo.rating),
+                );
+            }
+            if !photo.label.is_empty() {
+                row("Label", photo.label.clone());
             }
             row("Modified", local_time(photo.mtime, &self.time_zone));
             if let Some(reason) = self.broken.get(&photo.id) {

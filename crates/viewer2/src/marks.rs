@@ -1,0 +1,179 @@
+//! `rating:` and `label:` in a query: the user's marks are the window's,
+//! not searched text, so the catalogue never sees these terms. They are
+//! taken out of the query and applied to its result: `rating:>=4`,
+//! `rating:5`, `rating:<3`, `rating:2..4`, `rating:0` (unrated),
+//! `label:red`, `label:none`, and each with `-` to exclude. They apply to
+//! the whole query, so they stand outside `OR` and parentheses (where
+//! they are refused, saying so).
+
+use catalog::LABELS;
+
+use crate::library::Photo;
+
+/// One mark filter of a query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MarkFilter {
+    /// `-rating:…`: the photos it does not match.
+    pub exclude: bool,
+    /// What it asks for.
+    pub test: MarkTest,
+}
+
+/// What a mark filter asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MarkTest {
+    /// A rating from `lo` to `hi` stars, both included.
+    Rating {
+        /// The least.
+        lo: u8,
+        /// The most.
+        hi: u8,
+    },
+    /// This label (empty: none).
+    Label(String),
+}
+
+impl MarkFilter {
+    /// Whether a photo passes.
+    pub fn passes(&self, p: &Photo) -> bool {
+        let hit = match &self.test {
+            MarkTest::Rating { lo, hi } => (*lo..=*hi).contains(&p.rating),
+            MarkTest::Label(l) => p.label == *l,
+        };
+        hit != self.exclude
+    }
+}
+
+/// Splits `rating:`/`label:` terms off a query: the rest (for the
+/// catalogue) and the filters. An error names the term and what is wrong.
+pub fn split(query: &str) -> Result<(String, Vec<MarkFilter>), String> {
+    let mut rest: Vec<&str> = Vec::new();
+    let mut filters = Vec::new();
+    let mut depth = 0i32;
+    let mut quoted = false;
+    let mut or = false;
+    for word in query.split_whitespace() {
+        let bare = word.strip_prefix('-').unwrap_or(word);
+        let lower = bare.to_ascii_lowercase();
+        let is_mark = !quoted && (lower.starts_with("rating:") || lower.starts_with("label:"));
+        if is_mark {
+            if depth > 0 {
+                return Err(format!(
+                    "{word}: rating: and label: apply to the whole query; put them outside parentheses"
+                ));
+            }
+            filters.push(MarkFilter {
+                exclude: word.starts_with('-'),
+                test: test(&lower).map_err(|e| format!("{word}: {e}"))?,
+            });
+            continue;
+        }
+        for c in word.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                '(' if !quoted => depth += 1,
+                ')' if !quoted => depth -= 1,
+                _ => {}
+            }
+        }
+        if word == "OR" && !quoted {
+            or = true;
+        }
+        rest.push(word);
+    }
+    if or && !filters.is_empty() {
+        return Err(
+            "rating: and label: apply to the whole query; they cannot stand beside OR yet"
+                .to_owned(),
+        );
+    }
+    Ok((rest.join(" "), filters))
+}
+
+fn test(term: &str) -> Result<MarkTest, String> {
+    if let Some(v) = term.strip_prefix("label:") {
+        return if v == "none" {
+            Ok(MarkTest::Label(String::new()))
+        } else if LABELS.contains(&v) {
+            Ok(MarkTest::Label(v.to_owned()))
+        } else {
+            Err(format!("a label is one of {} or none", LABELS.join(", ")))
+        };
+    }
+    let v = term.strip_prefix("rating:").unwrap_or(term);
+    let stars = |s: &str| -> Result<u8, String> {
+        s.parse::<u8>()
+            .ok()
+            .filter(|&n| n <= 5)
+            .ok_or_else(|| "a rating is 0 to 5 stars: rating:4, rating:>=4, rating:2..4".to_owned())
+    };
+    let (lo, hi) = if let Some(n) = v.strip_prefix(">=") {
+        (stars(n)?, 5)
+    } else if let Some(n) = v.strip_prefix("<=") {
+        (0, stars(n)?)
+    } else if let Some(n) = v.strip_prefix('>') {
+        let n = stars(n)?;
+        if n == 5 {
+            return Err("no rating is above 5".to_owned());
+        }
+        (n + 1, 5)
+    } else if let Some(n) = v.strip_prefix('<') {
+        let n = stars(n)?;
+        if n == 0 {
+            return Err("no rating is below 0".to_owned());
+        }
+        (0, n - 1)
+    } else if let Some((a, b)) = v.split_once("..") {
+        (stars(a)?, stars(b)?)
+    } else {
+        let n = stars(v.strip_prefix('=').unwrap_or(v))?;
+        (n, n)
+    };
+    if lo > hi {
+        return Err(format!("{lo} is above {hi}"));
+    }
+    Ok(MarkTest::Rating { lo, hi })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rating(lo: u8, hi: u8) -> MarkTest {
+        MarkTest::Rating { lo, hi }
+    }
+
+    #[test]
+    fn marks_are_split_off_and_parsed() {
+        let (rest, f) = split("kitten rating:>=4 -label:red").unwrap();
+        assert_eq!(rest, "kitten");
+        assert_eq!(f[0].test, rating(4, 5));
+        assert!(f[1].exclude);
+        assert_eq!(f[1].test, MarkTest::Label("red".to_owned()));
+        for (q, t) in [
+            ("rating:5", rating(5, 5)),
+            ("rating:<3", rating(0, 2)),
+            ("rating:<=3", rating(0, 3)),
+            ("rating:>2", rating(3, 5)),
+            ("rating:2..4", rating(2, 4)),
+            ("rating:0", rating(0, 0)),
+            ("label:none", MarkTest::Label(String::new())),
+            ("LABEL:Blue", MarkTest::Label("blue".to_owned())),
+        ] {
+            assert_eq!(split(q).unwrap().1[0].test, t, "{q}");
+        }
+        for bad in [
+            "rating:6",
+            "rating:>5",
+            "rating:4..2",
+            "rating:x",
+            "label:teal",
+            "(cat rating:3)",
+            "cat OR dog rating:3",
+        ] {
+            assert!(split(bad).is_err(), "{bad}");
+        }
+        // Inside quotes it is text.
+        assert_eq!(split("\"rating:5 club\"").unwrap().1, []);
+    }
+}

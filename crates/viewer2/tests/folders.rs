@@ -1,0 +1,165 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The folder tree and the breadcrumb, driven headless by egui_kittest:
+//! the tree names each folder with its count, choosing one shows its
+//! photos (and its subfolders' unless *Subfolders* is off), the breadcrumb
+//! climbs, and Backspace or Alt+Up go to the folder above. Plus the tree
+//! against a naive count.
+
+use std::path::Path;
+
+use catalog::{Catalog, FileRecord, NewFile};
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use proptest::prelude::*;
+use viewer2::app::{Options, ViewerApp};
+use viewer2::folders::{FolderTree, contains};
+use viewer2::library::Library;
+
+mod ui;
+
+use ui::settle;
+
+const FILES: &[&str] = &[
+    "/home/anna/Pictures/2019/06 Holiday Rome/IMG_0001.jpg",
+    "/home/anna/Pictures/2019/06 Holiday Rome/IMG_0002.jpg",
+    "/home/anna/Pictures/2019/06 Holiday Rome/day 2/IMG_0003.jpg",
+    "/home/anna/Pictures/2019/08 Beach/DSC_0001.jpg",
+    "/home/anna/Pictures/2020/Été/photo.jpg",
+    "/home/anna/Pictures/2020/cat.png",
+];
+
+fn harness(dir: &Path) -> Harness<'static, ViewerApp> {
+    let cat = dir.join("cat.sqlite");
+    let mut c = Catalog::open(&cat).unwrap();
+    let new: Vec<NewFile<'_>> = FILES
+        .iter()
+        .enumerate()
+        .map(|(k, path)| NewFile {
+            path,
+            caption: "",
+            size: 1000,
+            mtime: 1_700_000_000 + k as i64,
+            raw_path: None,
+            camera: "",
+            date: "",
+            identity: Default::default(),
+        })
+        .collect();
+    c.add(&new).unwrap();
+    let mut options = Options::new(cat, vec![]);
+    options.threads = 1;
+    let ctx = egui::Context::default();
+    let app = ViewerApp::new(&ctx, options).unwrap();
+    Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+}
+
+#[test]
+fn choosing_a_folder_shows_its_photos_and_the_breadcrumb_climbs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(dir.path());
+    settle(&mut h);
+    h.get_by_label("Folders").click();
+    h.run_steps(2);
+    // The chain above the photos is one root, named by its last folder.
+    assert!(h.query_by_label("Pictures (6)").is_some());
+    assert!(h.query_by_label("2019 (4)").is_some());
+    assert!(h.query_by_label("2020 (2)").is_some());
+    h.get_by_label("2019 (4)").click();
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 4);
+    // Open below it now: its folders.
+    h.get_by_label("06 Holiday Rome (3)").click();
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 3);
+    // The breadcrumb: every folder from the root, each a button.
+    for crumb in ["All photos", "Pictures", "2019", "06 Holiday Rome"] {
+        assert!(
+            h.query_all_by_label(crumb).next().is_some(),
+            "no {crumb} in the breadcrumb"
+        );
+    }
+    h.get_by_label("Subfolders").click();
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 2);
+    h.get_by_label("Subfolders").click();
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 3);
+    // A query applies within the folder.
+    h.get_by_label("Search").focus();
+    h.get_by_label("Search").type_text("0002");
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 1);
+    h.get_by_label("Search").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.key_press(egui::Key::Backspace);
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 3);
+    // Out of the search box: Backspace and Alt+Up climb.
+    h.key_press(egui::Key::Escape);
+    h.get_by_role_and_label(egui::Role::Button, "IMG_0001.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Backspace);
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 4);
+    h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::ArrowUp);
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 6);
+    h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::ArrowUp);
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 6);
+    assert!(h.query_by_label("Subfolders").is_none());
+}
+
+fn record(id: i64, path: &str) -> FileRecord {
+    FileRecord {
+        id,
+        path: path.to_owned(),
+        raw_path: None,
+        caption: String::new(),
+        camera: String::new(),
+        date: String::new(),
+        size: 1,
+        mtime: 0,
+    }
+}
+
+proptest! {
+    /// Each folder's counts are what a scan of the paths gives, and every
+    /// photo lies under exactly one root.
+    #[test]
+    fn folder_counts_match_a_scan(
+        paths in prop::collection::vec(
+            prop::collection::vec(prop::sample::select(&["a", "b", "Été", "c d"][..]), 0..4),
+            1..30,
+        )
+    ) {
+        let records: Vec<FileRecord> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, dirs)| {
+                let mut p = String::from("/r");
+                for d in dirs {
+                    p.push('/');
+                    p.push_str(d);
+                }
+                record(i as i64 + 1, &format!("{p}/{i}.jpg"))
+            })
+            .collect();
+        let lib = Library::new(records, &[]);
+        let tree = FolderTree::new(&lib.photos);
+        for f in &tree.folders {
+            let total = lib.photos.iter().filter(|p| contains(&f.path, &p.text_path, true)).count();
+            let direct = lib.photos.iter().filter(|p| contains(&f.path, &p.text_path, false)).count();
+            prop_assert_eq!(f.total as usize, total, "{}", f.path);
+            prop_assert_eq!(f.direct as usize, direct, "{}", f.path);
+        }
+        for p in &lib.photos {
+            let under = tree.roots.iter().filter(|&&r| contains(&tree.folders[r].path, &p.text_path, true)).count();
+            prop_assert_eq!(under, 1, "{}", p.text_path);
+        }
+    }
+}
