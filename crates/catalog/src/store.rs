@@ -586,7 +586,8 @@ impl Catalog {
     }
 
     /// Rewrites the captions that came from the files' own metadata (never
-    /// one the user wrote): `rewrite(caption, camera)` gives the new text,
+    /// one the user wrote) of files with a camera model:
+    /// `rewrite(caption, camera)` gives the new text,
     /// or `None` to keep it. Done once per `setting`: the setting is set to
     /// `value` in the same transaction, and a catalogue where it already
     /// holds `value` is left alone. Returns how many captions changed.
@@ -604,7 +605,7 @@ impl Catalog {
         let changes: Vec<(FileId, String)> = {
             let mut st = tx.prepare(
                 "SELECT file_id, caption, camera FROM files \
-                 WHERE caption_edited = 0 AND caption <> ''",
+                 WHERE caption_edited = 0 AND caption <> '' AND camera <> ''",
             )?;
             let mut rows = st.query([])?;
             let mut out = Vec::new();
@@ -943,9 +944,50 @@ impl Catalog {
         Ok(SearchIndex::from_bytes(&bytes).ok())
     }
 
+    /// The library's root folders: what is above them is not searched.
+    pub fn roots(&self) -> Result<Vec<String>, CatalogError> {
+        Ok(self
+            .setting(ROOTS)?
+            .map(|v| v.lines().map(str::to_owned).collect())
+            .unwrap_or_default())
+    }
+
+    /// Adds root folders (paths as text, no trailing separator): the folders
+    /// above a root (`/home/anna` above `/home/anna/Pictures`) are not
+    /// searched, the root's own name neither, what is below it is. A root
+    /// inside another adds nothing; one around others replaces them.
+    /// Changing the roots raises the generation (the index is rebuilt).
+    /// Returns whether they changed.
+    pub fn add_roots(&mut self, new: &[&str]) -> Result<bool, CatalogError> {
+        let mut roots = self.roots()?;
+        let before = roots.clone();
+        for &r in new {
+            let r = r.trim_end_matches(['/', '\\']);
+            if r.is_empty() || roots.iter().any(|o| o == r || is_below(r, o)) {
+                continue;
+            }
+            roots.retain(|o| !is_below(o, r));
+            roots.push(r.to_owned());
+        }
+        roots.sort();
+        if roots == before {
+            return Ok(false);
+        }
+        self.writable()?;
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)",
+            params![ROOTS, roots.join("\n")],
+        )?;
+        bump(&tx)?;
+        tx.commit()?;
+        Ok(true)
+    }
+
     /// Builds the index from the files, in one read transaction, and
     /// returns it with the generation it was made from.
     fn build_index(&self) -> Result<(i64, SearchIndex), CatalogError> {
+        let roots = self.roots()?;
         let tx = self.conn.unchecked_transaction()?;
         let generation = meta(&tx, "generation")?;
         let mut b = IndexBuilder::new();
@@ -958,7 +1000,7 @@ impl Catalog {
             while let Some(r) = rows.next()? {
                 b.push(Source {
                     id: r.get(0)?,
-                    path: r.get_ref(1)?.as_str()?,
+                    path: searchable(r.get_ref(1)?.as_str()?, &roots),
                     caption: r.get_ref(2)?.as_str()?,
                     camera: r.get_ref(3)?.as_str()?,
                     date: r.get_ref(4)?.as_str()?,
@@ -1013,6 +1055,7 @@ impl Catalog {
         {
             return Ok(());
         }
+        let roots = self.roots()?;
         let tx = self.conn.unchecked_transaction()?;
         tx.execute_batch("DELETE FROM links; DELETE FROM tokens;")?;
         {
@@ -1029,7 +1072,7 @@ impl Catalog {
                 tx.prepare_cached("UPDATE files SET name_start = ?2 WHERE file_id = ?1")?;
             while let Some(r) = rows.next()? {
                 let file: FileId = r.get(0)?;
-                let path = r.get_ref(1)?.as_str()?;
+                let path = searchable(r.get_ref(1)?.as_str()?, &roots);
                 let (dir, _) = split_path(path);
                 name_start.execute(params![file, tokenize(dir).len() as i64])?;
                 for (field, text) in [
@@ -1679,6 +1722,25 @@ fn merge_records(tx: &Connection, keep: FileId, drop: FileId) -> Result<(), Cata
     tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?
         .execute(params![drop])?;
     Ok(())
+}
+
+/// The setting that holds the library's roots, one per line.
+const ROOTS: &str = "library.roots";
+
+/// Whether folder `a` lies below folder `b`.
+fn is_below(a: &str, b: &str) -> bool {
+    a.len() > b.len() && a.starts_with(b) && matches!(a.as_bytes()[b.len()], b'/' | b'\\')
+}
+
+/// The part of a path that is searched: below the outermost root that
+/// holds it (all of it when none does).
+pub(crate) fn searchable<'a>(path: &'a str, roots: &[String]) -> &'a str {
+    for r in roots {
+        if is_below(path, r) {
+            return path[r.len()..].trim_start_matches(['/', '\\']);
+        }
+    }
+    path
 }
 
 /// A value from the `meta` table.

@@ -44,4 +44,3 @@ pub fn make_photos(dir: &Path, n: usize) -> Result<Vec<PathBuf>> {
     bar.finish_and_clear();
     Ok(paths)
 }
-

@@ -709,3 +709,29 @@ fn version_and_desktop_registration() {
         1
     );
 }
+
+/// With the library at `…/anna/Pictures`, `anna` and `pictures` match
+/// nothing (they are above it), while the folders inside stay searchable.
+#[test]
+fn the_folders_above_the_library_are_not_searched() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("anna/Pictures");
+    let rome = root.join("2019/06 Holiday Rome");
+    std::fs::create_dir_all(&rome).unwrap();
+    std::fs::write(rome.join("IMG_0001.jpg"), b"not really").unwrap();
+    std::fs::write(root.join("beach.jpg"), b"not really").unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", root.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    for (query, hits) in [
+        ("anna", 0),
+        ("pictures", 0),
+        ("rome", 1),
+        ("dir:2019", 1),
+        ("beach", 1),
+    ] {
+        let (ok, out, err) = viewer2(&cat, &["search", query]);
+        assert!(ok, "{err}");
+        assert_eq!(out.lines().count(), hits, "{query:?} found {out:?}");
+    }
+}

@@ -147,7 +147,10 @@ fn main() -> Result<()> {
     );
     println!("| | viewer2 | goal |");
     println!("| --- | ---: | ---: |");
-    println!("| launch → first photos in the grid | {:.2} s | |", median(0).as_secs_f64());
+    println!(
+        "| launch → first photos in the grid | {:.2} s | |",
+        median(0).as_secs_f64()
+    );
     println!(
         "| launch → first screen of thumbnails | {:.2} s | ≤ 1 s |",
         median(1).as_secs_f64()

@@ -289,6 +289,19 @@ pub fn index_until(
     let mut steps = || -> Result<Report, IndexError> {
         let mut report = Report::default();
         crate::metadata::drop_camera_from_captions(&mut cat)?;
+        // The folders above what is indexed are not searched (a file
+        // given alone: above its folder).
+        let library_roots: Vec<&str> = roots
+            .iter()
+            .map(|r| {
+                if r.is_file {
+                    catalog::split_path(&r.text).0.trim_end_matches(['/', '\\'])
+                } else {
+                    r.text.as_str()
+                }
+            })
+            .collect();
+        cat.add_roots(&library_roots)?;
 
         // 1. The walk.
         let mut walk = Walk::default();
