@@ -229,16 +229,7 @@ impl TagIndex {
                     out.push(self.intern(TagKind::Caption, part, &words));
                 }
             } else {
-                let written = catalog::words_as_written(part);
-                for (w, as_written) in words.iter().zip(&written) {
-                    if telling(&w.word) && !STOP_WORDS.contains(&w.word.as_str()) {
-                        out.push(self.intern(
-                            TagKind::Caption,
-                            as_written,
-                            std::slice::from_ref(w),
-                        ));
-                    }
-                }
+                self.word_tags(TagKind::Caption, part, &words, &mut out);
             }
         }
         let camera = p.camera.trim();
@@ -252,19 +243,41 @@ impl TagIndex {
         let (dir, _) = catalog::split_path(&p.text_path);
         let (_, folder) = catalog::split_path(dir);
         for (kind, text) in [(TagKind::Name, stem), (TagKind::Folder, folder)] {
-            let written = catalog::words_as_written(text);
-            for (w, as_written) in catalog::tokenize(text).iter().zip(&written) {
-                if telling(&w.word)
-                    && !GENERIC_NAME_WORDS.contains(&w.word.as_str())
-                    && !STOP_WORDS.contains(&w.word.as_str())
-                {
-                    out.push(self.intern(kind, as_written, std::slice::from_ref(w)));
-                }
-            }
+            let words = catalog::tokenize(text);
+            self.word_tags(kind, text, &words, &mut out);
         }
         out.sort_unstable();
         out.dedup();
         out.into_boxed_slice()
+    }
+
+    /// One tag per telling word of `text` (`words` is its tokens). The
+    /// words as written are worked out only when a word is new to the
+    /// dictionary (most photos' words are not).
+    fn word_tags(
+        &mut self,
+        kind: TagKind,
+        text: &str,
+        words: &[catalog::Token],
+        out: &mut Vec<u32>,
+    ) {
+        let mut written: Option<Vec<String>> = None;
+        for (k, w) in words.iter().enumerate() {
+            let word = w.word.as_str();
+            if !telling(word)
+                || STOP_WORDS.contains(&word)
+                || (kind != TagKind::Caption && GENERIC_NAME_WORDS.contains(&word))
+            {
+                continue;
+            }
+            if let Some(&t) = self.lookup.get(&(kind, word.to_owned())) {
+                out.push(t);
+                continue;
+            }
+            let as_written = written.get_or_insert_with(|| catalog::words_as_written(text));
+            let shown = as_written.get(k).map_or(word, String::as_str).to_owned();
+            out.push(self.intern(kind, &shown, std::slice::from_ref(w)));
+        }
     }
 
     fn intern(&mut self, kind: TagKind, text: &str, words: &[catalog::Token]) -> u32 {

@@ -621,9 +621,11 @@ impl ViewerApp {
                 .resizable(true)
                 .default_size(260.0)
                 .show(ui, |ui| {
+                    // As narrow as its content allows (the grid keeps its
+                    // columns), scrolling when the rows run long.
                     egui::ScrollArea::vertical()
                         .id_salt("details")
-                        .auto_shrink([false, false])
+                        .auto_shrink([true, false])
                         .show(ui, |ui| self.metadata_panel(ui));
                 });
         }

@@ -23,19 +23,23 @@ impl ViewerApp {
                 let pad = ui.spacing().button_padding;
                 let gap = ui.spacing().item_spacing.x;
                 let width = ui.available_width();
-                let sizes: Vec<f32> = self
+                // Each tag laid out once: measured here, drawn below.
+                let galleys: Vec<std::sync::Arc<egui::Galley>> = self
                     .cloud
                     .iter()
                     .map(|tag| {
-                        let font = egui::FontId::proportional(tag_size(tag.weight));
-                        let galley = ui.painter().layout_no_wrap(
-                            tag.text.clone(),
-                            font,
-                            egui::Color32::WHITE,
-                        );
-                        galley.size().x + 2.0 * pad.x
+                        egui::WidgetText::from(
+                            egui::RichText::new(&tag.text).size(tag_size(tag.weight)),
+                        )
+                        .into_galley(
+                            ui,
+                            Some(egui::TextWrapMode::Extend),
+                            f32::INFINITY,
+                            egui::TextStyle::Button,
+                        )
                     })
                     .collect();
+                let sizes: Vec<f32> = galleys.iter().map(|g| g.size().x + 2.0 * pad.x).collect();
                 let mut start = 0;
                 while start < self.cloud.len() {
                     let mut end = start + 1;
@@ -45,9 +49,10 @@ impl ViewerApp {
                         end += 1;
                     }
                     ui.horizontal(|ui| {
-                        for tag in &self.cloud[start..end] {
+                        for (tag, galley) in self.cloud[start..end].iter().zip(&galleys[start..end])
+                        {
                             let active = self.query.split_whitespace().any(|w| w == tag.term);
-                            let text = egui::RichText::new(&tag.text).size(tag_size(tag.weight));
+                            let text = egui::WidgetText::Galley(std::sync::Arc::clone(galley));
                             let hover = if active {
                                 format!("{} · click to take it out of the query", tag.term)
                             } else if tag.exact {
