@@ -617,15 +617,16 @@ impl ViewerApp {
                         self.tag_cloud(ui);
                     }
                 });
+            // A fixed width (the user can drag it): a panel that followed
+            // its content would jump, and take a column of the grid, when a
+            // photo with many details got the focus.
             egui::Panel::right("metadata")
                 .resizable(true)
-                .default_size(260.0)
+                .default_size(200.0)
                 .show(ui, |ui| {
-                    // As narrow as its content allows (the grid keeps its
-                    // columns), scrolling when the rows run long.
                     egui::ScrollArea::vertical()
                         .id_salt("details")
-                        .auto_shrink([true, false])
+                        .auto_shrink([false, false])
                         .show(ui, |ui| self.metadata_panel(ui));
                 });
         }
