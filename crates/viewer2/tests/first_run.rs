@@ -113,6 +113,10 @@ fn a_first_run_shows_its_progress_and_its_first_photos_at_once() {
         h.query_by_role(egui::accesskit::Role::ProgressIndicator)
             .is_some()
     );
+    // The first batch is the first names: the grid's first screen.
+    let names = h.state().shown_names();
+    let expected: Vec<String> = (0..48).map(|i| format!("IMG_{i:04}.jpg")).collect();
+    assert_eq!(names, expected);
     go.send(()).unwrap();
 
     settle(&mut h);

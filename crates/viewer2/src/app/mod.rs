@@ -375,6 +375,14 @@ impl ViewerApp {
         self.thumbs.values().filter(|t| !t.preview).count()
     }
 
+    /// The names of the photos shown, in the grid's order.
+    pub fn shown_names(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .map(|&r| self.library.photos[r as usize].name.clone())
+            .collect()
+    }
+
     /// The tag cloud shown.
     pub fn cloud(&self) -> &[CloudTag] {
         &self.cloud

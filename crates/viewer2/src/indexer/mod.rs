@@ -20,7 +20,8 @@
 //!    when it holds something the user made. Two records of one file (the
 //!    same inode: an older version's interrupted run) are merged.
 //! 3. **Read** the new and changed files' metadata and content hash, in
-//!    batches of 1,000, each its own transaction; then build and store the
+//!    batches of 1,000 (the first of 48, the first names), each its own
+//!    transaction; then build and store the
 //!    search index.
 //!
 //! The catalogue is checked first ([`Catalog::check`]): a damaged one is
@@ -365,10 +366,18 @@ pub fn index_until(
                 return Ok(finish_early(report, &cat, started)?);
             }
         }
-        // A small first batch: a window waiting on a new folder shows
-        // its first photos at once.
-        let first = plan.new.len().min(FIRST_BATCH);
-        let (head, rest) = plan.new.split_at(first);
+        // A small first batch: a window waiting on a new folder shows its
+        // first photos at once, and the grid's first screen (by name) at
+        // that: the first names by path, picked in linear time (a full
+        // sort by the grid's own key cost 7 s at 200,000 files).
+        let mut new = plan.new.clone();
+        let first = new.len().min(FIRST_BATCH);
+        let by_path = |a: &usize, b: &usize| walk.found[*a].path.cmp(&walk.found[*b].path);
+        if new.len() > first {
+            new.select_nth_unstable_by(first, by_path);
+        }
+        new[..first].sort_unstable_by(by_path);
+        let (head, rest) = new.split_at(first);
         for chunk in std::iter::once(head)
             .filter(|c| !c.is_empty())
             .chain(rest.chunks(BATCH))
