@@ -156,7 +156,9 @@ impl ViewerApp {
             if let Some(p) = details.as_ref().and_then(|d| d.position) {
                 ui.label("Position");
                 ui.vertical(|ui| {
-                    ui.label(p.text());
+                    // Wrapped, as every value: a line that cannot wrap
+                    // would widen the panel and take a column off the grid.
+                    ui.add(egui::Label::new(p.text()).wrap());
                     if ui
                         .link("Open map")
                         .on_hover_text("OpenStreetMap, in the browser")
