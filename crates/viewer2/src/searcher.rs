@@ -531,22 +531,17 @@ fn run(
                 let done = edits::apply(&RealFs, &mut cat, &library, trash.as_ref(), &op);
                 // The library and result as changed go out first, so a
                 // window told the operation is over shows its effect.
-                if !done.message.is_empty() {
-                    match load(&cat) {
-                        Ok(l) => library = l,
-                        Err(e) => {
-                            send(Answer::Failed(e));
-                            return;
-                        }
-                    }
-                    if !send(Answer::Loaded(Arc::clone(&library))) {
-                        return;
-                    }
-                    if let Some(s) = &last
-                        && !answer(&cat, &library, s, &mut term_counts, &mut || false, out)
-                    {
-                        return;
-                    }
+                if !done.message.is_empty()
+                    && !reload_and_answer(
+                        &cat,
+                        &load,
+                        &mut library,
+                        last.as_ref(),
+                        &mut term_counts,
+                        out,
+                    )
+                {
+                    return;
                 }
                 if !send(Answer::Edited(done)) {
                     return;
@@ -596,22 +591,17 @@ fn run(
                 // The new library and its result go out before the news
                 // that the run ended, so a window that sees the run over
                 // already shows everything it found.
-                if report.is_ok() {
-                    match load(&cat) {
-                        Ok(l) => library = l,
-                        Err(e) => {
-                            send(Answer::Failed(e));
-                            return;
-                        }
-                    }
-                    if !send(Answer::Loaded(Arc::clone(&library))) {
-                        return;
-                    }
-                    if let Some(s) = &last
-                        && !answer(&cat, &library, s, &mut term_counts, &mut || false, out)
-                    {
-                        return;
-                    }
+                if report.is_ok()
+                    && !reload_and_answer(
+                        &cat,
+                        &load,
+                        &mut library,
+                        last.as_ref(),
+                        &mut term_counts,
+                        out,
+                    )
+                {
+                    return;
                 }
                 if !send(Answer::Indexed(report)) {
                     return;
@@ -786,6 +776,34 @@ fn index_in_background(
             return;
         };
         out.send(Answer::Indexed(report));
+    }
+}
+
+/// Reads the library again and sends it, then the last search's result
+/// on it, before the caller announces what changed (so the window shows
+/// the change when told). Returns false once the window is gone or the
+/// catalogue cannot be read (said with [`Answer::Failed`]).
+fn reload_and_answer(
+    cat: &Catalog,
+    load: &dyn Fn(&Catalog) -> Result<Arc<Library>, String>,
+    library: &mut Arc<Library>,
+    last: Option<&SearchRequest>,
+    term_counts: &mut TermCounts,
+    out: &Outbox,
+) -> bool {
+    match load(cat) {
+        Ok(l) => *library = l,
+        Err(e) => {
+            out.send(Answer::Failed(e));
+            return false;
+        }
+    }
+    if !out.send(Answer::Loaded(Arc::clone(library))) {
+        return false;
+    }
+    match last {
+        Some(s) => answer(cat, library, s, term_counts, &mut || false, out),
+        None => true,
     }
 }
 

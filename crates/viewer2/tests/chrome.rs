@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use catalog::{Catalog, NewFile};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -31,22 +30,8 @@ fn setup() -> (tempfile::TempDir, PathBuf) {
         paths.push(path.to_string_lossy().into_owned());
     }
     let cat = dir.path().join("cat.sqlite");
-    let mut c = Catalog::open(&cat).unwrap();
-    let new: Vec<NewFile<'_>> = paths
-        .iter()
-        .enumerate()
-        .map(|(k, path)| NewFile {
-            path,
-            caption: "",
-            size: 1000,
-            mtime: 1_700_000_000 + k as i64,
-            raw_path: None,
-            camera: "",
-            date: "",
-            identity: Default::default(),
-        })
-        .collect();
-    c.add(&new).unwrap();
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    ui::add_photos(&cat, &refs);
     (dir, cat)
 }
 
@@ -54,11 +39,7 @@ fn harness(cat: &Path, slide: Duration) -> Harness<'static, ViewerApp> {
     let mut options = Options::new(cat.to_owned(), vec![]);
     options.threads = 2;
     options.slide_interval = slide;
-    let ctx = egui::Context::default();
-    let app = ViewerApp::new(&ctx, options).unwrap();
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 800.0))
-        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+    ui::window(options, [1200.0, 800.0])
 }
 
 /// The text painted in the last frame (what accesskit does not see).

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use catalog::{Catalog, NewFile};
+use catalog::Catalog;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -44,22 +44,9 @@ fn setup() -> Setup {
         paths.push(path.to_string_lossy().into_owned());
     }
     let cat = root.join("cat.sqlite");
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let ids = ui::add_photos(&cat, &refs);
     let mut c = Catalog::open(&cat).unwrap();
-    let new: Vec<NewFile<'_>> = paths
-        .iter()
-        .enumerate()
-        .map(|(k, path)| NewFile {
-            path,
-            caption: "",
-            size: 1000,
-            mtime: 1_700_000_000 + k as i64,
-            raw_path: None,
-            camera: "",
-            date: "",
-            identity: Default::default(),
-        })
-        .collect();
-    let ids = c.add(&new).unwrap();
     c.set_caption(ids[1], "Lighthouse").unwrap();
     Setup {
         _dir: dir,
@@ -74,11 +61,7 @@ fn harness(s: &Setup) -> Harness<'static, ViewerApp> {
     options.threads = 2;
     options.trash = Some(Trash::at(s.root.join("trash")));
     options.launch = s.launched.clone();
-    let ctx = egui::Context::default();
-    let app = ViewerApp::new(&ctx, options).unwrap();
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 800.0))
-        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+    ui::window(options, [1200.0, 800.0])
 }
 
 fn select(h: &mut Harness<'static, ViewerApp>, name: &str) {

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use catalog::{Catalog, FileRecord, NewFile};
+use catalog::FileRecord;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -31,29 +31,10 @@ const FILES: &[&str] = &[
 
 fn harness(dir: &Path) -> Harness<'static, ViewerApp> {
     let cat = dir.join("cat.sqlite");
-    let mut c = Catalog::open(&cat).unwrap();
-    let new: Vec<NewFile<'_>> = FILES
-        .iter()
-        .enumerate()
-        .map(|(k, path)| NewFile {
-            path,
-            caption: "",
-            size: 1000,
-            mtime: 1_700_000_000 + k as i64,
-            raw_path: None,
-            camera: "",
-            date: "",
-            identity: Default::default(),
-        })
-        .collect();
-    c.add(&new).unwrap();
+    ui::add_photos(&cat, FILES);
     let mut options = Options::new(cat, vec![]);
     options.threads = 1;
-    let ctx = egui::Context::default();
-    let app = ViewerApp::new(&ctx, options).unwrap();
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 800.0))
-        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+    ui::window(options, [1200.0, 800.0])
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use catalog::{Catalog, NewFile};
+use catalog::Catalog;
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -18,34 +18,14 @@ use ui::settle;
 
 fn catalogue(dir: &Path) -> std::path::PathBuf {
     let cat = dir.join("cat.sqlite");
-    let mut c = Catalog::open(&cat).unwrap();
-    let paths = ["/p/a.jpg", "/p/b.jpg", "/p/c.jpg", "/p/d.jpg"];
-    let new: Vec<NewFile<'_>> = paths
-        .iter()
-        .enumerate()
-        .map(|(k, path)| NewFile {
-            path,
-            caption: "",
-            size: 1000,
-            mtime: 1_700_000_000 + k as i64,
-            raw_path: None,
-            camera: "",
-            date: "",
-            identity: Default::default(),
-        })
-        .collect();
-    c.add(&new).unwrap();
+    ui::add_photos(&cat, &["/p/a.jpg", "/p/b.jpg", "/p/c.jpg", "/p/d.jpg"]);
     cat
 }
 
 fn harness(cat: &Path) -> Harness<'static, ViewerApp> {
     let mut options = Options::new(cat.to_owned(), vec![]);
     options.threads = 1;
-    let ctx = egui::Context::default();
-    let app = ViewerApp::new(&ctx, options).unwrap();
-    Harness::builder()
-        .with_size(egui::vec2(1200.0, 800.0))
-        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+    ui::window(options, [1200.0, 800.0])
 }
 
 fn query(h: &mut Harness<'static, ViewerApp>, text: &str) {

@@ -24,3 +24,33 @@ pub fn settle(h: &mut Harness<'static, ViewerApp>) {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// Records `paths` in the catalogue at `cat` (made if missing), with empty
+/// captions, 1,000 bytes each and times a second apart; returns their ids.
+pub fn add_photos(cat: &std::path::Path, paths: &[&str]) -> Vec<catalog::FileId> {
+    let mut c = catalog::Catalog::open(cat).unwrap_or_else(|e| panic!("{e}"));
+    let new: Vec<catalog::NewFile<'_>> = paths
+        .iter()
+        .enumerate()
+        .map(|(k, path)| catalog::NewFile {
+            path,
+            caption: "",
+            size: 1000,
+            mtime: 1_700_000_000 + k as i64,
+            raw_path: None,
+            camera: "",
+            date: "",
+            identity: Default::default(),
+        })
+        .collect();
+    c.add(&new).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The window of `options`, headless, at `size`.
+pub fn window(options: viewer2::app::Options, size: [f32; 2]) -> Harness<'static, ViewerApp> {
+    let ctx = eframe::egui::Context::default();
+    let app = ViewerApp::new(&ctx, options).unwrap_or_else(|e| panic!("{e}"));
+    Harness::builder()
+        .with_size(eframe::egui::vec2(size[0], size[1]))
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
+}
