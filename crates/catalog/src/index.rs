@@ -4,12 +4,13 @@
 //!
 //! - A file is a *document*, numbered 0.. in file-id order.
 //! - Its name and caption are kept in marked form
-//!   ([`crate::token::marked_into`]): folded words joined by a space where
-//!   a separator split them and by [`JOIN`] where the case or kind changed.
+//!   ([`crate::token::marked_into`]): folded words joined by the
+//!   separators that split them (ASCII punctuation kept, for literal
+//!   words like `ssl.h`) and by [`JOIN`] where the case or kind changed.
 //!   Its folder, camera model and extension are interned: folders repeat
 //!   for every photo in them.
 //! - Every byte trigram of those strings (`JOIN` taken out, none across a
-//!   space) has a posting list of the documents holding it
+//!   separator) has a posting list of the documents holding it
 //!   ([`crate::postings`]).
 //! - A query becomes a *stream* of candidate documents: for each word that
 //!   must occur, the documents holding all of its rarest trigrams (words of
@@ -26,7 +27,7 @@ use crate::postings::{ListIter, ListWriter};
 use crate::query::{Clause, Mode, Part, Query, Scope, Term, View, contradicts_itself, split_path};
 use crate::rank::{self, PLACES, Ranker};
 use crate::store::FileId;
-use crate::token::{JOIN, SPACE, marked_into};
+use crate::token::{JOIN, is_separator, marked_into};
 
 /// One file as the index is built from it.
 #[derive(Clone, Copy, Debug)]
@@ -207,7 +208,7 @@ impl IndexSize {
 }
 
 /// Trigrams of a marked string: bytes with `JOIN` taken out, none across a
-/// space (no search word holds one).
+/// separator (a literal's pieces are looked up one by one).
 fn trigrams_of(marked: &[u8], out: &mut Vec<u32>) {
     let mut window = 0u32;
     let mut have = 0;
@@ -215,7 +216,7 @@ fn trigrams_of(marked: &[u8], out: &mut Vec<u32>) {
         if b == JOIN {
             continue;
         }
-        if b == SPACE {
+        if is_separator(b) {
             have = 0;
             continue;
         }
@@ -357,7 +358,7 @@ impl WordTable {
     /// Records that document `doc`'s marked text `marked` holds its words.
     fn add(&mut self, marked: &[u8], doc: u32) -> Result<(), IndexError> {
         let mut word = std::mem::take(&mut self.word);
-        for piece in marked.split(|&b| b == SPACE).filter(|p| !p.is_empty()) {
+        for piece in marked.split(|&b| is_separator(b)).filter(|p| !p.is_empty()) {
             word.clear();
             word.extend(piece.iter().copied().filter(|&b| b != JOIN));
             let id = self.intern(&word)?;
@@ -457,7 +458,7 @@ impl IndexBuilder {
         let words = &mut self.name_words[d as usize];
         let name_marked = &ix.records[from..];
         for (i, w) in name_marked
-            .split(|&b| b == SPACE || b == JOIN)
+            .split(|&b| is_separator(b) || b == JOIN)
             .filter(|w| !w.is_empty())
             .enumerate()
         {
@@ -478,7 +479,7 @@ impl IndexBuilder {
         // Runs: words with a letter joined by case changes.
         if memchr::memchr(JOIN, name_marked).is_some() {
             let run = &mut self.run;
-            for piece in name_marked.split(|&b| b == SPACE) {
+            for piece in name_marked.split(|&b| is_separator(b)) {
                 let mut count = 0;
                 run.clear();
                 for w in piece.split(|&b| b == JOIN).chain([&[][..]]) {
@@ -706,6 +707,32 @@ impl SearchIndex {
         Stream::or(streams, self.len() as u32)
     }
 
+    /// Candidates for a literal (`ssl.h`): the documents holding each of
+    /// its pieces of three bytes or more (a marked string holds a piece
+    /// with `JOIN`s in it, and its trigrams without). Where every piece is
+    /// one character no `JOIN` can stand inside, so the records hold the
+    /// literal as it is (within a folder or a name: one with `/` may span
+    /// both, and is checked on every document).
+    fn literal_stream<'a>(&'a self, literal: &'a str) -> Stream<'a> {
+        let n = self.len() as u32;
+        let pieces: Vec<&str> = literal
+            .split(|c: char| c.is_ascii() && is_separator(c as u8))
+            .filter(|p| !p.is_empty())
+            .collect();
+        let long: Vec<Stream<'a>> = pieces
+            .iter()
+            .filter(|p| p.len() >= 3)
+            .map(|p| self.word_stream(p))
+            .collect();
+        if !long.is_empty() {
+            return Stream::and(long, n);
+        }
+        if pieces.iter().all(|p| p.chars().count() == 1) && !literal.contains('/') {
+            return Stream::Short(Box::new(ShortScan::new(self, literal.as_bytes())));
+        }
+        Stream::All(n)
+    }
+
     /// The documents whose folder (or, with `camera`, camera model) alone
     /// satisfies the term: it is asked once per string of the table.
     fn docs_by_table(&self, t: &Term, mode: Mode, camera: bool) -> Bits {
@@ -748,6 +775,9 @@ impl SearchIndex {
             Some(Scope::Ext) => Stream::Bits(self.docs_by_ext(t)),
             Some(Scope::Dir) => Stream::Bits(self.docs_by_table(t, mode, false)),
             Some(Scope::Camera) => Stream::Bits(self.docs_by_table(t, mode, true)),
+            _ if mode == Mode::Default && t.literal.is_some() => {
+                self.literal_stream(t.literal.as_deref().unwrap_or(""))
+            }
             _ => Stream::and(
                 t.words
                     .iter()
@@ -1005,7 +1035,7 @@ impl SearchIndex {
     /// caption words that listing them costs more than it saves.
     fn caption_holders(&self, t: &Term) -> Option<Bits> {
         let word = t.words.first()?.as_bytes();
-        if t.fuzzy || word.is_empty() || word.contains(&SPACE) || word.contains(&JOIN) {
+        if t.fuzzy || word.is_empty() || word.iter().any(|&b| is_separator(b)) || word.contains(&JOIN) {
             return None;
         }
         let table = &self.caption_words;
@@ -1222,7 +1252,7 @@ impl View for DocView<'_> {
         let (regions, n) = regions(self, part);
         regions[..n]
             .iter()
-            .flat_map(|r| r.split(|&b| b == SPACE || b == JOIN))
+            .flat_map(|r| r.split(|&b| is_separator(b) || b == JOIN))
             .filter(|w| !w.is_empty())
             .filter_map(|w| std::str::from_utf8(w).ok())
             .collect()
@@ -1241,6 +1271,29 @@ impl View for DocView<'_> {
         regions[..n]
             .iter()
             .any(|r| Finders::contains(self.finders, r, word))
+    }
+
+    fn literal_contains(&self, part: Part, literal: &str) -> bool {
+        let (regions, n) = regions(self, part);
+        if regions[..n]
+            .iter()
+            .any(|r| with_joined(r, |joined| memmem::find(joined, literal.as_bytes()).is_some()))
+        {
+            return true;
+        }
+        // Across the folders and the name, where the literal holds a `/`.
+        part == Part::Path
+            && !self.dir.is_empty()
+            && literal.contains('/')
+            && with_joined(self.dir, |dir| {
+                with_joined(self.name, |name| {
+                    let mut path = Vec::with_capacity(dir.len() + 1 + name.len());
+                    path.extend_from_slice(dir);
+                    path.push(b'/');
+                    path.extend_from_slice(name);
+                    memmem::find(&path, literal.as_bytes()).is_some()
+                })
+            })
     }
 
     fn ext(&self) -> &[u8] {
@@ -1471,7 +1524,7 @@ impl<'a> ShortScan<'a> {
 /// The stored form's first bytes (and its version).
 // Raised with the format, and with `fold::FOLD_VERSION` (the index holds
 // folded text): an index of another magic is rebuilt.
-const MAGIC: &[u8; 8] = b"v2indexA";
+const MAGIC: &[u8; 8] = b"v2indexB";
 
 /// Writes one array: its length, then its little-endian elements.
 fn put_array<const N: usize, T: Copy, E>(
@@ -2030,7 +2083,7 @@ impl<'q> RankBound<'q> {
                 if t.fuzzy {
                     let words = words.get_or_insert_with(|| {
                         folder
-                            .split(|&b| b == SPACE || b == JOIN)
+                            .split(|&b| is_separator(b) || b == JOIN)
                             .filter(|w| !w.is_empty())
                             .map(|w| std::str::from_utf8(w).unwrap_or(""))
                             .collect()

@@ -57,4 +57,4 @@ pub use store::{
     Catalog, CatalogError, Field, FileId, FileRecord, Forgotten, Identity, Moved, NewFile, Outside,
     Presence, Reconcile, Recovered, Stamp, Vanished, file_key,
 };
-pub use token::{Token, tokenize, words_as_written};
+pub use token::{Token, literal, tokenize, words_as_written};

@@ -48,6 +48,12 @@ pub struct Term {
     /// Where it must match (`name:`, `dir:`, `caption:`, `ext:`), or
     /// anywhere.
     pub scope: Option<Scope>,
+    /// For a word typed with inner punctuation (`ssl.h`, `2019-06`), its
+    /// [`crate::token::literal`] form: in the default mode the term
+    /// matches where that stands in the part's literal form, as file
+    /// finders match what is typed. `words` still rank it (and are the
+    /// seed mode's phrase).
+    pub literal: Option<String>,
 }
 
 /// A field filter's part of the file.
@@ -90,7 +96,13 @@ pub struct Query {
 
 #[derive(Clone, Debug, PartialEq)]
 enum Lexeme {
-    Word { text: String, fuzzy: bool },
+    /// `quoted`: a field filter's value was written in quotes
+    /// (`camera:"canon eos"`), a phrase rather than a literal.
+    Word {
+        text: String,
+        fuzzy: bool,
+        quoted: bool,
+    },
     Phrase(String),
     Open,
     Close,
@@ -148,6 +160,26 @@ fn lex(query: &str) -> Result<Vec<(usize, Lexeme)>, QueryError> {
                     i += 1;
                 }
                 let mut text: String = chars[start..i].iter().collect();
+                // A field filter's value in quotes: `camera:"canon eos"`.
+                if chars.get(i) == Some(&'"')
+                    && text.ends_with(':')
+                    && scoped(&format!("{text}x")).is_some()
+                {
+                    let Some(end) = chars[i + 1..].iter().position(|&c| c == '"') else {
+                        return Err(QueryError::at(i, "this quote is never closed"));
+                    };
+                    text.extend(&chars[i + 1..i + 1 + end]);
+                    i += end + 2;
+                    out.push((
+                        start,
+                        Lexeme::Word {
+                            text,
+                            fuzzy: false,
+                            quoted: true,
+                        },
+                    ));
+                    continue;
+                }
                 let fuzzy = text.ends_with('~');
                 if fuzzy {
                     text.pop();
@@ -155,7 +187,14 @@ fn lex(query: &str) -> Result<Vec<(usize, Lexeme)>, QueryError> {
                 if text == "OR" && !fuzzy {
                     out.push((start, Lexeme::Or));
                 } else {
-                    out.push((start, Lexeme::Word { text, fuzzy }));
+                    out.push((
+                        start,
+                        Lexeme::Word {
+                            text,
+                            fuzzy,
+                            quoted: false,
+                        },
+                    ));
                 }
             }
         }
@@ -250,29 +289,35 @@ impl Parser {
         };
         self.at += 1;
         match lexeme {
-            Lexeme::Word { text, fuzzy } => match scoped(&text) {
+            Lexeme::Word {
+                text,
+                fuzzy,
+                quoted,
+            } => match scoped(&text) {
                 Some((_, "")) => Err(QueryError::at(p, "this field filter has no value")),
                 Some((Scope::Date, rest)) => match date_range(rest) {
                     Ok((lo, hi)) => Ok(Some(Clause::Term(Term {
                         words: vec![lo, hi],
                         fuzzy: false,
                         scope: Some(Scope::Date),
+                        literal: None,
                     }))),
                     Err(why) => Err(QueryError::at(p, why)),
                 },
-                Some((scope, rest)) => Ok(term(rest, fuzzy).map(|mut t| {
+                Some((scope, rest)) => Ok(term(rest, fuzzy, !quoted).map(|mut t| {
                     if scope == Scope::Ext {
                         t.words = vec![crate::fold::fold(rest)];
+                        t.literal = None;
                     }
                     t.scope = Some(scope);
                     Clause::Term(t)
                 })),
-                None => match term(&text, fuzzy) {
+                None => match term(&text, fuzzy, true) {
                     Some(t) => Ok(Some(Clause::Term(t))),
                     None => self.no_word(p, &text, fuzzy),
                 },
             },
-            Lexeme::Phrase(text) => match term(&text, false) {
+            Lexeme::Phrase(text) => match term(&text, false, false) {
                 Some(t) => Ok(Some(Clause::Term(t))),
                 None => Err(QueryError::at(p, "this phrase has no words")),
             },
@@ -330,13 +375,17 @@ impl Parser {
     }
 }
 
-/// A word or phrase as a term: its folded words, split like a file name.
-fn term(text: &str, fuzzy: bool) -> Option<Term> {
+/// A word or phrase as a term: its folded words, split like a file name;
+/// a word (`as_typed`) with inner punctuation also keeps its literal form.
+fn term(text: &str, fuzzy: bool, as_typed: bool) -> Option<Term> {
     let words: Vec<String> = tokenize(text).into_iter().map(|t| t.word).collect();
+    let literal = (as_typed && !fuzzy && crate::token::has_inner_separator(text))
+        .then(|| crate::token::literal(text));
     (!words.is_empty()).then_some(Term {
         words,
         fuzzy,
         scope: None,
+        literal,
     })
 }
 
@@ -559,11 +608,13 @@ impl Term {
     }
 }
 
-/// A string as the search sees it: folded whole, and as tokens.
+/// A string as the search sees it: folded whole, as tokens, and in
+/// literal form.
 #[derive(Clone, Debug)]
 pub struct Prepared {
     folded: String,
     tokens: Vec<Token>,
+    literal: String,
 }
 
 impl Prepared {
@@ -572,6 +623,7 @@ impl Prepared {
         Prepared {
             folded: crate::fold::fold(text),
             tokens: tokenize(text),
+            literal: crate::token::literal(text),
         }
     }
 }
@@ -586,6 +638,10 @@ pub struct Document {
     name_start: u32,
     dir_folded: String,
     name_folded: String,
+    /// The literal forms of the folders, the name, and both joined by `/`.
+    dir_literal: String,
+    name_literal: String,
+    path_literal: String,
     ext: String,
     camera: Prepared,
     /// When the photo was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
@@ -618,12 +674,21 @@ impl Document {
     /// or empty).
     pub fn with_meta(path: &str, caption: &str, camera: &str, date: &str) -> Document {
         let (dir, name) = split_path(path);
+        let (dir_literal, name_literal) = (crate::token::literal(dir), crate::token::literal(name));
+        let path_literal = if dir_literal.is_empty() {
+            name_literal.clone()
+        } else {
+            format!("{dir_literal}/{name_literal}")
+        };
         Document {
             path: Prepared::new(path),
             caption: Prepared::new(caption),
             name_start: tokenize(dir).len() as u32,
             dir_folded: crate::fold::fold(dir),
             name_folded: crate::fold::fold(name),
+            dir_literal,
+            name_literal,
+            path_literal,
             ext: extension(name),
             camera: Prepared::new(camera),
             date: date.to_owned(),
@@ -658,6 +723,10 @@ pub(crate) trait View {
     fn word_contains(&self, part: Part, word: &str) -> bool {
         self.words(part).iter().any(|w| w.contains(word))
     }
+    /// Whether the part's [`crate::token::literal`] form contains
+    /// `literal` (the path's is its folders' and its name's, joined by
+    /// `/`).
+    fn literal_contains(&self, part: Part, literal: &str) -> bool;
     /// The name's folded extension.
     fn ext(&self) -> &[u8];
     /// The date taken, `YYYY-MM-DD HH:MM:SS`, or empty.
@@ -684,6 +753,16 @@ impl View for Document {
             Part::Dir => self.dir_folded.contains(word),
             Part::Caption => self.caption.folded.contains(word),
             Part::Camera => self.camera.folded.contains(word),
+        }
+    }
+
+    fn literal_contains(&self, part: Part, literal: &str) -> bool {
+        match part {
+            Part::Path => self.path_literal.contains(literal),
+            Part::Name => self.name_literal.contains(literal),
+            Part::Dir => self.dir_literal.contains(literal),
+            Part::Caption => self.caption.literal.contains(literal),
+            Part::Camera => self.camera.literal.contains(literal),
         }
     }
 
@@ -721,7 +800,11 @@ impl Term {
             Some(Scope::Caption) => &[Part::Caption],
             Some(Scope::Camera) => &[Part::Camera],
         };
-        if mode == Mode::Default && self.is_substring() {
+        if mode == Mode::Default
+            && let Some(literal) = &self.literal
+        {
+            parts.iter().any(|&p| v.literal_contains(p, literal))
+        } else if mode == Mode::Default && self.is_substring() {
             parts.iter().any(|&p| v.folded_contains(p, word))
         } else if !self.fuzzy && self.words.len() == 1 {
             parts.iter().any(|&p| v.word_contains(p, word))
@@ -845,6 +928,7 @@ impl Query {
                     Clause::Term(t) => {
                         if !matches!(t.scope, Some(Scope::Ext | Scope::Date)) {
                             t.fuzzy = true;
+                            t.literal = None;
                         }
                     }
                     Clause::Not(q) | Clause::Group(q) => {

@@ -10,7 +10,7 @@
 use memchr::memmem;
 
 use crate::query::{Query, Term};
-use crate::token::{JOIN, SPACE};
+use crate::token::{JOIN, is_separator};
 
 /// How many places of a term the ranking looks at (see `rank_terms`).
 pub(crate) const PLACES: usize = 8;
@@ -147,13 +147,13 @@ fn plain(t: &Term) -> bool {
     !t.fuzzy
         && t.words.len() == 1
         && !t.words[0].is_empty()
-        && !t.words[0].bytes().any(|b| b == SPACE || b == JOIN)
+        && !t.words[0].bytes().any(|b| is_separator(b) || b == JOIN)
 }
 
 /// Whether byte `b` of marked text belongs to a word (a word is a run of
-/// bytes other than [`SPACE`] and [`JOIN`]).
+/// bytes other than separators and [`JOIN`]).
 fn in_word(b: u8) -> bool {
-    b != SPACE && b != JOIN
+    !is_separator(b) && b != JOIN
 }
 
 /// How many words marked `text` holds.

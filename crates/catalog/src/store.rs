@@ -376,6 +376,7 @@ impl Catalog {
                     scope: None,
                     words: vec![word.clone()],
                     fuzzy: true,
+                    literal: None,
                 }
                 .word_matches(&word, &token))
             },

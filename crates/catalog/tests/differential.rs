@@ -39,7 +39,7 @@ fn word() -> impl Strategy<Value = String> {
 fn name() -> impl Strategy<Value = String> {
     (
         prop::collection::vec(word(), 1..5),
-        prop::sample::select(vec!["", " ", "_", "-", ".", "/"]),
+        prop::sample::select(vec!["", " ", "_", "-", ".", "/", "'", " - ", "\u{2019}"]),
     )
         .prop_map(|(ws, sep)| {
             let mut s = String::new();
@@ -90,6 +90,21 @@ fn term() -> impl Strategy<Value = String> {
             let head: String = b.to_lowercase().chars().take(j).collect();
             tail + &head
         }),
+        // Inner punctuation: a literal (`ssl.h`, `l.j`, `2019-07`), whose
+        // pieces may stand in longer words or across case changes.
+        (
+            word(),
+            prop::sample::select(vec![".", "-", "_", "/", "'", ".."]),
+            word(),
+            1usize..4,
+            1usize..4
+        )
+            .prop_map(|(a, sep, b, i, j)| {
+                let a: Vec<char> = a.chars().collect();
+                let tail: String = a[a.len().saturating_sub(i)..].iter().collect();
+                let head: String = b.chars().take(j).collect();
+                format!("{tail}{sep}{head}")
+            }),
     ]
     .prop_filter("a term must have a letter or digit", |t| {
         t.chars().any(char::is_alphanumeric)
@@ -113,6 +128,8 @@ fn scoped() -> impl Strategy<Value = String> {
             "camera:d7",
             "camera:EOS",
             "camera:iphon~",
+            "camera:\"canon eos\"",
+            "camera:\"eos 5\"",
             "camera:5",
             "camera:nikon"
         ])

@@ -207,6 +207,93 @@ proptest! {
     }
 }
 
+proptest! {
+    /// The literal form of ASCII text is the text lower-cased, without the
+    /// punctuation before its first word and after its last; the general
+    /// (non-ASCII) path agrees, a letter with an accent put in front.
+    #[test]
+    fn literal_form_is_the_lowered_text(text in "[a-zA-Z0-9 ._/'-]{0,40}") {
+        let outer = |c: char| !c.is_ascii_alphanumeric();
+        let lowered = text.to_ascii_lowercase();
+        prop_assert_eq!(catalog::literal(&text), lowered.trim_matches(outer));
+        let accented = format!("e{lowered}");
+        prop_assert_eq!(catalog::literal(&format!("\u{e9}{text}")), accented.trim_end_matches(outer));
+    }
+
+    /// In the default mode a word with inner punctuation matches exactly
+    /// the files whose lower-cased name holds it; an exclusion removes
+    /// exactly those.
+    #[test]
+    fn punctuated_words_match_their_literal_text(
+        word in "[a-z0-9]{1,3}[._'/-][a-z0-9]{1,3}",
+        name in "[a-zA-Z0-9 ._'-]{0,30}",
+    ) {
+        let holds = name.to_ascii_lowercase().contains(&word);
+        let mode = catalog::Mode::Default;
+        prop_assert_eq!(parse(&word).unwrap().matches_in(mode, &[&name]), holds);
+        prop_assert_eq!(parse(&format!("-{word}")).unwrap().matches_in(mode, &[&name]), !holds);
+    }
+}
+
+/// Everything's and fsearch's rule: `ssl.h` is those five characters, not
+/// a phrase of `ssl` and `h`; the seed mode keeps the phrase.
+#[test]
+fn punctuation_inside_a_word_is_literal() {
+    let docs = [
+        "include/openssl.h",  // 0
+        "include/opensslv.h", // 1
+        "ssl h notes.txt",    // 2
+        "IMG_1234.JPG",       // 3
+        "IMG 1234.JPG",       // 4
+        "2019-06-14 Rome.jpg", // 5
+        "2019_06_14.jpg",     // 6
+        "L\u{2019}Amour.jpg",  // 7
+        "Sacr\u{e9}-C\u{153}ur.jpg", // 8
+        "Sacr\u{e9} C\u{153}ur.jpg", // 9
+        "Paul.JPG",           // 10
+        "Paul Jones.jpg",     // 11
+    ];
+    let found = |q: &str| -> Vec<usize> {
+        let q = parse(q).unwrap();
+        (0..docs.len())
+            .filter(|&i| q.matches_in(catalog::Mode::Default, &[docs[i]]))
+            .collect()
+    };
+    assert_eq!(
+        catalog::literal("L\u{2019}Amour \u{2013} Caf\u{e9}_2019.JPG"),
+        "l'amour - cafe_2019.jpg"
+    );
+    assert_eq!(found("ssl.h"), [0]);
+    assert_eq!(found("SSL.H"), [0]);
+    assert_eq!(found("l.j"), [10]);
+    assert_eq!(found("-l.j"), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11], "only files holding l.j go");
+    assert_eq!(found("img_12"), [3]);
+    assert_eq!(found("2019-06"), [5]);
+    assert_eq!(found("l'amour"), [7], "a typographic apostrophe is the typed one");
+    assert_eq!(found("sacre-coeur"), [8]);
+    assert_eq!(found("include/openssl.h"), [0]);
+    assert_eq!(found("include/openssl"), [0, 1]);
+    // A word of one part, and a quoted phrase, are as before.
+    assert_eq!(found("coeur"), [8, 9]);
+    assert_eq!(found("\"sacre coeur\""), [8, 9]);
+    // The seed's meaning: a phrase of the parts.
+    let seed = parse("ssl.h").unwrap();
+    assert!(seed.matches(&[docs[1]]), "seed mode: opensslv.h holds ssl then h");
+}
+
+/// A field filter's value may be quoted: a phrase in that field.
+#[test]
+fn quoted_field_values_are_phrases() {
+    let d = catalog::Document::with_meta("a.jpg", "", "Canon EOS 5D", "");
+    let other = catalog::Document::with_meta("canon eos.jpg", "", "NIKON D750", "");
+    let q = parse("camera:\"canon eos\"").unwrap();
+    assert!(q.matches_document(catalog::Mode::Default, &d));
+    assert!(!q.matches_document(catalog::Mode::Default, &other));
+    assert!(parse("camera:\"eos canon\"").unwrap().matches_document(catalog::Mode::Default, &d) == false);
+    let e = parse("camera:\"canon").unwrap_err();
+    assert!(e.message.contains("never closed"), "{e}");
+}
+
 /// `--fuzzy` makes every word fuzzy, exclusions included; `ext:` and
 /// `date:` stay exact.
 #[test]
