@@ -1035,7 +1035,11 @@ impl SearchIndex {
     /// caption words that listing them costs more than it saves.
     fn caption_holders(&self, t: &Term) -> Option<Bits> {
         let word = t.words.first()?.as_bytes();
-        if t.fuzzy || word.is_empty() || word.iter().any(|&b| is_separator(b)) || word.contains(&JOIN) {
+        if t.fuzzy
+            || word.is_empty()
+            || word.iter().any(|&b| is_separator(b))
+            || word.contains(&JOIN)
+        {
             return None;
         }
         let table = &self.caption_words;
@@ -1275,10 +1279,11 @@ impl View for DocView<'_> {
 
     fn literal_contains(&self, part: Part, literal: &str) -> bool {
         let (regions, n) = regions(self, part);
-        if regions[..n]
-            .iter()
-            .any(|r| with_joined(r, |joined| memmem::find(joined, literal.as_bytes()).is_some()))
-        {
+        if regions[..n].iter().any(|r| {
+            with_joined(r, |joined| {
+                memmem::find(joined, literal.as_bytes()).is_some()
+            })
+        }) {
             return true;
         }
         // Across the folders and the name, where the literal holds a `/`.

@@ -111,7 +111,11 @@ fn for_each_word(text: &str, mut emit: impl FnMut(&str, &[u8])) {
                 };
                 gap.clear();
                 if let Some(end) = *last_end {
-                    gap.extend(bytes[end..from].iter().map(|&b| separator_char(char::from(b))));
+                    gap.extend(
+                        bytes[end..from]
+                            .iter()
+                            .map(|&b| separator_char(char::from(b))),
+                    );
                 }
                 // ASCII in, ASCII out.
                 if let Ok(w) = std::str::from_utf8(folded) {

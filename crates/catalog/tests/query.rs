@@ -240,18 +240,18 @@ proptest! {
 #[test]
 fn punctuation_inside_a_word_is_literal() {
     let docs = [
-        "include/openssl.h",  // 0
-        "include/opensslv.h", // 1
-        "ssl h notes.txt",    // 2
-        "IMG_1234.JPG",       // 3
-        "IMG 1234.JPG",       // 4
-        "2019-06-14 Rome.jpg", // 5
-        "2019_06_14.jpg",     // 6
-        "L\u{2019}Amour.jpg",  // 7
+        "include/openssl.h",         // 0
+        "include/opensslv.h",        // 1
+        "ssl h notes.txt",           // 2
+        "IMG_1234.JPG",              // 3
+        "IMG 1234.JPG",              // 4
+        "2019-06-14 Rome.jpg",       // 5
+        "2019_06_14.jpg",            // 6
+        "L\u{2019}Amour.jpg",        // 7
         "Sacr\u{e9}-C\u{153}ur.jpg", // 8
         "Sacr\u{e9} C\u{153}ur.jpg", // 9
-        "Paul.JPG",           // 10
-        "Paul Jones.jpg",     // 11
+        "Paul.JPG",                  // 10
+        "Paul Jones.jpg",            // 11
     ];
     let found = |q: &str| -> Vec<usize> {
         let q = parse(q).unwrap();
@@ -266,10 +266,18 @@ fn punctuation_inside_a_word_is_literal() {
     assert_eq!(found("ssl.h"), [0]);
     assert_eq!(found("SSL.H"), [0]);
     assert_eq!(found("l.j"), [10]);
-    assert_eq!(found("-l.j"), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11], "only files holding l.j go");
+    assert_eq!(
+        found("-l.j"),
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11],
+        "only files holding l.j go"
+    );
     assert_eq!(found("img_12"), [3]);
     assert_eq!(found("2019-06"), [5]);
-    assert_eq!(found("l'amour"), [7], "a typographic apostrophe is the typed one");
+    assert_eq!(
+        found("l'amour"),
+        [7],
+        "a typographic apostrophe is the typed one"
+    );
     assert_eq!(found("sacre-coeur"), [8]);
     assert_eq!(found("include/openssl.h"), [0]);
     assert_eq!(found("include/openssl"), [0, 1]);
@@ -278,7 +286,10 @@ fn punctuation_inside_a_word_is_literal() {
     assert_eq!(found("\"sacre coeur\""), [8, 9]);
     // The seed's meaning: a phrase of the parts.
     let seed = parse("ssl.h").unwrap();
-    assert!(seed.matches(&[docs[1]]), "seed mode: opensslv.h holds ssl then h");
+    assert!(
+        seed.matches(&[docs[1]]),
+        "seed mode: opensslv.h holds ssl then h"
+    );
 }
 
 /// A field filter's value may be quoted: a phrase in that field.
@@ -289,7 +300,12 @@ fn quoted_field_values_are_phrases() {
     let q = parse("camera:\"canon eos\"").unwrap();
     assert!(q.matches_document(catalog::Mode::Default, &d));
     assert!(!q.matches_document(catalog::Mode::Default, &other));
-    assert!(parse("camera:\"eos canon\"").unwrap().matches_document(catalog::Mode::Default, &d) == false);
+    assert!(
+        parse("camera:\"eos canon\"")
+            .unwrap()
+            .matches_document(catalog::Mode::Default, &d)
+            == false
+    );
     let e = parse("camera:\"canon").unwrap_err();
     assert!(e.message.contains("never closed"), "{e}");
 }

@@ -307,6 +307,16 @@ pub fn restore(fs: &dyn Fs, t: &Trashed) -> Result<(), OpError> {
     Ok(())
 }
 
+/// How many characters of a file name come before its extension (the
+/// last `.`, where one stands after the first character): all of them
+/// where there is none (`.bashrc`, `README`).
+pub fn stem_chars(name: &str) -> usize {
+    match name.rfind('.') {
+        Some(i) if i > 0 => name[..i].chars().count(),
+        _ => name.chars().count(),
+    }
+}
+
 /// Checks a new file name: not empty, no `/`, not `.` or `..`, at most
 /// 255 bytes.
 pub fn check_name(name: &str) -> Result<(), OpError> {

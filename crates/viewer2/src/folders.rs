@@ -36,8 +36,8 @@ pub struct FolderTree {
     pub roots: Vec<usize>,
 }
 
-/// Where a path's folder part ends (the last `/` or `\`).
-fn folder_of(text_path: &str) -> &str {
+/// A path's folder part (before the last `/` or `\`).
+pub fn folder_of(text_path: &str) -> &str {
     let (dir, _) = catalog::split_path(text_path);
     dir.trim_end_matches(['/', '\\'])
 }

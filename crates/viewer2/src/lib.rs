@@ -10,6 +10,7 @@ pub mod edits;
 pub mod fileops;
 pub mod folders;
 pub mod freedesktop;
+pub mod grid_layout;
 pub mod indexer;
 pub mod launch;
 pub mod library;

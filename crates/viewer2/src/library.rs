@@ -128,6 +128,85 @@ impl Sort {
     }
 }
 
+/// How the grid groups its photos under headers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Grouping {
+    /// One run of photos.
+    #[default]
+    None,
+    /// By folder, folders by name (natural order).
+    Folder,
+    /// By the month taken; photos without a date last.
+    Month,
+}
+
+impl Grouping {
+    /// Every grouping, as the window lists them.
+    pub const ALL: [Grouping; 3] = [Grouping::None, Grouping::Folder, Grouping::Month];
+
+    /// The grouping's name where it is saved.
+    pub fn key(self) -> &'static str {
+        match self {
+            Grouping::None => "ungrouped",
+            Grouping::Folder => "by-folder",
+            Grouping::Month => "by-month",
+        }
+    }
+
+    /// The grouping saved as `key`.
+    pub fn from_key(key: &str) -> Option<Grouping> {
+        Grouping::ALL.into_iter().find(|g| g.key() == key)
+    }
+
+    /// The grouping's name in the window.
+    pub fn label(self) -> &'static str {
+        match self {
+            Grouping::None => "None",
+            Grouping::Folder => "Folder",
+            Grouping::Month => "Month taken",
+        }
+    }
+}
+
+/// One group of a grouped result: its photos are `rows[start..]` up to the
+/// next group's start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The folder's path, or the month taken as `YYYY-MM` (empty: no
+    /// date).
+    pub key: String,
+    /// Where its photos start in the rows.
+    pub start: u32,
+}
+
+/// A month key (`2019-06`) as people read it: `June 2019`; an empty one
+/// is "No date".
+pub fn month_title(key: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let month = key
+        .get(5..7)
+        .and_then(|m| m.parse::<usize>().ok())
+        .and_then(|m| MONTHS.get(m.wrapping_sub(1)));
+    match (key.get(..4), month) {
+        (Some(year), Some(month)) => format!("{month} {year}"),
+        _ if key.is_empty() => "No date".to_owned(),
+        _ => key.to_owned(),
+    }
+}
+
 /// The photos, their sort ranks and their tags.
 #[derive(Clone, Debug, Default)]
 pub struct Library {
@@ -248,6 +327,57 @@ impl Library {
             rows.len()
         };
         rows[..dated].reverse();
+    }
+
+    /// Puts sorted rows into groups, keeping their order within each:
+    /// folders by name, months oldest first (both turned around when
+    /// `descending`; photos without a date stay last). Returns the groups,
+    /// none for [`Grouping::None`].
+    pub fn group(&self, rows: &mut [u32], grouping: Grouping, descending: bool) -> Vec<Group> {
+        let key_of = |r: u32| -> &str {
+            let p = &self.photos[r as usize];
+            match grouping {
+                Grouping::None => "",
+                Grouping::Folder => crate::folders::folder_of(&p.text_path),
+                Grouping::Month => p.date.get(..7).unwrap_or(""),
+            }
+        };
+        if grouping == Grouping::None || rows.is_empty() {
+            return Vec::new();
+        }
+        // Each distinct key ranked once (a library has far fewer folders
+        // and months than photos).
+        let mut keys: Vec<&str> = rows.iter().map(|&r| key_of(r)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        match grouping {
+            Grouping::Folder => keys.sort_by_cached_key(|k| natural_key(&catalog::fold(k))),
+            _ => keys.sort_by_key(|k| (k.is_empty(), *k)),
+        }
+        if descending {
+            let n = match grouping {
+                Grouping::Month => keys.iter().filter(|k| !k.is_empty()).count(),
+                _ => keys.len(),
+            };
+            keys[..n].reverse();
+        }
+        let rank: HashMap<&str, u32> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
+        rows.sort_by_key(|&r| rank.get(key_of(r)).copied().unwrap_or(u32::MAX));
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, &r) in rows.iter().enumerate() {
+            let k = key_of(r);
+            if groups.last().is_none_or(|g| g.key != k) {
+                groups.push(Group {
+                    key: k.to_owned(),
+                    start: i as u32,
+                });
+            }
+        }
+        groups
     }
 
     /// Sorts indexes in place; `Relevance` keeps the order they have.

@@ -23,7 +23,7 @@ use catalog::{Catalog, Clause, FileId, Mode, Query, parse, tokenize};
 use crate::edits::{self, Done, FileOp};
 use crate::fileops::{RealFs, Trash};
 use crate::indexer::{self, Progress, Report};
-use crate::library::{Library, Sort};
+use crate::library::{Group, Grouping, Library, Sort};
 use crate::table::{Changes, Saved, UserGroup};
 use crate::tags::CloudTag;
 
@@ -73,6 +73,7 @@ struct SearchRequest {
     fuzzy: bool,
     /// Only the photos of this folder (and, `true`, its subfolders).
     folder: Option<(String, bool)>,
+    grouping: Grouping,
 }
 
 /// A search's answer.
@@ -84,8 +85,10 @@ pub struct Found {
     pub text: String,
     /// The library the rows index.
     pub library: Arc<Library>,
-    /// The matching photos, in the order asked.
+    /// The matching photos, in the order asked (group by group).
     pub rows: Arc<Vec<u32>>,
+    /// The groups the rows fall into; none when ungrouped.
+    pub groups: Arc<Vec<Group>>,
     /// The result's tag cloud.
     pub cloud: Vec<CloudTag>,
     /// Why the query did not parse (the rows are then the whole library).
@@ -174,6 +177,8 @@ pub enum Answer {
         sort: Sort,
         /// Turned around.
         descending: bool,
+        /// The grouping.
+        grouping: Grouping,
     },
 }
 
@@ -184,6 +189,7 @@ pub struct Searcher {
     seq: u64,
     /// Tells a background index run to stop at its next transaction.
     stop: Arc<AtomicBool>,
+    grouping: Grouping,
 }
 
 impl Searcher {
@@ -229,6 +235,7 @@ impl Searcher {
             requests,
             answers,
             seq: 0,
+            grouping: Grouping::None,
             stop,
         })
     }
@@ -270,13 +277,24 @@ impl Searcher {
             descending,
             fuzzy,
             folder,
+            grouping: self.grouping,
         }));
         self.seq
     }
 
+    /// How later searches group their rows (see [`Library::group`]).
+    pub fn set_grouping(&mut self, grouping: Grouping) {
+        self.grouping = grouping;
+    }
+
     /// Keeps the grid's order in the catalogue, for the next start.
-    pub fn save_sort(&self, sort: Sort, descending: bool) {
-        let value = format!("{}{}", sort.key(), if descending { " desc" } else { "" });
+    pub fn save_sort(&self, sort: Sort, descending: bool, grouping: Grouping) {
+        let value = format!(
+            "{}{} {}",
+            sort.key(),
+            if descending { " desc" } else { "" },
+            grouping.key()
+        );
         let _ = self
             .requests
             .send(Request::SaveSetting(SORT_SETTING, value));
@@ -419,11 +437,16 @@ fn run(
         }
     };
     if let Ok(Some(saved)) = cat.setting(SORT_SETTING) {
-        let (key, dir) = saved.split_once(' ').unwrap_or((saved.as_str(), ""));
-        if let Some(sort) = Sort::from_key(key) {
+        let mut words = saved.split_whitespace();
+        if let Some(sort) = words.next().and_then(Sort::from_key) {
+            let rest: Vec<&str> = words.collect();
             send(Answer::SortLoaded {
                 sort,
-                descending: dir == "desc",
+                descending: rest.contains(&"desc"),
+                grouping: rest
+                    .iter()
+                    .find_map(|w| Grouping::from_key(w))
+                    .unwrap_or_default(),
             });
         }
     }
@@ -908,6 +931,11 @@ fn search(
     if s.descending && s.sort != Sort::Relevance {
         library.reverse(&mut rows, s.sort);
     }
+    let groups = library.group(
+        &mut rows,
+        s.grouping,
+        s.descending && s.sort != Sort::Relevance,
+    );
     if overtaken() {
         return None;
     }
@@ -917,6 +945,7 @@ fn search(
         text: s.text.clone(),
         library: Arc::clone(library),
         rows: Arc::new(rows),
+        groups: Arc::new(groups),
         cloud,
         error,
         typo,
@@ -962,10 +991,9 @@ impl TermCounts {
         for &r in rows {
             shown[r as usize] = true;
         }
-        let typed: Vec<&str> = query.split_whitespace().collect();
         let mut counts = Vec::with_capacity(cloud.len());
         for tag in cloud {
-            if typed.contains(&tag.term.as_str()) {
+            if crate::tags::has_term(query, &tag.term) {
                 counts.push(None);
                 continue;
             }

@@ -296,11 +296,13 @@ impl TagIndex {
         self.defs.push(TagDef {
             text: text.to_owned(),
             // A single word reads better as it was written (`X100V`
-            // rather than `x_100_v`); both find the same.
+            // rather than `"x 100 v"`); both find the same. Several words
+            // are a quoted phrase (joined by punctuation they would be
+            // taken literally).
             term: if text.chars().all(char::is_alphanumeric) {
                 format!("{scope}:{}", catalog::fold(text))
             } else {
-                format!("{scope}:{key}")
+                format!("{scope}:\"{}\"", key.replace('_', " "))
             },
             kind,
         });
@@ -318,7 +320,7 @@ fn telling(word: &str) -> bool {
 /// The query with `term` added (ANDed with all of it), or taken out if it
 /// is there: what clicking a tag does to the search box's text.
 pub fn toggle_term(query: &str, term: &str) -> String {
-    let words: Vec<&str> = query.split_whitespace().collect();
+    let words: Vec<&str> = items(query);
     if words.contains(&term) {
         let kept: Vec<&str> = words.into_iter().filter(|w| *w != term).collect();
         let mut text = kept.join(" ");
@@ -340,6 +342,36 @@ pub fn toggle_term(query: &str, term: &str) -> String {
     } else {
         format!("{query} {term}")
     }
+}
+
+/// Whether the query holds `term` as one of its items (a tag's term is
+/// in it).
+pub fn has_term(query: &str, term: &str) -> bool {
+    items(query).contains(&term)
+}
+
+/// The query's items: split at white space outside quotes, so
+/// `caption:"golden gate"` is one.
+fn items(query: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut quoted = false;
+    for (i, c) in query.char_indices() {
+        if c == '"' {
+            quoted = !quoted;
+        }
+        if c.is_whitespace() && !quoted {
+            if let Some(s) = start.take() {
+                out.push(&query[s..i]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push(&query[s..]);
+    }
+    out
 }
 
 /// Whether every parenthesis of `text` closes, never below zero.

@@ -333,7 +333,7 @@ fn metadata_words_are_searchable_and_broken_metadata_is_not_fatal() {
     for (query, file) in [
         ("harbour", "DSC0001.jpg"),
         // The model is no caption: `camera:` finds it.
-        ("camera:canon_eos", "DSC0001.jpg"),
+        ("camera:\"canon eos\"", "DSC0001.jpg"),
         ("ansel", "DSC0001.jpg"),
         ("lighthouse", "DSC0001.jpg"),
         ("caption:sunset", "DSC0001.jpg"),

@@ -203,9 +203,12 @@ fn the_panel_shows_what_the_file_holds() {
         .with_size(egui::vec2(1400.0, 900.0))
         .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app);
     settle(&mut h);
+    let empty_width = h.state().details_width();
     h.get_by_role_and_label(egui::Role::Button, "DSCF0042.jpg")
         .click();
     settle(&mut h);
+    // The panel keeps its width (a wider one takes a column of the grid).
+    assert_eq!(h.state().details_width(), empty_width);
     for shown in [
         "Tour Eiffel",
         "Paris, tower",

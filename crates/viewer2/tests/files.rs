@@ -113,6 +113,14 @@ fn f2_renames_refuses_a_taken_name_and_ctrl_z_undoes() {
     select(&mut h, "a.jpg");
     h.key_press(egui::Key::F2);
     h.run_steps(2);
+    // The name is selected without its extension: typing keeps `.jpg`.
+    h.get_by_label("New name").type_text("Roma");
+    h.run_steps(1);
+    {
+        use egui_kittest::kittest::NodeT;
+        let value = h.get_by_label("New name").accesskit_node().value();
+        assert_eq!(value.as_deref(), Some("Roma.jpg"));
+    }
     h.get_by_label("New name").focus();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.get_by_label("New name").type_text("c.jpg");

@@ -144,3 +144,108 @@ proptest! {
         }
     }
 }
+
+/// The grid grouped by folder shows a header per folder (its path from the
+/// root and its count) over that folder's photos; by month taken, a header
+/// per month with the undated last. Down moves into the next group in the
+/// same column. The choice is kept for the next start.
+#[test]
+fn the_grid_groups_its_photos_under_folder_and_month_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let dates = [
+        "2019-06-14 10:00:00",
+        "2019-06-15 11:00:00",
+        "2019-06-16 12:00:00",
+        "2019-08-02 09:00:00",
+        "",
+        "",
+    ];
+    {
+        let mut c = catalog::Catalog::open(&cat).unwrap();
+        let new: Vec<catalog::NewFile<'_>> = FILES
+            .iter()
+            .zip(dates)
+            .map(|(path, date)| catalog::NewFile {
+                path,
+                caption: "",
+                size: 1000,
+                mtime: 1_700_000_000,
+                raw_path: None,
+                camera: "",
+                date,
+                identity: Default::default(),
+            })
+            .collect();
+        c.add(&new).unwrap();
+    }
+    let open = || {
+        let mut options = Options::new(cat.clone(), vec![]);
+        options.threads = 1;
+        let mut h = ui::window(options, [1200.0, 800.0]);
+        settle(&mut h);
+        h
+    };
+    let choose = |h: &mut Harness<'static, ViewerApp>, grouping: &str| {
+        h.get_by_label("Group").click();
+        h.run_steps(2);
+        h.get_by_label(grouping).click();
+        settle(h);
+    };
+    let mut h = open();
+    assert!(h.query_by_label("June 2019, 3 photos").is_none());
+    choose(&mut h, "Folder");
+    for header in [
+        "Pictures › 2019 › 06 Holiday Rome, 2 photos",
+        "Pictures › 2019 › 06 Holiday Rome › day 2, 1 photo",
+        "Pictures › 2019 › 08 Beach, 1 photo",
+        "Pictures › 2020, 1 photo",
+    ] {
+        assert!(h.query_by_label(header).is_some(), "no header {header}");
+    }
+    // The last group lies below the window: End shows it, header and all.
+    let last = "Pictures › 2020 › Été, 1 photo";
+    assert!(h.query_by_label(last).is_none());
+    h.get_by_role_and_label(egui::Role::Button, "IMG_0001.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::End);
+    h.run_steps(3);
+    assert!(h.query_by_label(last).is_some(), "no header {last}");
+    h.key_press(egui::Key::Home);
+    h.run_steps(3);
+    assert_eq!(
+        h.state().shown_names(),
+        [
+            "IMG_0001.jpg",
+            "IMG_0002.jpg",
+            "IMG_0003.jpg",
+            "DSC_0001.jpg",
+            "cat.png",
+            "photo.jpg"
+        ]
+    );
+    choose(&mut h, "Month taken");
+    for header in [
+        "June 2019, 3 photos",
+        "August 2019, 1 photo",
+        "No date, 2 photos",
+    ] {
+        assert!(h.query_by_label(header).is_some(), "no header {header}");
+    }
+    // Down from June's first photo: August's, under the next header (one
+    // run of rows would have gone to the last photo).
+    h.get_by_role_and_label(egui::Role::Button, "IMG_0001.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::ArrowDown);
+    h.run_steps(2);
+    // The grid's button and the details panel's heading.
+    assert_eq!(h.query_all_by_label("DSC_0001.jpg").count(), 2);
+    assert!(h.state_mut().shut_down(std::time::Duration::from_secs(10)));
+    let h = open();
+    assert!(
+        h.query_by_label("June 2019, 3 photos").is_some(),
+        "the grouping is kept"
+    );
+}

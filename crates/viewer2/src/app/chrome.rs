@@ -171,6 +171,18 @@ impl ViewerApp {
                 ui.close();
             }
             ui.menu_button("Photo", |ui| self.file_actions(ui));
+            ui.menu_button("Group by", |ui| {
+                for g in crate::library::Grouping::ALL {
+                    if ui
+                        .add(egui::Button::new(g.label()).selected(self.grouping == g))
+                        .clicked()
+                    {
+                        self.set_grouping(g);
+                        self.search();
+                        ui.close();
+                    }
+                }
+            });
             ui.separator();
             if ui
                 .add(

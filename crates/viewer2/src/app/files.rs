@@ -449,12 +449,24 @@ impl ViewerApp {
             .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
             .show(ctx, |ui| {
                 let label = ui.label("New name");
-                let edit = ui
-                    .add(egui::TextEdit::singleline(&mut r.text).desired_width(360.0))
-                    .labelled_by(label.id);
+                let mut output = egui::TextEdit::singleline(&mut r.text)
+                    .desired_width(360.0)
+                    .show(ui);
+                let edit = output.response.response.clone().labelled_by(label.id);
                 if r.focus {
                     edit.request_focus();
                     r.focus = false;
+                    // The name without its extension is selected, as file
+                    // managers do: typing replaces it and keeps `.jpg`.
+                    let stem = crate::fileops::stem_chars(&r.text);
+                    output
+                        .state
+                        .cursor
+                        .set_char_range(Some(egui::text::CCursorRange::two(
+                            egui::text::CCursor::new(0),
+                            egui::text::CCursor::new(stem),
+                        )));
+                    output.state.store(ui.ctx(), edit.id);
                 }
                 if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
                     apply = true;

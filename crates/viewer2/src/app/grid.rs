@@ -1,16 +1,18 @@
 //! The thumbnail grid: only the visible rows are laid out (100,000 photos
-//! cost what one screen costs), selection with mouse and keys, what the
+//! cost what one screen costs), under group headers when grouped, selection with mouse and keys, what the
 //! loader makes next (visible first, then the next screens in the
 //! scrolling direction), and the atlas pages the thumbnails are uploaded
 //! into.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use catalog::FileId;
 use eframe::egui;
 
 use super::{Thumb, ViewerApp};
-use crate::library::Library;
+use crate::grid_layout::{GridLayout, Line};
+use crate::library::{Grouping, Library, month_title};
 use crate::loader::Want;
 use crate::thumbnail::Source as ThumbSource;
 
@@ -53,6 +55,17 @@ pub(super) fn paint_star(painter: &egui::Painter, c: egui::Pos2, r: f32, colour:
 /// The height of the name under a thumbnail.
 const LABEL_HEIGHT: f32 = 18.0;
 
+/// A header's height above a group's photos.
+const HEADER_HEIGHT: f32 = 30.0;
+
+/// A cursor move: by places (left, right, to the ends) or by photo lines
+/// (up, down, a page), which a grouped grid counts line by line.
+#[derive(Clone, Copy)]
+enum Move {
+    By(isize),
+    Lines(isize),
+}
+
 /// The longest a frame spends uploading thumbnails (the rest wait for the
 /// next frame, so scrolling stays smooth while thousands arrive).
 const UPLOAD_BUDGET: Duration = Duration::from_millis(4);
@@ -85,10 +98,20 @@ impl ViewerApp {
         let cols = self.columns(ui.available_width(), spacing.x);
         let row_height = self.cell + LABEL_HEIGHT;
         let row_step = row_height + spacing.y;
-        let total_rows = n.div_ceil(cols);
+        let key = (
+            Arc::as_ptr(&self.groups) as usize,
+            n,
+            cols,
+            row_step.to_bits(),
+        );
+        if self.layout_key != Some(key) {
+            self.layout_key = Some(key);
+            self.layout =
+                GridLayout::new(n, &self.groups, cols, row_step, HEADER_HEIGHT + spacing.y);
+        }
         let view_height = ui.available_height();
         let rows_per_page = ((view_height / row_step).floor() as usize).max(1);
-        self.keyboard(ui, cols, rows_per_page);
+        self.keyboard(ui, rows_per_page);
 
         let mut area = egui::ScrollArea::vertical()
             .id_salt("grid")
@@ -99,46 +122,124 @@ impl ViewerApp {
             && let Some(c) = self.cursor
         {
             self.reveal_cursor = false;
-            let top = (c / cols) as f32 * row_step;
+            let line = self.layout.line_of(c);
+            let mut top = self.layout.top(line);
+            // The group's header shows with its first row.
+            if line > 0 && matches!(self.layout.lines[line - 1], Line::Header { .. }) {
+                top = self.layout.top(line - 1);
+            }
+            let bottom = self.layout.top(line) + row_height;
             if top < offset {
                 area = area.vertical_scroll_offset(top);
-            } else if top + row_height > offset + view_height {
-                area = area.vertical_scroll_offset(top + row_height - view_height);
+            } else if bottom > offset + view_height {
+                area = area.vertical_scroll_offset(bottom - view_height);
             }
         }
         let mut seen = (usize::MAX, 0usize);
-        let out = area.show_rows(ui, row_height, total_rows, |ui, range| {
-            let first = range.start * cols;
-            let last = (range.end * cols).min(n);
-            seen = (first, last);
-            for row in range {
-                let (row_rect, _) = ui.allocate_exact_size(
-                    egui::vec2(ui.available_width(), row_height),
-                    egui::Sense::hover(),
-                );
-                for col in 0..cols {
-                    let place = row * cols + col;
-                    if place >= n {
-                        break;
+        let layout = std::mem::take(&mut self.layout);
+        let out = area.show_viewport(ui, |ui, viewport| {
+            ui.set_height(layout.height());
+            let origin = ui.max_rect().min;
+            let width = ui.max_rect().width();
+            for line in layout.lines_between(viewport.min.y, viewport.max.y) {
+                let top = origin.y + layout.top(line);
+                match layout.lines[line] {
+                    Line::Header { group } => {
+                        let rect = egui::Rect::from_min_size(
+                            egui::pos2(origin.x, top),
+                            egui::vec2(width, HEADER_HEIGHT),
+                        );
+                        self.group_header(ui, group as usize, rect);
                     }
-                    let min = row_rect.min + egui::vec2(col as f32 * (self.cell + spacing.x), 0.0);
-                    let rect = egui::Rect::from_min_size(min, egui::vec2(self.cell, row_height));
-                    self.cell_ui(ui, place, rect);
+                    Line::Photos { start, end } => {
+                        let (start, end) = (start as usize, end as usize);
+                        seen = (seen.0.min(start), seen.1.max(end));
+                        for place in start..end {
+                            let min = egui::pos2(
+                                origin.x + (place - start) as f32 * (self.cell + spacing.x),
+                                top,
+                            );
+                            let rect =
+                                egui::Rect::from_min_size(min, egui::vec2(self.cell, row_height));
+                            self.cell_ui(ui, place, rect);
+                        }
+                    }
                 }
             }
         });
+        self.layout = layout;
         let new_offset = out.state.clamped_offset().y;
         if new_offset != offset {
             self.scrolling_down = new_offset > offset;
         }
         ui.data_mut(|d| d.insert_temp(id, new_offset));
         if seen.0 != usize::MAX {
-            // The first visible place: show_rows lays out one row more
-            // than shows.
-            let first_shown = ((new_offset / row_step).floor() as usize * cols).min(n);
+            // The first place showing whole or in part below the top.
+            let first_line = self
+                .layout
+                .lines_between(new_offset, new_offset + 1.0)
+                .start;
+            let first_shown = self.layout.first_place_from(first_line).unwrap_or(seen.0);
             self.visible = (first_shown.max(seen.0), seen.1);
             self.want_thumbnails(cols * rows_per_page);
         }
+    }
+
+    /// A group's header across the grid: the folder (its path from the
+    /// library's root) or the month, and how many photos it holds.
+    fn group_header(&self, ui: &mut egui::Ui, group: usize, rect: egui::Rect) {
+        let Some(g) = self.groups.get(group) else {
+            return;
+        };
+        let end = self
+            .groups
+            .get(group + 1)
+            .map_or(self.rows.len(), |next| next.start as usize);
+        let count = end.saturating_sub(g.start as usize);
+        let title = match self.grouping {
+            Grouping::Month => month_title(&g.key),
+            _ => {
+                let folders = &self.library.folders;
+                let chain: Vec<&str> = folders
+                    .chain(&g.key)
+                    .into_iter()
+                    .map(|i| folders.folders[i].name.as_str())
+                    .collect();
+                if chain.is_empty() {
+                    g.key.clone()
+                } else {
+                    chain.join(" › ")
+                }
+            }
+        };
+        let photos = if count == 1 { "photo" } else { "photos" };
+        let spoken = format!("{title}, {count} {photos}");
+        ui.interact(
+            rect,
+            ui.scope_id().with(("group", group)),
+            egui::Sense::hover(),
+        )
+        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &spoken));
+        let visuals = ui.visuals();
+        let painter = ui.painter_at(rect);
+        let strong = visuals.strong_text_color();
+        let weak = visuals.weak_text_color();
+        let counted = one_line(ui, &format!("{count} {photos}"), 13.0, weak, rect.width());
+        let title_room = (rect.width() - counted.size().x - 16.0).max(20.0);
+        let title = one_line(ui, &title, 15.0, strong, title_room);
+        let y = rect.bottom() - 6.0 - title.size().y;
+        let count_x = rect.left() + 2.0 + title.size().x + 12.0;
+        painter.galley(egui::pos2(rect.left() + 2.0, y), title, strong);
+        painter.galley(
+            egui::pos2(count_x, rect.bottom() - 6.0 - counted.size().y),
+            counted,
+            weak,
+        );
+        painter.hline(
+            rect.x_range(),
+            rect.bottom() - 1.0,
+            egui::Stroke::new(1.0, visuals.widgets.noninteractive.bg_stroke.color),
+        );
     }
 
     /// One photo's cell: thumbnail (or placeholder, or the reason it is
@@ -301,29 +402,29 @@ impl ViewerApp {
 
     /// Arrows, Page Up/Down, Home/End (with Shift to extend the
     /// selection), Enter for the loupe, Ctrl+A for all, S for a slideshow.
-    fn keyboard(&mut self, ui: &mut egui::Ui, cols: usize, rows_per_page: usize) {
+    fn keyboard(&mut self, ui: &mut egui::Ui, rows_per_page: usize) {
         if ui.ctx().egui_wants_keyboard_input() || self.rows.is_empty() {
             return;
         }
         let n = self.rows.len();
         let (moves, modifiers, enter, all, show) = ui.input(|i| {
-            let page = (cols * rows_per_page) as isize;
-            let step = |key: egui::Key| -> Option<isize> {
+            let page = rows_per_page as isize;
+            let step = |key: egui::Key| -> Option<Move> {
                 Some(match key {
-                    egui::Key::ArrowLeft => -1,
-                    egui::Key::ArrowRight => 1,
-                    egui::Key::ArrowUp => -(cols as isize),
-                    egui::Key::ArrowDown => cols as isize,
-                    egui::Key::PageUp => -page,
-                    egui::Key::PageDown => page,
-                    egui::Key::Home => isize::MIN / 2,
-                    egui::Key::End => isize::MAX / 2,
+                    egui::Key::ArrowLeft => Move::By(-1),
+                    egui::Key::ArrowRight => Move::By(1),
+                    egui::Key::ArrowUp => Move::Lines(-1),
+                    egui::Key::ArrowDown => Move::Lines(1),
+                    egui::Key::PageUp => Move::Lines(-page),
+                    egui::Key::PageDown => Move::Lines(page),
+                    egui::Key::Home => Move::By(isize::MIN / 2),
+                    egui::Key::End => Move::By(isize::MAX / 2),
                     _ => return None,
                 })
             };
             // Every press counts, in order, however many one slow frame
             // holds (`key_pressed` would see three presses as one).
-            let moves: Vec<isize> = i
+            let moves: Vec<Move> = i
                 .events
                 .iter()
                 .filter_map(|e| match e {
@@ -355,10 +456,10 @@ impl ViewerApp {
             } else {
                 // Each step is clamped on its own, as it would have been
                 // in a frame of its own.
-                moves
-                    .iter()
-                    .fold(from, |at, d| at.saturating_add(*d).clamp(0, n as isize - 1))
-                    as usize
+                moves.iter().fold(from, |at, m| match *m {
+                    Move::By(d) => at.saturating_add(d).clamp(0, n as isize - 1),
+                    Move::Lines(k) => self.layout.step(at as usize, k) as isize,
+                }) as usize
             };
             if modifiers.shift {
                 let anchor = *self.anchor.get_or_insert(from as usize);

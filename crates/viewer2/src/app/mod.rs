@@ -47,8 +47,9 @@ use crate::cache::{ThumbCache, ThumbStore};
 use crate::details::Reader as DetailsReader;
 use crate::fileops::Trash;
 use crate::freedesktop::FreedesktopCache;
+use crate::grid_layout::GridLayout;
 use crate::launch::{Desktop, Launch};
-use crate::library::{Library, Sort};
+use crate::library::{Group, Grouping, Library, Sort};
 use crate::loader::{Files, Loader, Source};
 use crate::searcher::{Answer, Extras, IndexWatch, Searcher, TypoHint};
 use crate::tags::CloudTag;
@@ -161,6 +162,15 @@ pub struct ViewerApp {
     sort: Sort,
     /// The order turned around (newest, largest, Z first).
     descending: bool,
+    /// How the grid groups the result, and the groups of the one shown.
+    grouping: Grouping,
+    groups: Arc<Vec<Group>>,
+    /// The grid's lines, and what they were laid out for (groups, photos,
+    /// columns, row height).
+    layout: GridLayout,
+    layout_key: Option<(usize, usize, usize, u32)>,
+    /// The details panel's width in the last frame.
+    details_width: f32,
     fuzzy: bool,
     /// The grid's cell side in points.
     cell: f32,
@@ -301,6 +311,11 @@ impl ViewerApp {
             loaded: false,
             sort: Sort::default(),
             descending: false,
+            grouping: Grouping::None,
+            groups: Arc::new(Vec::new()),
+            layout: GridLayout::default(),
+            layout_key: None,
+            details_width: 0.0,
             fuzzy: false,
             cell: 160.0,
             cursor: None,
@@ -345,6 +360,11 @@ impl ViewerApp {
             reveal_folder: false,
             slide_interval: options.slide_interval,
         })
+    }
+
+    /// The details panel's width in the last frame.
+    pub fn details_width(&self) -> f32 {
+        self.details_width
     }
 
     /// How many photos the grid shows.
@@ -449,6 +469,15 @@ impl ViewerApp {
         !self.is_busy()
     }
 
+    /// Groups the grid's photos (and keeps the choice, with the order, for
+    /// the next start); the caller searches again.
+    fn set_grouping(&mut self, grouping: Grouping) {
+        self.grouping = grouping;
+        self.searcher.set_grouping(grouping);
+        self.searcher
+            .save_sort(self.sort, self.descending, self.grouping);
+    }
+
     /// Sets the search box's text and searches.
     pub fn set_query(&mut self, text: &str) {
         self.query = text.to_owned();
@@ -484,6 +513,7 @@ impl ViewerApp {
                     self.shown_seq = found.seq;
                     self.library = found.library;
                     self.rows = found.rows;
+                    self.groups = found.groups;
                     self.cloud = found.cloud;
                     self.counts_owed = !self.cloud.is_empty();
                     self.query_error = found.error;
@@ -554,9 +584,15 @@ impl ViewerApp {
                 }
                 Answer::Edited(done) => self.edited(done),
                 Answer::Closed => {}
-                Answer::SortLoaded { sort, descending } => {
+                Answer::SortLoaded {
+                    sort,
+                    descending,
+                    grouping,
+                } => {
                     self.sort = sort;
                     self.descending = descending;
+                    self.grouping = grouping;
+                    self.searcher.set_grouping(grouping);
                 }
             }
         }
@@ -628,7 +664,7 @@ impl ViewerApp {
             // A fixed width (the user can drag it): a panel that followed
             // its content would jump, and take a column of the grid, when a
             // photo with many details got the focus.
-            egui::Panel::right("metadata")
+            let details = egui::Panel::right("metadata")
                 .resizable(true)
                 .default_size(200.0)
                 .show(ui, |ui| {
@@ -637,6 +673,7 @@ impl ViewerApp {
                         .auto_shrink([false, false])
                         .show(ui, |ui| self.metadata_panel(ui));
                 });
+            self.details_width = details.response.rect.width();
         }
         let central = if alone {
             egui::CentralPanel::default().frame(egui::Frame::NONE.fill(egui::Color32::BLACK))
@@ -663,7 +700,9 @@ impl ViewerApp {
     }
 
     fn search_bar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
+        // Wrapped: in a narrow window the last controls go to a second
+        // line rather than past the edge.
+        ui.horizontal_wrapped(|ui| {
             self.menu(ui);
             ui.selectable_value(&mut self.on_table, false, "Grid");
             ui.selectable_value(&mut self.on_table, true, "Light table");
@@ -672,9 +711,9 @@ impl ViewerApp {
             let edit = egui::TextEdit::singleline(&mut self.query)
                 .id(egui::Id::unique(SEARCH_ID))
                 .hint_text("words, OR, -not, \"phrases\", name: dir: caption: camera: date:  (/)")
-                // What the rest of the bar needs stays free (a bar wider
-                // than the window loses its last controls).
-                .desired_width((ui.available_width() - 470.0).max(140.0));
+                // What the rest of the bar needs stays free where the
+                // window is wide enough.
+                .desired_width((ui.available_width() - 590.0).max(140.0));
             let response = ui.add(edit).labelled_by(label.id);
             if self.focus_search {
                 response.request_focus();
@@ -698,9 +737,18 @@ impl ViewerApp {
                 )
                 .on_hover_text("newest, largest or Z first")
                 .changed();
+            egui::ComboBox::from_label("Group")
+                .selected_text(self.grouping.label())
+                .show_ui(ui, |ui| {
+                    for g in Grouping::ALL {
+                        again |= ui
+                            .selectable_value(&mut self.grouping, g, g.label())
+                            .changed();
+                    }
+                });
             order |= again;
             if order {
-                self.searcher.save_sort(self.sort, self.descending);
+                self.set_grouping(self.grouping);
             }
             again |= order;
             again |= ui

@@ -51,7 +51,7 @@ impl ViewerApp {
                     ui.horizontal(|ui| {
                         for (tag, galley) in self.cloud[start..end].iter().zip(&galleys[start..end])
                         {
-                            let active = self.query.split_whitespace().any(|w| w == tag.term);
+                            let active = crate::tags::has_term(&self.query, &tag.term);
                             let text = egui::WidgetText::Galley(std::sync::Arc::clone(galley));
                             let hover = if active {
                                 format!("{} · click to take it out of the query", tag.term)
@@ -98,78 +98,85 @@ impl ViewerApp {
         ui.add(egui::Label::new(egui::RichText::new(&photo.name).heading()).wrap());
         let details = self.details.get(photo.id, &photo.path);
         let mut map_clicked = None;
-        egui::Grid::new("metadata").num_columns(2).show(ui, |ui| {
-            let (folder, _) = catalog::split_path(&photo.text_path);
-            let mut row = |name: &str, value: String| {
-                ui.label(name);
-                ui.add(egui::Label::new(value).wrap());
-                ui.end_row();
-            };
-            row("Folder", folder.to_owned());
-            row("Size", human_bytes(photo.size));
-            let pixels = self
-                .thumbs
-                .get(&photo.id)
-                .map(|t| format!("{} × {}", t.full.0, t.full.1))
-                .or_else(|| {
-                    details
-                        .as_ref()
-                        .and_then(|d| d.get("Pixels").map(str::to_owned))
-                });
-            if let Some(p) = pixels {
-                row("Pixels", p);
-            }
-            match &details {
-                Some(d) => {
-                    for (what, value) in &d.rows {
-                        if *what != "Pixels" && *what != "Position" {
-                            row(what, value.clone());
+        // The names' column is as wide as the longest name from the first
+        // frame: a column that widened when a longer name arrived would
+        // push the grid past the panel for a frame, and the panel keeps
+        // the width it was pushed to (a column off the photo grid).
+        egui::Grid::new("metadata")
+            .num_columns(2)
+            .min_col_width(NAME_COLUMN)
+            .show(ui, |ui| {
+                let (folder, _) = catalog::split_path(&photo.text_path);
+                let mut row = |name: &str, value: String| {
+                    ui.label(name);
+                    ui.add(egui::Label::new(value).wrap());
+                    ui.end_row();
+                };
+                row("Folder", folder.to_owned());
+                row("Size", human_bytes(photo.size));
+                let pixels = self
+                    .thumbs
+                    .get(&photo.id)
+                    .map(|t| format!("{} × {}", t.full.0, t.full.1))
+                    .or_else(|| {
+                        details
+                            .as_ref()
+                            .and_then(|d| d.get("Pixels").map(str::to_owned))
+                    });
+                if let Some(p) = pixels {
+                    row("Pixels", p);
+                }
+                match &details {
+                    Some(d) => {
+                        for (what, value) in &d.rows {
+                            if *what != "Pixels" && *what != "Position" {
+                                row(what, value.clone());
+                            }
+                        }
+                    }
+                    // Until the file is read: what the catalogue knows.
+                    None => {
+                        if !photo.date.is_empty() {
+                            row("Taken", photo.date.clone());
+                        }
+                        if !photo.camera.is_empty() {
+                            row("Camera", photo.camera.clone());
                         }
                     }
                 }
-                // Until the file is read: what the catalogue knows.
-                None => {
-                    if !photo.date.is_empty() {
-                        row("Taken", photo.date.clone());
-                    }
-                    if !photo.camera.is_empty() {
-                        row("Camera", photo.camera.clone());
-                    }
+                if photo.rating > 0 {
+                    row(
+                        "Your rating",
+                        format!("{} of 5 (0–5 to change)", photo.rating),
+                    );
                 }
-            }
-            if photo.rating > 0 {
-                row(
-                    "Your rating",
-                    format!("{} of 5 (0–5 to change)", photo.rating),
-                );
-            }
-            if !photo.label.is_empty() {
-                row("Label", photo.label.clone());
-            }
-            row("Modified", local_time(photo.mtime, &self.time_zone));
-            if let Some(reason) = self.broken.get(&photo.id) {
-                row("Problem", reason.clone());
-            }
-            if let Some(problem) = details.as_ref().and_then(|d| d.problem.clone()) {
-                row("Unreadable", problem);
-            }
-            if let Some(p) = details.as_ref().and_then(|d| d.position) {
-                ui.label("Position");
-                ui.vertical(|ui| {
-                    // Wrapped, as every value: a line that cannot wrap
-                    // would widen the panel and take a column off the grid.
-                    ui.add(egui::Label::new(p.text()).wrap());
-                    if ui
-                        .link("Open map")
-                        .on_hover_text("OpenStreetMap, in the browser")
-                        .clicked()
-                    {
-                        map_clicked = Some(p.map_url());
-                    }
-                });
-                ui.end_row();
-            }
-        });
+                if !photo.label.is_empty() {
+                    row("Label", photo.label.clone());
+                }
+                row("Modified", local_time(photo.mtime, &self.time_zone));
+                if let Some(reason) = self.broken.get(&photo.id) {
+                    row("Problem", reason.clone());
+                }
+                if let Some(problem) = details.as_ref().and_then(|d| d.problem.clone()) {
+                    row("Unreadable", problem);
+                }
+                if let Some(p) = details.as_ref().and_then(|d| d.position) {
+                    ui.label("Position");
+                    ui.vertical(|ui| {
+                        // Wrapped, as every value: a line that cannot wrap
+                        // would widen the panel and take a column off the grid.
+                        ui.add(egui::Label::new(p.text()).wrap());
+                        if ui
+                            .link("Open map")
+                            .on_hover_text("OpenStreetMap, in the browser")
+                            .clicked()
+                        {
+                            map_clicked = Some(p.map_url());
+                        }
+                    });
+                    ui.end_row();
+                }
+            });
         if let Some(url) = map_clicked
             && let Err(e) = self.launch.open_url(&url)
         {
@@ -224,6 +231,9 @@ impl ViewerApp {
         }
     }
 }
+
+/// The details' names column: "Focal length", the longest name, fits.
+const NAME_COLUMN: f32 = 80.0;
 
 /// A tag's font size: 11 points for the rarest shown, 24 for the most
 /// common.
