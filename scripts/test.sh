@@ -36,8 +36,10 @@ fi
 # Optional: without them, the tests that need them print a SKIPPED line.
 #   mesa-vulkan-drivers: lavapipe, for the GPU tests and window snapshots.
 #   xvfb (+ X client libraries): viewer2's end-to-end window test.
+#   openbox: the window manager its full-screen check runs under.
 optional=()
 have Xvfb || optional+=(xvfb libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 libegl1)
+have openbox || optional+=(openbox)
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)
 if ((${#optional[@]})); then
   echo "note: some tests will be skipped; for all of them: sudo apt-get install ${optional[*]}" >&2

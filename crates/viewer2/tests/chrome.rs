@@ -270,3 +270,33 @@ fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
     h.run_steps(1);
     assert!(!h.state().slideshow_running());
 }
+
+/// F9 turns the side panel from the tags to the folder tree and back, as a
+/// file manager's F9 does its side bar; with the panels hidden it shows
+/// them.
+#[test]
+fn f9_shows_the_folder_tree_or_the_tags() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_secs(4));
+    settle(&mut h);
+    assert!(h.query_by_label("Été (4)").is_none());
+    h.key_press(egui::Key::F9);
+    h.run_steps(2);
+    assert!(h.query_by_label("Été (4)").is_some(), "no folder tree");
+    h.key_press(egui::Key::F9);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Été (4)").is_none(),
+        "the tags are not back"
+    );
+    // Hidden panels: F9 brings them back first.
+    h.get_by_role_and_label(egui::Role::Button, "photo_0.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Tab);
+    h.run_steps(2);
+    assert!(h.query_by_label("Tags").is_none());
+    h.key_press(egui::Key::F9);
+    h.run_steps(2);
+    assert!(h.query_by_label("Tags").is_some(), "the panels stay hidden");
+}

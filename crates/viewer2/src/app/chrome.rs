@@ -13,6 +13,7 @@ pub const SHORTCUTS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("/", "search"),
             ("F1 or ?", "these shortcuts"),
+            ("F9", "folders or tags in the side panel"),
             ("F11", "full screen"),
             ("Tab", "hide or show the panels"),
             ("Ctrl+Q", "quit"),
@@ -87,14 +88,23 @@ impl ViewerApp {
     /// The keys that work anywhere but in a text field.
     pub(super) fn chrome_keys(&mut self, ctx: &egui::Context) {
         let typing = ctx.egui_wants_keyboard_input();
-        let (help, full_screen, tab) = ctx.input_mut(|i| {
+        let (help, full_screen, tab, side) = ctx.input_mut(|i| {
             let help = i.consume_key(egui::Modifiers::NONE, egui::Key::F1)
                 || (!typing && i.consume_key(egui::Modifiers::SHIFT, egui::Key::Questionmark))
                 || (!typing && i.consume_key(egui::Modifiers::NONE, egui::Key::Questionmark));
             let full = i.consume_key(egui::Modifiers::NONE, egui::Key::F11);
             let tab = !typing && i.consume_key(egui::Modifiers::NONE, egui::Key::Tab);
-            (help, full, tab)
+            let side = i.consume_key(egui::Modifiers::NONE, egui::Key::F9);
+            (help, full, tab, side)
         });
+        if side {
+            // As a file manager's F9: the panel shows, with the other view.
+            if self.chrome.panels_hidden {
+                self.chrome.panels_hidden = false;
+            } else {
+                self.show_folders = !self.show_folders;
+            }
+        }
         if help {
             self.chrome.help = !self.chrome.help;
         }
@@ -193,6 +203,17 @@ impl ViewerApp {
                 .clicked()
             {
                 self.toggle_full_screen(ui.ctx());
+                ui.close();
+            }
+            if ui
+                .add(
+                    egui::Button::new("Folders in the side panel")
+                        .shortcut_text("F9")
+                        .selected(self.show_folders),
+                )
+                .clicked()
+            {
+                self.show_folders = !self.show_folders;
                 ui.close();
             }
             if ui

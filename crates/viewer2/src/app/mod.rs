@@ -708,12 +708,13 @@ impl ViewerApp {
             ui.selectable_value(&mut self.on_table, true, "Light table");
             ui.separator();
             let label = ui.label("Search");
+            // (A wrapped row's available width is the whole row's.)
             let edit = egui::TextEdit::singleline(&mut self.query)
                 .id(egui::Id::unique(SEARCH_ID))
                 .hint_text("words, OR, -not, \"phrases\", name: dir: caption: camera: date:  (/)")
                 // What the rest of the bar needs stays free where the
                 // window is wide enough.
-                .desired_width((ui.available_width() - 590.0).max(140.0));
+                .desired_width((ui.max_rect().right() - ui.cursor().min.x - 690.0).max(140.0));
             let response = ui.add(edit).labelled_by(label.id);
             if self.focus_search {
                 response.request_focus();
