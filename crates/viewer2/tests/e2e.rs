@@ -414,11 +414,21 @@ fn keys_reach_the_window_folder_tree_and_full_screen() {
     wait_for(Duration::from_secs(120), "the thumbnails", || {
         (colours(&x.grab(on_screen(x.geometry(window)))) > 2000).then_some(())
     });
-    std::thread::sleep(Duration::from_millis(1500));
     let (wx, wy, ww, wh) = on_screen(x.geometry(window));
-    // The pointer over the grid's empty corner (nothing hovered).
+    // The pointer over the grid's foot, then a still screen: every
+    // thumbnail in, nothing moving.
     x.point_at(wx + ww as i16 / 2, wy + wh as i16 - 40);
-    std::thread::sleep(Duration::from_millis(500));
+    let still = |what: &str| {
+        let mut last = x.grab((wx, wy, ww, wh));
+        wait_for(Duration::from_secs(60), what, || {
+            std::thread::sleep(Duration::from_millis(700));
+            let now = x.grab((wx, wy, ww, wh));
+            let same = now == last;
+            last = now;
+            same.then(|| last.clone())
+        })
+    };
+    still("a still window");
     let keep = |name: &str, pixels: &[[u8; 4]], (w, h): (u16, u16)| {
         let rgba: Vec<u8> = pixels
             .iter()
@@ -429,7 +439,7 @@ fn keys_reach_the_window_folder_tree_and_full_screen() {
             .unwrap();
     };
     let shot = (wx, wy, ww, wh);
-    let tags = x.grab(shot);
+    let tags = still("a still window");
     keep("viewer2-wm-tags.png", &tags, (ww, wh));
     const F9: u32 = 0xffc6;
     const F11: u32 = 0xffc8;
@@ -440,13 +450,9 @@ fn keys_reach_the_window_folder_tree_and_full_screen() {
         let now = x.grab(shot);
         (band_differs(&tags, &now, w, 0, 230) > 500).then_some(now)
     });
-    std::thread::sleep(Duration::from_millis(500));
-    let tree = {
-        let again = x.grab(shot);
-        keep("viewer2-wm-folders.png", &again, (ww, wh));
-        let _ = tree;
-        again
-    };
+    let _ = tree;
+    let tree = still("a still window with the folder tree");
+    keep("viewer2-wm-folders.png", &tree, (ww, wh));
     // Only the side panel changed.
     assert!(
         band_differs(&tags, &tree, w, 260, w - 260) < 200,

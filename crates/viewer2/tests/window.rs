@@ -117,7 +117,7 @@ fn clicking_a_tag_narrows_and_clicking_again_widens() {
     settle(&mut h);
     h.get_by_label("Golden Gate").click();
     settle(&mut h);
-    assert_eq!(h.state().query(), "caption:golden_gate");
+    assert_eq!(h.state().query(), "caption:\"golden gate\"");
     assert_eq!(h.state().shown(), 3);
     assert!(h.query_by_label("3 of 6 photos").is_some());
     h.get_by_label("Golden Gate").click();
