@@ -301,10 +301,9 @@ fn quoted_field_values_are_phrases() {
     assert!(q.matches_document(catalog::Mode::Default, &d));
     assert!(!q.matches_document(catalog::Mode::Default, &other));
     assert!(
-        parse("camera:\"eos canon\"")
+        !parse("camera:\"eos canon\"")
             .unwrap()
             .matches_document(catalog::Mode::Default, &d)
-            == false
     );
     let e = parse("camera:\"canon").unwrap_err();
     assert!(e.message.contains("never closed"), "{e}");

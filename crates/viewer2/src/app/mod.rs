@@ -478,6 +478,13 @@ impl ViewerApp {
             .save_sort(self.sort, self.descending, self.grouping);
     }
 
+    /// Groups the grid by folder or month (as the *Group* control does)
+    /// and searches again.
+    pub fn group_by(&mut self, grouping: Grouping) {
+        self.set_grouping(grouping);
+        self.search();
+    }
+
     /// Sets the search box's text and searches.
     pub fn set_query(&mut self, text: &str) {
         self.query = text.to_owned();
