@@ -439,3 +439,182 @@ fn snapshot_of_the_light_table() {
     settle(&mut h);
     h.snapshot("viewer2_light_table");
 }
+
+/// The text painted on the table (clipped to its view) in the last frame,
+/// with the rectangle each piece covers.
+fn table_texts(h: &Harness<'static, ViewerApp>) -> Vec<(String, egui::Rect)> {
+    let view = h.state().table_view().unwrap().screen();
+    h.output()
+        .shapes
+        .iter()
+        .filter(|s| s.clip_rect == view)
+        .filter_map(|s| match &s.shape {
+            egui::epaint::Shape::Text(t) => Some((
+                t.galley.text().to_owned(),
+                egui::Rect::from_min_size(t.pos, t.galley.size()),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Eight folders with long names, two photos each, under photos/.
+fn setup_long_names() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("photos");
+    let mut files = Vec::new();
+    for k in 0..8 {
+        let folder = root.join(format!(
+            "{} Hiking in the Alps with the whole family",
+            2014 + k
+        ));
+        std::fs::create_dir_all(&folder).unwrap();
+        for j in 0..2 {
+            let path = folder.join(format!("IMG_{k}{j}.jpg"));
+            std::fs::write(&path, photos::jpeg(&photos::picture(300, 200), 85)).unwrap();
+            files.push(path.to_string_lossy().into_owned());
+        }
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+    ui::add_photos(&cat, &refs);
+    (dir, cat)
+}
+
+/// Names never pile up: at Fit, the long names of stacks side by side
+/// would cover each other; the ones that would are left out, and the
+/// pointer over a stack brings its full name back.
+#[test]
+fn labels_never_overlap_and_the_hovered_name_shows_in_full() {
+    let (_dir, cat) = setup_long_names();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.key_press(egui::Key::Home);
+    settle(&mut h);
+    let texts = table_texts(&h);
+    assert!(!texts.is_empty(), "no label shows");
+    for (i, (a, ra)) in texts.iter().enumerate() {
+        for (b, rb) in &texts[i + 1..] {
+            assert!(
+                !ra.shrink(1.0).intersects(rb.shrink(1.0)),
+                "{a:?} is drawn over {b:?}"
+            );
+        }
+    }
+    // A stack whose name gave way: hovered, its name shows whole.
+    let view = h.state().table_view().unwrap();
+    let t = &view.table;
+    let hidden = t
+        .cards()
+        .filter_map(|(_, c)| match c.item {
+            Item::Stack(g) => Some((t.tree.groups[g as usize].name.clone(), c.pos)),
+            _ => None,
+        })
+        .find(|(name, _)| {
+            !texts
+                .iter()
+                .any(|(text, _)| text.starts_with(name.as_str()))
+        })
+        .expect("a stack whose name is left out");
+    h.event(egui::Event::PointerMoved(screen(&h, hidden.1)));
+    h.run_steps(2);
+    assert!(
+        table_texts(&h)
+            .iter()
+            .any(|(text, _)| text.starts_with(hidden.0.as_str())),
+        "the hovered stack's name does not show"
+    );
+}
+
+/// The pointer over a photo: its name shows below it.
+#[test]
+fn hovering_a_card_shows_its_name() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    // The pointer off every card (the bare corner of the view).
+    let corner = h.state().table_view().unwrap().screen().min + egui::vec2(4.0, 4.0);
+    h.event(egui::Event::PointerMoved(corner));
+    h.run_steps(2);
+    assert!(!table_texts(&h).iter().any(|(t, _)| t == "IMG_1.jpg"));
+    let (_, at) = find(&h, "IMG_1.jpg").unwrap();
+    h.event(egui::Event::PointerMoved(screen(&h, at)));
+    h.run_steps(2);
+    assert!(table_texts(&h).iter().any(|(t, _)| t == "IMG_1.jpg"));
+}
+
+/// With nothing selected, "Rows by name" lays out every tray's cards
+/// (not only the few lying on the bare table), by name as the grid
+/// sorts them.
+#[test]
+fn rows_by_name_with_nothing_selected_arranges_every_tray() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (_, from) = find(&h, "IMG_1.jpg").unwrap();
+    drag(&mut h, &[from, from + Vec2::new(60.0, 400.0)]);
+    settle(&mut h);
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.state().table_view().unwrap().table.selected().is_empty());
+    h.get_by_label("Rows by name").click();
+    settle(&mut h);
+    let (_, beach) = find(&h, "beach").unwrap();
+    let (_, one) = find(&h, "IMG_1.jpg").unwrap();
+    let (_, two) = find(&h, "IMG_2.jpg").unwrap();
+    assert!(
+        (beach.y - one.y).abs() < 1.0 && (one.y - two.y).abs() < 1.0,
+        "not in one row: {beach:?} {one:?} {two:?}"
+    );
+    assert!(beach.x < one.x && one.x < two.x, "not by name");
+}
+
+/// One selection: a card clicked on the table is the details panel's
+/// photo and the status bar's count; photos selected in the grid are
+/// selected on the table.
+#[test]
+fn the_table_and_the_grid_share_one_selection() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (one, at) = find(&h, "IMG_1.jpg").unwrap();
+    click(&mut h, at);
+    h.run_steps(2);
+    // The details panel's heading (no grid is showing).
+    assert!(
+        h.query_by_label("IMG_1.jpg").is_some(),
+        "the details do not follow"
+    );
+    assert_eq!(h.query_all_by_label_contains("1 selected").count(), 2);
+    assert!(
+        h.state()
+            .table_view()
+            .unwrap()
+            .table
+            .selected()
+            .contains(&one)
+    );
+    // In the grid: IMG_2 alone.
+    h.state_mut().show_table(false);
+    h.run_steps(2);
+    h.get_by_role_and_label(egui::Role::Button, "IMG_2.jpg")
+        .click();
+    h.run_steps(2);
+    h.state_mut().show_table(true);
+    h.run_steps(2);
+    let (two, _) = find(&h, "IMG_2.jpg").unwrap();
+    let selected = h.state().table_view().unwrap().table.selected().clone();
+    assert!(
+        selected.contains(&two) && !selected.contains(&one),
+        "{selected:?}"
+    );
+}

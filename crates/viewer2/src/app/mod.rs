@@ -795,9 +795,14 @@ impl ViewerApp {
                 ui.separator();
                 ui.label(format!("{} thumbnails loading", self.waiting.len()));
             }
-            if !self.selected.is_empty() {
+            // On the table, its selection (stacks too), as its bar says.
+            let selected = match (self.on_table, self.table_view()) {
+                (true, Some(view)) => view.table.selected().len(),
+                _ => self.selected.len(),
+            };
+            if selected > 0 {
                 ui.separator();
-                ui.label(format!("{} selected", self.selected.len()));
+                ui.label(format!("{selected} selected"));
             }
             self.file_status(ui);
         });

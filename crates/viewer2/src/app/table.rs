@@ -19,6 +19,7 @@ use signals::{Smoother, SpringDamper, System};
 use super::ViewerApp;
 use crate::atlas::Atlas;
 use crate::loader::{Loader, Want};
+use crate::table::labels::{Candidate, Standing, place};
 use crate::table::{Arrange, CardId, Event, GroupId, Item, Motion, Saved, Table};
 
 /// The side of a far card's small thumbnail.
@@ -68,6 +69,14 @@ pub struct TableView {
     last_save: Instant,
     /// A photo dropped onto a folder's stack: move its file too?
     confirm: Option<(u32, GroupId)>,
+    /// The card (or tray) under the pointer, when nothing is held.
+    hovered: Option<CardId>,
+    /// The selection as last matched with the window's (the grid's, the
+    /// details panel's, the status bar's), from each side.
+    last_selection: std::collections::HashSet<Item>,
+    grid_selection: std::collections::HashSet<FileId>,
+    /// The photo last clicked or taken up: the one the details show.
+    clicked: Option<u32>,
     /// Small thumbnails, their atlas and their average colours.
     mini_loader: Loader,
     mini_atlas: Atlas,
@@ -116,6 +125,10 @@ impl TableView {
             gesture: None,
             last_save: Instant::now(),
             confirm: None,
+            hovered: None,
+            last_selection: Default::default(),
+            grid_selection: Default::default(),
+            clicked: None,
             mini_loader,
             mini_atlas: Atlas::new(32 << 20, 2048, MINI_SIZE + 2),
             mini_pages: Vec::new(),
@@ -134,6 +147,11 @@ impl TableView {
         self.table.is_moving()
             || !self.mini_waiting.is_empty()
             || (self.zoom.value() - self.zoom_target).abs() > 1e-4
+    }
+
+    /// Where the table showed on the screen in the last frame.
+    pub fn screen(&self) -> egui::Rect {
+        self.screen
     }
 
     /// Points per table unit now.
@@ -333,6 +351,7 @@ impl ViewerApp {
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         let dt = f64::from(ui.input(|i| i.stable_dt).clamp(0.0, 0.1));
         self.table_input(ui, &response, rect, dt);
+        self.match_selection();
         self.receive_minis(ui.ctx());
         if let Some(view) = &mut self.table {
             view.screen = rect;
@@ -378,22 +397,22 @@ impl ViewerApp {
         let mut fit = false;
         ui.horizontal(|ui| {
             if ui
-                .button("Grid")
-                .on_hover_text("arrange in rows by name (G)")
+                .button("Rows by name")
+                .on_hover_text("arrange the selection, or every card, in rows by name (G)")
                 .clicked()
             {
                 arrange = Some(Arrange::Grid);
             }
             if ui
                 .button("By date")
-                .on_hover_text("arrange in rows by date taken (D)")
+                .on_hover_text("arrange the selection, or every card, in rows by date taken (D)")
                 .clicked()
             {
                 arrange = Some(Arrange::ByDate);
             }
             if ui
                 .button("Pile")
-                .on_hover_text("gather into one pile (P)")
+                .on_hover_text("gather the selection, or each tray's cards, into a pile (P)")
                 .clicked()
             {
                 arrange = Some(Arrange::Pile);
@@ -567,6 +586,10 @@ impl ViewerApp {
                 }
             }
         }
+        view.hovered = match pointer {
+            Some(p) if response.hovered() && view.gesture.is_none() => pick(view, p),
+            _ => None,
+        };
         // Gestures.
         let mut release = false;
         if response.drag_started() {
@@ -581,6 +604,9 @@ impl ViewerApp {
                             && !view.table.selected().contains(&c.item)
                             && !matches!(c.item, Item::Tray(_))
                         {
+                            if let Item::Photo(row) = c.item {
+                                view.clicked = Some(row);
+                            }
                             view.table.select([c.item]);
                         }
                         Gesture::Card
@@ -635,6 +661,9 @@ impl ViewerApp {
         {
             match pick(view, p).and_then(|id| view.table.card(id).map(|c| (id, c.item))) {
                 Some((id, item)) if !matches!(item, Item::Tray(_)) => {
+                    if let Item::Photo(row) = item {
+                        view.clicked = Some(row);
+                    }
                     if modifiers.shift || modifiers.command {
                         view.table.toggle_selected(item);
                     } else {
@@ -670,6 +699,54 @@ impl ViewerApp {
                 self.cursor = Some(place as usize);
                 self.open_loupe(place as usize);
             }
+        }
+    }
+
+    /// One selection everywhere: a change on the table selects the same
+    /// photos in the grid (the status bar counts them, the details panel
+    /// shows the one clicked); a change made in the grid selects the same
+    /// cards on the table.
+    fn match_selection(&mut self) {
+        let Some(view) = &mut self.table else { return };
+        let library = std::sync::Arc::clone(view.table.library());
+        if *view.table.selected() != view.last_selection {
+            view.last_selection = view.table.selected().clone();
+            let rows: Vec<u32> = view
+                .last_selection
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Photo(r) => Some(*r),
+                    _ => None,
+                })
+                .collect();
+            let ids: std::collections::HashSet<FileId> = rows
+                .iter()
+                .map(|&r| library.photos[r as usize].id)
+                .collect();
+            let focus = view
+                .clicked
+                .filter(|r| rows.contains(r))
+                .or_else(|| rows.iter().min().copied())
+                .map(|r| library.photos[r as usize].id);
+            view.grid_selection = ids.clone();
+            self.selected = ids;
+            if let Some(id) = focus
+                && let Some(i) = self.library.index_of(id)
+                && let Some(&place) = self.place.get(i as usize)
+                && place != u32::MAX
+            {
+                self.cursor = Some(place as usize);
+            }
+        } else if self.selected != view.grid_selection {
+            let items: Vec<Item> = self
+                .selected
+                .iter()
+                .filter_map(|&id| library.index_of(id))
+                .map(Item::Photo)
+                .collect();
+            view.table.select(items);
+            view.last_selection = view.table.selected().clone();
+            view.grid_selection = self.selected.clone();
         }
     }
 
@@ -918,6 +995,13 @@ impl ViewerApp {
             }
         }
         trays.sort_by_key(|t| (t.0, t.1));
+        // Names, laid out first and placed together at the end, so none
+        // is drawn over another (`table::labels`).
+        let hovered_item = view
+            .hovered
+            .and_then(|id| view.table.card(id))
+            .map(|c| c.item);
+        let mut labels = Labels::default();
         for (depth, g, r) in &trays {
             if !r.intersects(rect) {
                 continue;
@@ -928,15 +1012,21 @@ impl ViewerApp {
                 8.0 * zoom.min(1.0),
                 egui::Color32::from_rgba_unmultiplied(255, 255, 255, shade),
             );
-            if zoom > 0.12 {
+            let hovered = hovered_item == Some(Item::Tray(*g));
+            if zoom > 0.12 || hovered {
                 let group = &view.table.tree.groups[*g as usize];
-                painter.text(
-                    r.min + egui::vec2(10.0 * zoom, 8.0 * zoom),
-                    egui::Align2::LEFT_TOP,
+                let galley = painter.layout_no_wrap(
                     format!("{}  ·  {} photos", group.name, group.total),
                     egui::FontId::proportional((16.0 * zoom).clamp(9.0, 22.0)),
                     egui::Color32::from_gray(220),
                 );
+                let at = r.min + egui::vec2(10.0 * zoom, 8.0 * zoom);
+                let standing = if hovered {
+                    Standing::Hovered
+                } else {
+                    Standing::Tray
+                };
+                labels.add(galley, at, standing, group.total as u32, hovered);
             }
         }
         let mut cards: Vec<CardId> = ids
@@ -971,7 +1061,7 @@ impl ViewerApp {
         // The cards, in runs of one texture.
         let mut run = Mesh::default();
         let selected_colour = ui.visuals().selection.stroke.color;
-        let mut labels = Vec::new();
+        let mut stacks = Vec::new();
         for &id in &cards {
             let Some(c) = view.table.card(id) else {
                 continue;
@@ -1016,8 +1106,8 @@ impl ViewerApp {
                         egui::Color32::from_gray(225 - 15 * k as u8),
                     );
                 }
-                if zoom > 0.2 {
-                    labels.push((c.pos + Vec2::new(0.0, c.half.y + 14.0), c.item));
+                if zoom > 0.2 || hovered_item == Some(c.item) {
+                    stacks.push((c.pos + Vec2::new(0.0, c.half.y + 14.0), c.item));
                 }
             }
             let masked = matches!(c.item, Item::Photo(_)) && self.is_masked(view, c.item);
@@ -1061,18 +1151,53 @@ impl ViewerApp {
         if !run.is_empty() {
             painter.add(egui::Shape::mesh(run));
         }
-        for (at, item) in labels {
+        for (at, item) in stacks {
             if let Item::Stack(g) = item {
                 let group = &view.table.tree.groups[g as usize];
-                painter.text(
-                    view.to_screen(at),
-                    egui::Align2::CENTER_TOP,
+                let galley = painter.layout_no_wrap(
                     format!("{} ({})", group.name, group.total),
                     egui::FontId::proportional((14.0 * zoom).clamp(9.0, 18.0)),
                     egui::Color32::from_gray(230),
                 );
+                let top = view.to_screen(at);
+                let at = egui::pos2(top.x - galley.size().x / 2.0, top.y);
+                let hovered = hovered_item == Some(item);
+                let standing = if hovered {
+                    Standing::Hovered
+                } else if view.table.selected().contains(&item) {
+                    Standing::Selected
+                } else {
+                    Standing::Stack
+                };
+                labels.add(galley, at, standing, group.total as u32, hovered);
             }
         }
+        // The card under the pointer: outlined, and named below it.
+        if let Some(id) = view.hovered
+            && let Some(c) = view.table.card(id)
+            && !matches!(c.item, Item::Tray(_))
+        {
+            let mut grown = c.clone();
+            let grow = 3.0 / zoom.max(0.05);
+            grown.half += Vec2::new(grow, grow);
+            let corners: Vec<egui::Pos2> =
+                grown.corners().iter().map(|&p| view.to_screen(p)).collect();
+            painter.add(egui::Shape::closed_line(
+                corners,
+                egui::Stroke::new(2.0, egui::Color32::from_gray(250)),
+            ));
+            if let Item::Photo(row) = c.item {
+                let galley = painter.layout_no_wrap(
+                    self.library.photos[row as usize].name.clone(),
+                    egui::FontId::proportional(13.0),
+                    egui::Color32::WHITE,
+                );
+                let bottom = view.to_screen(c.pos + Vec2::new(0.0, c.half.y));
+                let at = egui::pos2(bottom.x - galley.size().x / 2.0, bottom.y + 6.0);
+                labels.add(galley, at, Standing::Hovered, 1, true);
+            }
+        }
+        labels.paint(&painter);
         if let (Some(Gesture::Band(from)), Some(to)) =
             (view.gesture, ui.input(|i| i.pointer.interact_pos()))
         {
@@ -1185,4 +1310,51 @@ fn average(rgba: &[u8]) -> egui::Color32 {
     }
     let n = n.max(1);
     egui::Color32::from_rgb((sum[0] / n) as u8, (sum[1] / n) as u8, (sum[2] / n) as u8)
+}
+
+/// The names a frame of the table would draw, placed together so that
+/// none overlaps another (`table::labels::place`).
+#[derive(Default)]
+struct Labels {
+    candidates: Vec<Candidate>,
+    galleys: Vec<(std::sync::Arc<egui::Galley>, egui::Pos2, bool)>,
+}
+
+impl Labels {
+    /// A name at `at` (its top-left corner); `backed` draws it on a dark
+    /// band (over cards, as the hovered card's).
+    fn add(
+        &mut self,
+        galley: std::sync::Arc<egui::Galley>,
+        at: egui::Pos2,
+        standing: Standing,
+        size: u32,
+        backed: bool,
+    ) {
+        let r = egui::Rect::from_min_size(at, galley.size()).expand(2.0);
+        self.candidates.push(Candidate {
+            min: [r.min.x, r.min.y],
+            max: [r.max.x, r.max.y],
+            standing,
+            size,
+        });
+        self.galleys.push((galley, at, backed));
+    }
+
+    fn paint(self, painter: &egui::Painter) {
+        let shown = place(&self.candidates);
+        for ((galley, at, backed), show) in self.galleys.into_iter().zip(shown) {
+            if !show {
+                continue;
+            }
+            if backed {
+                painter.rect_filled(
+                    egui::Rect::from_min_size(at, galley.size()).expand2(egui::vec2(5.0, 2.0)),
+                    4.0,
+                    egui::Color32::from_black_alpha(190),
+                );
+            }
+            painter.galley(at, galley, egui::Color32::from_gray(230));
+        }
+    }
 }

@@ -177,30 +177,44 @@ impl Table {
         Ok(())
     }
 
-    /// Arranges the selected cards (or, with none selected, the cards
-    /// lying on the table itself) in rows or a pile; they fly there and
-    /// push aside what they land on.
+    /// Arranges the selected cards in rows or a pile; with none
+    /// selected, every card: each open tray's among themselves (and the
+    /// table's own). They fly there and push aside what they land on.
     pub fn arrange(&mut self, how: Arrange) -> Result<(), CollideError> {
-        let mut ids: Vec<CardId> = if self.selected.is_empty() {
-            self.cards()
-                .filter(|(_, c)| c.group == ROOT && !matches!(c.item, Item::Tray(_)))
-                .map(|(id, _)| id)
-                .collect()
-        } else {
-            self.selected
+        if !self.selected.is_empty() {
+            let ids: Vec<CardId> = self
+                .selected
                 .iter()
                 .filter_map(|&i| self.card_of(i))
-                .collect()
-        };
+                .collect();
+            return self.arrange_cards(ids, how);
+        }
+        let mut by_group: std::collections::BTreeMap<GroupId, Vec<CardId>> = Default::default();
+        for (id, c) in self.cards() {
+            if !matches!(c.item, Item::Tray(_)) {
+                by_group.entry(c.group).or_default().push(id);
+            }
+        }
+        for ids in by_group.into_values() {
+            self.arrange_cards(ids, how)?;
+        }
+        Ok(())
+    }
+
+    /// Arranges these cards among themselves.
+    fn arrange_cards(&mut self, mut ids: Vec<CardId>, how: Arrange) -> Result<(), CollideError> {
         ids.retain(|&id| self.cards[id as usize].motion != Motion::Gathering);
         if ids.is_empty() {
             return Ok(());
         }
         let library = std::sync::Arc::clone(&self.library);
         let name_of = |t: &Table, id: CardId| match t.cards[id as usize].item {
-            Item::Photo(r) => crate::library::natural_key(&library.photos[r as usize].name),
+            // As the grid sorts names: case and accents aside.
+            Item::Photo(r) => {
+                crate::library::natural_key(&catalog::fold(&library.photos[r as usize].name))
+            }
             Item::Stack(g) | Item::Tray(g) => {
-                crate::library::natural_key(&t.tree.groups[g as usize].name)
+                crate::library::natural_key(&catalog::fold(&t.tree.groups[g as usize].name))
             }
         };
         match how {

@@ -10,12 +10,14 @@
 //!   folder, and the user's own groups).
 //! - `layout`: where opened stacks spread their cards, the arrange
 //!   commands, the trays' outlines.
+//! - `labels`: which names show, so that none is drawn over another.
 //! - `physics`: the fixed-rate step: motion (springs and friction from
 //!   `signals`) and collisions (`collide`'s grid and oriented-box contacts).
 //!
 //! Units are the table's: a card is 150 units on its long side, one unit
 //! is one point at zoom 1.
 
+pub mod labels;
 mod layout;
 mod physics;
 pub mod tree;
