@@ -557,9 +557,16 @@ fn rows_by_name_with_nothing_selected_arranges_every_tray() {
     let (_, at) = find(&h, "trip").unwrap();
     double_click(&mut h, at);
     settle(&mut h);
+    // IMG_1 a little lower, still on trip's tray: out of the row.
     let (_, from) = find(&h, "IMG_1.jpg").unwrap();
-    drag(&mut h, &[from, from + Vec2::new(60.0, 400.0)]);
+    drag(&mut h, &[from, from + Vec2::new(0.0, 40.0)]);
     settle(&mut h);
+    let (_, one) = find(&h, "IMG_1.jpg").unwrap();
+    let (_, two) = find(&h, "IMG_2.jpg").unwrap();
+    assert!(
+        (one.y - two.y).abs() > 20.0,
+        "IMG_1 did not move: {one:?} {two:?}"
+    );
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
     assert!(h.state().table_view().unwrap().table.selected().is_empty());
@@ -617,4 +624,98 @@ fn the_table_and_the_grid_share_one_selection() {
         selected.contains(&two) && !selected.contains(&one),
         "{selected:?}"
     );
+}
+
+/// The tray of the folder `rel` (under photos/): its card's centre and
+/// half size.
+fn tray(h: &Harness<'static, ViewerApp>, cat: &Path, rel: &str) -> (Vec2, Vec2) {
+    let t = &h.state().table_view().unwrap().table;
+    let mut path = cat.parent().unwrap().join("photos");
+    if !rel.is_empty() {
+        path = path.join(rel);
+    }
+    let g = t
+        .tree
+        .by_key(&format!("d:{}", path.to_string_lossy()))
+        .unwrap();
+    let c = t.card(t.card_of(Item::Tray(g)).unwrap()).unwrap();
+    (c.pos, c.half)
+}
+
+/// A card carried out of its tray and let go on the bare table leaves
+/// that folder's group on the table, and the tray keeps to its own cards.
+#[test]
+fn a_card_carried_out_of_its_tray_leaves_it() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (one, from) = find(&h, "IMG_1.jpg").unwrap();
+    let (centre, half) = tray(&h, &cat, "trip");
+    let (top, top_half) = tray(&h, &cat, "");
+    // Below every tray.
+    let to = Vec2::new(centre.x, top.y + top_half.y + 200.0);
+    drag(&mut h, &[from, to]);
+    settle(&mut h);
+    let t = &h.state().table_view().unwrap().table;
+    let card = t.card(t.card_of(one).unwrap()).unwrap();
+    assert_eq!(card.group, viewer2::table::ROOT, "it stayed in trip");
+    let (centre, half_after) = tray(&h, &cat, "trip");
+    let inside = (card.pos.x - centre.x).abs() <= half_after.x
+        && (card.pos.y - centre.y).abs() <= half_after.y;
+    assert!(!inside, "trip's tray grew to follow it");
+    assert!(half_after.y <= half.y + 1.0, "trip's tray grew");
+}
+
+/// While a card is held over a stack, the stack is ringed and says it
+/// takes the card; let go there, the card goes in.
+#[test]
+fn a_stack_under_a_held_card_shows_it_is_the_target() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (_, from) = find(&h, "IMG_2.jpg").unwrap();
+    let (beach, to) = find(&h, "beach").unwrap();
+    let (a, b) = (screen(&h, from), screen(&h, to));
+    h.event(egui::Event::PointerMoved(a));
+    h.step();
+    button(&mut h, a, true);
+    h.step();
+    for k in 1..=20 {
+        h.event(egui::Event::PointerMoved(a + (b - a) * (k as f32 / 20.0)));
+        h.step();
+    }
+    for _ in 0..4 {
+        h.step();
+    }
+    assert!(
+        table_texts(&h).iter().any(|(t, _)| t == "Drop into beach"),
+        "the target does not show: {:?}, {:?} at {:?}",
+        table_texts(&h),
+        find(&h, "beach"),
+        to
+    );
+    let (_, still) = find(&h, "beach").unwrap();
+    assert!((still - to).length() < 1.0, "the target was pushed away");
+    button(&mut h, b, false);
+    h.run_steps(2);
+    // Into beach (its folder asks about the file; only on the table).
+    if h.query_by_label("Only on the table").is_some() {
+        h.get_by_label("Only on the table").click();
+    }
+    settle(&mut h);
+    let t = &h.state().table_view().unwrap().table;
+    let Item::Stack(g) = beach else { panic!() };
+    let two = t
+        .tree
+        .groups
+        .get(g as usize)
+        .map(|group| group.total)
+        .unwrap();
+    assert_eq!(two, 3, "beach holds the dropped photo");
 }

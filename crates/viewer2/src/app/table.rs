@@ -71,6 +71,8 @@ pub struct TableView {
     confirm: Option<(u32, GroupId)>,
     /// The card (or tray) under the pointer, when nothing is held.
     hovered: Option<CardId>,
+    /// The stack a held card would go into if let go now.
+    drop_target: Option<CardId>,
     /// The selection as last matched with the window's (the grid's, the
     /// details panel's, the status bar's), from each side.
     last_selection: std::collections::HashSet<Item>,
@@ -126,6 +128,7 @@ impl TableView {
             last_save: Instant::now(),
             confirm: None,
             hovered: None,
+            drop_target: None,
             last_selection: Default::default(),
             grid_selection: Default::default(),
             clicked: None,
@@ -693,6 +696,7 @@ impl ViewerApp {
         if let Err(e) = view.table.advance(dt, at, release) {
             tracing::warn!("table step: {e}");
         }
+        view.drop_target = view.table.drop_target();
         if let Some(row) = open_loupe {
             let place = self.place.get(row as usize).copied().unwrap_or(u32::MAX);
             if place != u32::MAX {
@@ -1196,6 +1200,29 @@ impl ViewerApp {
                 let at = egui::pos2(bottom.x - galley.size().x / 2.0, bottom.y + 6.0);
                 labels.add(galley, at, Standing::Hovered, 1, true);
             }
+        }
+        // The stack a held card would go into: ringed, and named.
+        if let Some(id) = view.drop_target
+            && let Some(c) = view.table.card(id)
+            && let Item::Stack(g) = c.item
+        {
+            let mut grown = c.clone();
+            let grow = 8.0 / zoom.max(0.05);
+            grown.half += Vec2::new(grow, grow);
+            let corners: Vec<egui::Pos2> =
+                grown.corners().iter().map(|&p| view.to_screen(p)).collect();
+            painter.add(egui::Shape::closed_line(
+                corners,
+                egui::Stroke::new(3.0, selected_colour),
+            ));
+            let galley = painter.layout_no_wrap(
+                format!("Drop into {}", view.table.tree.groups[g as usize].name),
+                egui::FontId::proportional(14.0),
+                egui::Color32::WHITE,
+            );
+            let top = view.to_screen(c.pos - Vec2::new(0.0, grown.half.y));
+            let at = egui::pos2(top.x - galley.size().x / 2.0, top.y - galley.size().y - 6.0);
+            labels.add(galley, at, Standing::Hovered, u32::MAX, true);
         }
         labels.paint(&painter);
         if let (Some(Gesture::Band(from)), Some(to)) =

@@ -205,6 +205,9 @@ struct Drag {
     to: Vec2,
     /// Where a tray's cards were moved to so far (trays move by deltas).
     tray_at: Vec2,
+    /// The card's own tray when it was picked up (centre, half size): let
+    /// go outside it, the card leaves that group.
+    home: Option<(Vec2, Vec2)>,
 }
 
 /// The table.
@@ -755,6 +758,12 @@ impl Table {
         c.motion = Motion::Dragged;
         c.vel = Vec2::ZERO;
         let pos = c.pos;
+        let home = match c.group {
+            ROOT => None,
+            g => self
+                .card_of(Item::Tray(g))
+                .map(|t| (self.cards[t as usize].pos, self.cards[t as usize].half)),
+        };
         self.history.clear();
         self.history.push_back((self.clock, p));
         self.drag = Some(Drag {
@@ -764,6 +773,7 @@ impl Table {
             from: p,
             to: p,
             tray_at: pos,
+            home,
         });
         Ok(())
     }
@@ -861,6 +871,12 @@ impl Table {
                 return Ok(());
             }
         }
+        // Carried out of its tray (not onto a stack): it leaves that group
+        // for the tray it lies on now, or the bare table; the tray it left
+        // does not grow to follow it.
+        if matches!(item, Item::Photo(_) | Item::Stack(_)) {
+            self.rehome(id, item, drag.to, drag.home)?;
+        }
         let v = self.throw_velocity();
         let c = &mut self.cards[id as usize];
         c.pile = 0;
@@ -879,6 +895,78 @@ impl Table {
             }
         }
         self.cards[id as usize].dirty = true;
+        Ok(())
+    }
+
+    /// The stack a held card would go into if let go now: the one under
+    /// the pointer.
+    pub fn drop_target(&mut self) -> Option<CardId> {
+        let drag = self.drag.as_ref()?;
+        let (card, at) = (drag.card, drag.to);
+        if !matches!(
+            self.cards[card as usize].item,
+            Item::Photo(_) | Item::Stack(_)
+        ) {
+            return None;
+        }
+        let t = self.pick_except(at, card, |_, _| true).ok()??;
+        matches!(self.cards[t as usize].item, Item::Stack(_)).then_some(t)
+    }
+
+    /// The deepest open tray around `p`, but the trays of `item` itself
+    /// (a stack's own, and those inside it); [`ROOT`] where none is.
+    fn tray_at(&self, p: Vec2, item: Item) -> GroupId {
+        let mut best: Option<(usize, GroupId)> = None;
+        for c in self.cards.iter().filter(|c| c.alive) {
+            let Item::Tray(g) = c.item else { continue };
+            if let Item::Stack(own) = item
+                && self.tree.is_within(g, own)
+            {
+                continue;
+            }
+            let l = c.to_local(p);
+            if l.x.abs() <= c.half.x && l.y.abs() <= c.half.y {
+                let depth = self.tree.depth(g);
+                if best.is_none_or(|(d, _)| depth > d) {
+                    best = Some((depth, g));
+                }
+            }
+        }
+        best.map_or(ROOT, |(_, g)| g)
+    }
+
+    /// Moves a card let go at `p` into the group whose tray it lies on,
+    /// where that is not its own: as a drop onto that group's stack, but
+    /// it stays where it is. Within its own tray as it was when picked up
+    /// (`home`) it stays in its group, unless let go on a tray inside it.
+    fn rehome(
+        &mut self,
+        id: CardId,
+        item: Item,
+        p: Vec2,
+        home: Option<(Vec2, Vec2)>,
+    ) -> Result<(), CollideError> {
+        let own = self.cards[id as usize].group;
+        let into = self.tray_at(p, item);
+        let at_home =
+            home.is_some_and(|(c, h)| (p.x - c.x).abs() <= h.x && (p.y - c.y).abs() <= h.y);
+        if into == own
+            || (at_home && !self.tree.is_within(into, own))
+            || !self.put_into(id, item, into)?
+        {
+            return Ok(());
+        }
+        let c = &self.cards[id as usize];
+        let (key, rel, angle) = (
+            self.key_of(item),
+            c.pos - self.anchor[into as usize],
+            c.angle,
+        );
+        self.remembered.insert(key.clone(), (rel, angle));
+        self.remembered_dirty.insert(key);
+        self.cards[id as usize].dirty = true;
+        self.selected.insert(item);
+        self.events.push(Event::Dropped { item, into });
         Ok(())
     }
 
@@ -919,8 +1007,11 @@ impl Table {
         // It lies in the new group's stack, at a fresh place when opened.
         self.remembered.remove(&key);
         self.remembered_dirty.insert(key.clone());
-        self.moves
-            .insert(key, self.tree.groups[into as usize].key.clone());
+        let into_key = match into {
+            ROOT => tree::ROOT_MOVE.to_owned(),
+            g => self.tree.groups[g as usize].key.clone(),
+        };
+        self.moves.insert(key, into_key);
         self.cards[id as usize].group = into;
         self.selected.remove(&item);
         Ok(true)

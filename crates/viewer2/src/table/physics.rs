@@ -190,10 +190,19 @@ impl Table {
             return Ok(());
         };
         let push = contact.normal * (contact.depth + GAP);
-        let (kin_a, kin_b) = (ca.motion == Motion::Dragged, cb.motion == Motion::Dragged);
+        // While a card is held, stacks hold still: each may be where it is
+        // going, and a target pushed off by the cards its neighbours shove
+        // would slip from under the pointer.
+        let holding = self.drag.is_some();
+        let pinned =
+            |c: &Card| c.motion == Motion::Dragged || (holding && matches!(c.item, Item::Stack(_)));
+        let (kin_a, kin_b) = (pinned(ca), pinned(cb));
         match (ca.active, cb.active) {
             (true, false) if !kin_b => self.push(b, push)?,
             (false, true) if !kin_a => self.push(a, -push)?,
+            // Pushed into a stack that holds still: it gives way itself.
+            (true, false) if !kin_a => self.push(a, -push)?,
+            (false, true) if !kin_b => self.push(b, push)?,
             (true, true) => match (kin_a, kin_b) {
                 (true, false) => self.push(b, push)?,
                 (false, true) => self.push(a, -push)?,

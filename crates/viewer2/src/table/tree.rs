@@ -15,6 +15,10 @@ pub type GroupId = u32;
 /// stacks.
 pub const ROOT: GroupId = 0;
 
+/// The group a card carried onto the bare table is kept as moved into
+/// (the root's own key is empty, which a placement reads as "not moved").
+pub const ROOT_MOVE: &str = "table";
+
 /// A folder or a user's group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
@@ -155,8 +159,12 @@ impl Tree {
             }
         }
         for (key, into) in moves {
-            let Some(&into) = tree.by_key.get(into) else {
-                continue;
+            let into = match into.as_str() {
+                ROOT_MOVE => ROOT,
+                key => match tree.by_key.get(key) {
+                    Some(&g) => g,
+                    None => continue,
+                },
             };
             if let Some(id) = key.strip_prefix("f:").and_then(|s| s.parse().ok()) {
                 if let Some(row) = library.index_of(id)
