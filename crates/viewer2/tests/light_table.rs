@@ -719,3 +719,49 @@ fn a_stack_under_a_held_card_shows_it_is_the_target() {
         .unwrap();
     assert_eq!(two, 3, "beach holds the dropped photo");
 }
+
+/// A search's table shows what it found: the folders holding it are open,
+/// so a single photo is a card, not a closed stack. Cleared, the table
+/// comes back with the folders open as they were before the search.
+#[test]
+fn a_search_opens_the_folders_of_its_result_and_clearing_it_restores_the_table() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    assert!(find(&h, "IMG_1.jpg").is_some() && find(&h, "IMG_5.jpg").is_none());
+    let search = |h: &mut Harness<'static, ViewerApp>, text: &str| {
+        h.get_by_label("Search").focus();
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        h.key_press(egui::Key::Backspace);
+        if !text.is_empty() {
+            h.get_by_label("Search").type_text(text);
+        }
+        settle(h);
+        // Let the saves of the table being replaced reach the catalogue.
+        h.state_mut().flush_table();
+        settle(h);
+    };
+    search(&mut h, "IMG_3");
+    assert!(
+        find(&h, "IMG_3.jpg").is_some(),
+        "the photo found is a closed stack"
+    );
+    search(&mut h, "IMG_5");
+    assert!(
+        find(&h, "IMG_5.jpg").is_some(),
+        "the photo found is a closed stack"
+    );
+    search(&mut h, "");
+    assert!(find(&h, "IMG_1.jpg").is_some(), "trip did not stay open");
+    assert!(
+        find(&h, "IMG_5.jpg").is_none(),
+        "home stayed open after the search"
+    );
+    assert!(
+        find(&h, "IMG_3.jpg").is_none(),
+        "beach stayed open after the search"
+    );
+}

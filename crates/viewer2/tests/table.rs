@@ -411,8 +411,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     /// Whatever is opened and wherever a card is dragged, once the table
-    /// settles no two cards overlap (but a card in its own tray), and
-    /// every shown photo is in exactly one group.
+    /// settles no two cards overlap (but a card in its own tray), every
+    /// card lies inside its own tray, and every shown photo is in exactly
+    /// one group.
     #[test]
     fn no_overlap_after_any_opens_and_drags(
         n in 5usize..60,
@@ -435,6 +436,21 @@ proptest! {
             t.take_events();
         }
         prop_assert!(overlaps(&t).is_empty(), "{:?}", overlaps(&t));
+        // Every card lies inside its own open tray (carried out of one, it
+        // left that group).
+        for (_, c) in t.cards() {
+            if c.group == ROOT || matches!(c.item, Item::Tray(_)) || c.motion == Motion::Gathering {
+                continue;
+            }
+            let tray = t.card_of(Item::Tray(c.group)).and_then(|id| t.card(id));
+            prop_assert!(tray.is_some(), "{:?} lies in group {} with no tray", c.item, c.group);
+            let (tray, b) = (tray.unwrap(), c.aabb().unwrap());
+            let (lo, hi) = (tray.pos - tray.half, tray.pos + tray.half);
+            prop_assert!(
+                b.min().x >= lo.x - 0.5 && b.min().y >= lo.y - 0.5 && b.max().x <= hi.x + 0.5 && b.max().y <= hi.y + 0.5,
+                "{:?} lies outside its tray", c.item
+            );
+        }
         let mut seen = HashSet::new();
         for g in &t.tree.groups {
             for &r in &g.photos {

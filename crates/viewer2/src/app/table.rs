@@ -100,6 +100,9 @@ pub struct TableView {
     wanted_at: Option<(Instant, [f32; 4], u64)>,
 }
 
+/// The largest search result whose folders all open on the table.
+const RESULT_OPENED: usize = 2000;
+
 /// The least time between two asks while the view moves.
 const WANT_EVERY: Duration = Duration::from_millis(120);
 /// The most time between two asks (cards move, stacks open).
@@ -297,7 +300,18 @@ impl ViewerApp {
         let Some(saved) = self.saved_table.as_ref() else {
             return;
         };
-        match Table::new(std::sync::Arc::clone(&self.library), &self.rows, saved) {
+        // A search's table opens the folders of what it found (up to a
+        // size where spreading every card would hold the window up).
+        let searched = !self.query.trim().is_empty() && self.rows.len() <= RESULT_OPENED;
+        let built = Table::new(std::sync::Arc::clone(&self.library), &self.rows, saved).and_then(
+            |mut t| {
+                if searched {
+                    t.open_for_result()?;
+                }
+                Ok(t)
+            },
+        );
+        match built {
             Ok(mut table) => {
                 for (&id, t) in &self.thumbs {
                     if let Some(row) = self.library.index_of(id) {

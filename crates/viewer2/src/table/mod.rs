@@ -231,6 +231,9 @@ pub struct Table {
     /// Photo and group keys moved into another group, and where.
     moves: HashMap<String, String>,
     open_dirty: bool,
+    /// Whether which groups are open is the user's to keep (not a
+    /// search's table, which opens every folder of its result).
+    keeps_open: bool,
     groups_dirty: bool,
     grid: Grid,
     /// The card of each grid handle index.
@@ -295,6 +298,7 @@ impl Table {
             remembered_dirty: HashSet::new(),
             moves,
             open_dirty: false,
+            keeps_open: true,
             groups_dirty: false,
             grid: Grid::new(),
             body_of: Vec::new(),
@@ -338,6 +342,28 @@ impl Table {
         }
         table.settle_instantly()?;
         Ok(table)
+    }
+
+    /// Opens every group, for a search's table: each folder holding a
+    /// photo found shows it. Which groups are open is then not saved (the
+    /// user's table comes back as it was when the search is cleared), nor
+    /// are the places the opening gave the cards.
+    pub fn open_for_result(&mut self) -> Result<(), CollideError> {
+        self.keeps_open = false;
+        let mut groups: Vec<GroupId> = (0..self.tree.groups.len() as GroupId)
+            .filter(|&g| g != ROOT)
+            .collect();
+        groups.sort_by_key(|&g| self.tree.depth(g));
+        for g in groups {
+            if !self.is_open(g) {
+                self.open_group(g, false)?;
+            }
+        }
+        self.open_dirty = false;
+        for c in &mut self.cards {
+            c.dirty = false;
+        }
+        self.settle_instantly()
     }
 
     /// The library the cards' photo indexes refer to.
@@ -1160,7 +1186,7 @@ impl Table {
             }
         }
         placements.extend(more);
-        let open = (self.open_dirty || all).then(|| {
+        let open = ((self.open_dirty || all) && self.keeps_open).then(|| {
             self.open_dirty = false;
             let mut keys: Vec<String> = (1..self.tree.groups.len())
                 .filter(|&g| self.open[g])
