@@ -100,6 +100,10 @@ pub struct TableView {
     wanted_at: Option<(Instant, [f32; 4], u64)>,
 }
 
+/// A stack's cover, as a share of its box: room for the two prints drawn
+/// under it, turned and offset (up to 8 units and 0.07 rad).
+const STACK_COVER: f32 = 0.84;
+
 /// The largest search result whose folders all open on the table.
 const RESULT_OPENED: usize = 2000;
 
@@ -1067,7 +1071,12 @@ impl ViewerApp {
                 continue;
             }
             let off = Vec2::new(3.0, 5.0) * lift(c.motion);
-            let corners = c.corners().map(|p| view.to_screen(p + off));
+            let mut shade = c.clone();
+            if let Item::Stack(_) = c.item {
+                // Under the prints, which lie inside the box.
+                shade.half = c.half * STACK_COVER + Vec2::new(6.0, 5.0);
+            }
+            let corners = shade.corners().map(|p| view.to_screen(p + off));
             quad(
                 &mut shadows,
                 corners,
@@ -1083,6 +1092,17 @@ impl ViewerApp {
         for &id in &cards {
             let Some(c) = view.table.card(id) else {
                 continue;
+            };
+            // A stack is drawn inside its box, the prints under its cover
+            // included: drawn past it, they lay over a neighbouring tray
+            // that only touches the box.
+            let mut inset;
+            let c = if let Item::Stack(_) = c.item {
+                inset = c.clone();
+                inset.half = c.half * STACK_COVER;
+                &inset
+            } else {
+                c
             };
             let px = 2.0 * c.half.x.max(c.half.y) * zoom;
             let row = match c.item {
