@@ -769,3 +769,153 @@ fn a_search_opens_the_folders_of_its_result_and_clearing_it_restores_the_table()
         "beach stayed open after the search"
     );
 }
+
+fn ctrl(h: &mut Harness<'static, ViewerApp>, key: egui::Key, shift: bool) {
+    let modifiers = if shift {
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT
+    } else {
+        egui::Modifiers::COMMAND
+    };
+    h.key_press_modifiers(modifiers, key);
+    settle(h);
+}
+
+/// Ctrl+Z takes back a move, an arrangement and a stack made, in turn;
+/// Ctrl+Shift+Z does them again.
+#[test]
+fn ctrl_z_takes_back_moves_arrangements_and_stacks() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let (_, from) = find(&h, "IMG_1.jpg").unwrap();
+    drag(&mut h, &[from, from + Vec2::new(0.0, 40.0)]);
+    settle(&mut h);
+    let (_, moved) = find(&h, "IMG_1.jpg").unwrap();
+    assert!((moved - from).length() > 20.0);
+    // An arrangement, then a stack of the selection.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    h.get_by_label("Rows by name").click();
+    settle(&mut h);
+    let (_, arranged) = find(&h, "IMG_1.jpg").unwrap();
+    let (_, two) = find(&h, "IMG_2.jpg").unwrap();
+    click(&mut h, two);
+    h.get_by_label("Stack").click();
+    settle(&mut h);
+    assert!(find(&h, "Selection 1").is_some(), "no stack made");
+    ctrl(&mut h, egui::Key::Z, false);
+    assert!(find(&h, "Selection 1").is_none(), "the stack stayed");
+    assert!(find(&h, "IMG_2.jpg").is_some());
+    ctrl(&mut h, egui::Key::Z, false);
+    let (_, back) = find(&h, "IMG_1.jpg").unwrap();
+    assert!(
+        (back - moved).length() < 1.0,
+        "the arrangement stayed: {back:?} {moved:?}"
+    );
+    ctrl(&mut h, egui::Key::Z, false);
+    let (_, back) = find(&h, "IMG_1.jpg").unwrap();
+    assert!(
+        (back - from).length() < 1.0,
+        "the move stayed: {back:?} {from:?}"
+    );
+    ctrl(&mut h, egui::Key::Z, true);
+    let (_, again) = find(&h, "IMG_1.jpg").unwrap();
+    assert!((again - moved).length() < 1.0, "not moved again");
+    ctrl(&mut h, egui::Key::Z, true);
+    let (_, again) = find(&h, "IMG_1.jpg").unwrap();
+    assert!((again - arranged).length() < 1.0, "not arranged again");
+}
+
+/// The drop dialog's Cancel puts the photo back where it lay, in its
+/// folder; after "Move the file", Ctrl+Z moves the file back too.
+#[test]
+fn cancel_takes_a_drop_back_and_ctrl_z_moves_the_file_back() {
+    let (dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    let home = |h: &Harness<'static, ViewerApp>| {
+        let t = &h.state().table_view().unwrap().table;
+        let g = (0..t.tree.groups.len())
+            .find(|&g| t.tree.groups[g].name == "home")
+            .unwrap();
+        t.tree.groups[g].total
+    };
+    let drop_on_home = |h: &mut Harness<'static, ViewerApp>| {
+        let (_, from) = find(h, "IMG_1.jpg").unwrap();
+        let (_, to) = find(h, "home").unwrap();
+        let up = Vec2::new(0.0, -700.0);
+        drag(h, &[from, from + up, to + up, to]);
+        h.run_steps(2);
+        from
+    };
+    for _ in 0..3 {
+        h.event(egui::Event::Key {
+            key: egui::Key::Minus,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    settle(&mut h);
+    let from = drop_on_home(&mut h);
+    h.get_by_label("Cancel").click();
+    settle(&mut h);
+    assert!(
+        h.query_by_label("Move the file").is_none(),
+        "the dialog stayed"
+    );
+    let (_, back) = find(&h, "IMG_1.jpg").expect("IMG_1 back on trip's tray");
+    assert!((back - from).length() < 1.0, "{back:?} {from:?}");
+    assert_eq!(home(&h), 2);
+    // Now moved, file and all; Ctrl+Z takes both back.
+    drop_on_home(&mut h);
+    h.get_by_label("Move the file").click();
+    settle(&mut h);
+    let (old, new) = (
+        dir.path().join("photos/trip/IMG_1.jpg"),
+        dir.path().join("photos/home/IMG_1.jpg"),
+    );
+    let start = Instant::now();
+    while !new.exists() {
+        assert!(start.elapsed() < Duration::from_secs(10), "never moved");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ctrl(&mut h, egui::Key::Z, false);
+    let start = Instant::now();
+    while !old.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the file never came back"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!new.exists());
+    // The catalogue records the move back, and the table is shown again.
+    let start = Instant::now();
+    while find(&h, "IMG_1.jpg").is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "IMG_1 is not back on trip's tray: {:?}",
+            h.state()
+                .table_view()
+                .unwrap()
+                .table
+                .cards()
+                .map(|(_, c)| c.item)
+                .collect::<Vec<_>>()
+        );
+        settle(&mut h);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(home(&h), 2);
+}

@@ -30,6 +30,7 @@ mod indexing;
 mod loupe;
 mod side;
 mod table;
+mod table_history;
 
 pub use chrome::SHORTCUTS;
 pub use table::TableView;

@@ -17,6 +17,7 @@ use egui::epaint::{Mesh, Vertex};
 use signals::{Smoother, SpringDamper, System};
 
 use super::ViewerApp;
+use super::table_history::{FileMove, History};
 use crate::atlas::Atlas;
 use crate::loader::{Loader, Want};
 use crate::table::labels::{Candidate, Standing, place};
@@ -68,11 +69,16 @@ pub struct TableView {
     gesture: Option<Gesture>,
     last_save: Instant,
     /// A photo dropped onto a folder's stack: move its file too?
-    confirm: Option<(u32, GroupId)>,
+    pub(super) confirm: Option<(u32, GroupId)>,
     /// The card (or tray) under the pointer, when nothing is held.
-    hovered: Option<CardId>,
+    pub(super) hovered: Option<CardId>,
     /// The stack a held card would go into if let go now.
-    drop_target: Option<CardId>,
+    pub(super) drop_target: Option<CardId>,
+    /// Steps to take back and to do again.
+    pub(super) history: History,
+    /// A card was taken up, or let go, in this frame's input.
+    drag_began: bool,
+    drag_ended: bool,
     /// The selection as last matched with the window's (the grid's, the
     /// details panel's, the status bar's), from each side.
     last_selection: std::collections::HashSet<Item>,
@@ -136,6 +142,9 @@ impl TableView {
             confirm: None,
             hovered: None,
             drop_target: None,
+            history: History::default(),
+            drag_began: false,
+            drag_ended: false,
             last_selection: Default::default(),
             grid_selection: Default::default(),
             clicked: None,
@@ -245,7 +254,7 @@ impl TableView {
     }
 
     /// The view as saved.
-    fn saved_view(&self) -> [f32; 3] {
+    pub(super) fn saved_view(&self) -> [f32; 3] {
         [self.centre.x, self.centre.y, self.zoom_target.exp()]
     }
 }
@@ -267,16 +276,21 @@ impl ViewerApp {
         if self.saved_table.is_none() {
             return;
         }
-        if self
-            .table
-            .as_ref()
-            .is_some_and(|t| t.built_for == self.shown_seq)
-        {
+        // Rebuilt for a new result, or a new library (a file moved, an
+        // index run: the same search answered again).
+        if self.table.as_ref().is_some_and(|t| {
+            t.built_for == self.shown_seq
+                && std::sync::Arc::ptr_eq(t.table.library(), &self.library)
+        }) {
             return;
         }
         let old = self.table.take();
+        // The steps to take back stay: a file moved by the table reloads the
+        // library, and Ctrl+Z must still reach that move.
+        let mut history = History::default();
         let mini_loader = match old {
             Some(mut old) => {
+                history = std::mem::take(&mut old.history);
                 let changes = old.table.take_changes(false);
                 let view = old.saved_view();
                 if let Some(saved) = &mut self.saved_table {
@@ -304,34 +318,35 @@ impl ViewerApp {
         let Some(saved) = self.saved_table.as_ref() else {
             return;
         };
-        // A search's table opens the folders of what it found (up to a
-        // size where spreading every card would hold the window up).
-        let searched = !self.query.trim().is_empty() && self.rows.len() <= RESULT_OPENED;
-        let built = Table::new(std::sync::Arc::clone(&self.library), &self.rows, saved).and_then(
-            |mut t| {
-                if searched {
-                    t.open_for_result()?;
+        match self.build_table(saved) {
+            Ok(table) => match TableView::new(table, saved, mini_loader, self.shown_seq) {
+                Ok(mut view) => {
+                    view.history = history;
+                    self.table = Some(view);
+                    self.table_error = None;
                 }
-                Ok(t)
+                Err(e) => self.table_error = Some(format!("cannot start the table: {e}")),
             },
-        );
-        match built {
-            Ok(mut table) => {
-                for (&id, t) in &self.thumbs {
-                    if let Some(row) = self.library.index_of(id) {
-                        let _ = table.set_photo_shape(row, t.full.0, t.full.1);
-                    }
-                }
-                match TableView::new(table, saved, mini_loader, self.shown_seq) {
-                    Ok(view) => {
-                        self.table = Some(view);
-                        self.table_error = None;
-                    }
-                    Err(e) => self.table_error = Some(format!("cannot start the table: {e}")),
-                }
-            }
             Err(e) => self.table_error = Some(format!("cannot lay out the table: {e}")),
         }
+    }
+
+    /// The table of the shown result as `saved` has it: a search's opens
+    /// the folders of what it found (up to a size where spreading every
+    /// card would hold the window up); photos take the shapes of the
+    /// thumbnails at hand.
+    pub(super) fn build_table(&self, saved: &Saved) -> Result<Table, collide::CollideError> {
+        let searched = !self.query.trim().is_empty() && self.rows.len() <= RESULT_OPENED;
+        let mut table = Table::new(std::sync::Arc::clone(&self.library), &self.rows, saved)?;
+        if searched {
+            table.open_for_result()?;
+        }
+        for (&id, t) in &self.thumbs {
+            if let Some(row) = self.library.index_of(id) {
+                let _ = table.set_photo_shape(row, t.full.0, t.full.1);
+            }
+        }
+        Ok(table)
     }
 
     /// Saves what moved, at most once a second (or now, when `now`).
@@ -371,7 +386,15 @@ impl ViewerApp {
         let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         let dt = f64::from(ui.input(|i| i.stable_dt).clamp(0.0, 0.1));
+        // The state before a card may be taken up: a step once it moved.
+        let pressed = self
+            .table
+            .as_ref()
+            .is_some_and(|v| v.table.dragged().is_none())
+            && response.drag_started();
+        let before = if pressed { self.table_state() } else { None };
         self.table_input(ui, &response, rect, dt);
+        self.table_steps(ui, before);
         self.match_selection();
         self.receive_minis(ui.ctx());
         if let Some(view) = &mut self.table {
@@ -416,6 +439,7 @@ impl ViewerApp {
         let mut arrange = None;
         let mut group = false;
         let mut fit = false;
+        let mut stack_result = false;
         ui.horizontal(|ui| {
             if ui
                 .button("Rows by name")
@@ -451,11 +475,7 @@ impl ViewerApp {
                 .on_hover_text("make a group of every photo the search found")
                 .clicked()
             {
-                let rows: Vec<u32> = self.rows.iter().copied().collect();
-                let at = view.to_table(view.screen.center());
-                if let Err(e) = view.table.group_photos(&rows, query, at) {
-                    tracing::warn!("group: {e}");
-                }
+                stack_result = true;
             }
             if ui
                 .button("Fit")
@@ -502,6 +522,20 @@ impl ViewerApp {
         }
         group |= keys.3;
         fit |= keys.4;
+        // Each action a step to take back.
+        if (arrange.is_some() || group || stack_result)
+            && let Some(state) = self.table_state()
+        {
+            self.push_table_step(state);
+        }
+        let Some(view) = &mut self.table else { return };
+        if stack_result {
+            let rows: Vec<u32> = self.rows.iter().copied().collect();
+            let at = view.to_table(view.screen.center());
+            if let Err(e) = view.table.group_photos(&rows, self.query.trim(), at) {
+                tracing::warn!("group: {e}");
+            }
+        }
         if let Some(how) = arrange
             && let Err(e) = view.table.arrange(how)
         {
@@ -621,6 +655,7 @@ impl ViewerApp {
                     Some(id) if !modifiers.shift => {
                         let at = view.to_table(o);
                         let _ = view.table.begin_drag(id, at);
+                        view.drag_began = true;
                         if let Some(c) = view.table.card(id)
                             && !view.table.selected().contains(&c.item)
                             && !matches!(c.item, Item::Tray(_))
@@ -645,7 +680,10 @@ impl ViewerApp {
         }
         if response.drag_stopped() {
             match view.gesture.take() {
-                Some(Gesture::Card) => release = true,
+                Some(Gesture::Card) => {
+                    release = true;
+                    view.drag_ended = true;
+                }
                 Some(Gesture::Band(from)) => {
                     if let Some(to) = pointer
                         && let Ok(region) = Aabb::new(
@@ -724,6 +762,46 @@ impl ViewerApp {
         }
     }
 
+    /// Drags made steps; Ctrl+Z and Ctrl+Shift+Z (or Ctrl+Y).
+    fn table_steps(&mut self, ui: &egui::Ui, before: Option<Saved>) {
+        let Some(view) = &mut self.table else { return };
+
+        if std::mem::take(&mut view.drag_began)
+            && let (Some(state), Some(id), Some(from)) =
+                (before, view.table.dragged(), view.table.drag_origin())
+        {
+            view.history.before_drag = Some((state, id, from));
+        }
+        if std::mem::take(&mut view.drag_ended)
+            && let Some((state, id, from)) = view.history.before_drag.take()
+        {
+            // A card let go where it was taken up changed nothing.
+            let moved = view
+                .table
+                .card(id)
+                .is_none_or(|c| c.motion != Motion::Rest || (c.pos - from).length() > 1.0);
+            if moved {
+                self.push_table_step(state);
+            }
+        }
+        if ui.ctx().egui_wants_keyboard_input() {
+            return;
+        }
+        let (undo, redo) = ui.input_mut(|i| {
+            let redo = i.consume_key(
+                egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+                egui::Key::Z,
+            ) || i.consume_key(egui::Modifiers::COMMAND, egui::Key::Y);
+            (i.consume_key(egui::Modifiers::COMMAND, egui::Key::Z), redo)
+        });
+        if undo {
+            self.undo_table();
+        }
+        if redo {
+            self.redo_table();
+        }
+    }
+
     /// One selection everywhere: a change on the table selects the same
     /// photos in the grid (the status bar counts them, the details panel
     /// shows the one clicked); a change made in the grid selects the same
@@ -795,18 +873,40 @@ impl ViewerApp {
             ));
             ui.horizontal(|ui| {
                 if ui.button("Move the file").clicked() {
-                    answer = Some(true);
+                    answer = Some(Some(true));
                 }
                 if ui.button("Only on the table").clicked() {
-                    answer = Some(false);
+                    answer = Some(Some(false));
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(None);
                 }
             });
         });
-        if let Some(yes) = answer {
-            view.confirm = None;
-            if yes {
-                self.searcher.move_file(photo.id, dir);
+        let (id, from) = (
+            photo.id,
+            photo.path.parent().map(std::path::Path::to_path_buf),
+        );
+        match answer {
+            Some(Some(yes)) => {
+                view.confirm = None;
+                if yes {
+                    // The drop's step takes the file back too.
+                    if let (Some(step), Some(from)) = (view.history.undo.last_mut(), from) {
+                        step.file = Some(FileMove {
+                            id,
+                            from,
+                            to: dir.clone(),
+                        });
+                    }
+                    self.searcher.move_file(id, dir);
+                }
             }
+            Some(None) => {
+                view.confirm = None;
+                self.cancel_drop();
+            }
+            None => {}
         }
     }
 

@@ -208,6 +208,8 @@ struct Drag {
     /// The card's own tray when it was picked up (centre, half size): let
     /// go outside it, the card leaves that group.
     home: Option<(Vec2, Vec2)>,
+    /// Where the card lay when it was picked up.
+    start: Vec2,
 }
 
 /// The table.
@@ -800,6 +802,7 @@ impl Table {
             to: p,
             tray_at: pos,
             home,
+            start: pos,
         });
         Ok(())
     }
@@ -807,6 +810,11 @@ impl Table {
     /// The card being dragged.
     pub fn dragged(&self) -> Option<CardId> {
         self.drag.as_ref().map(|d| d.card)
+    }
+
+    /// Where the held card lay when it was picked up.
+    pub fn drag_origin(&self) -> Option<Vec2> {
+        self.drag.as_ref().map(|d| d.start)
     }
 
     /// Whether two cards' turned rectangles overlap.
