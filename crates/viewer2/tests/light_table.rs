@@ -544,6 +544,27 @@ fn hovering_a_card_shows_its_name() {
     h.event(egui::Event::PointerMoved(screen(&h, at)));
     h.run_steps(2);
     assert!(table_texts(&h).iter().any(|(t, _)| t == "IMG_1.jpg"));
+    // At the view's right edge, the name stays inside the view, whole.
+    let (view, zoom) = {
+        let v = h.state().table_view().unwrap();
+        (v.screen(), v.zoom())
+    };
+    h.state_mut()
+        .table_view_mut()
+        .unwrap()
+        .look_at(at - Vec2::new((view.width() / 2.0 - 15.0) / zoom, 0.0));
+    h.run_steps(2);
+    h.event(egui::Event::PointerMoved(egui::pos2(
+        view.max.x - 10.0,
+        view.center().y,
+    )));
+    h.run_steps(2);
+    let texts = table_texts(&h);
+    let (_, name) = texts
+        .iter()
+        .find(|(t, _)| t == "IMG_1.jpg")
+        .expect("the name at the edge");
+    assert!(view.contains_rect(*name), "{name:?} is cut by {view:?}");
 }
 
 /// With nothing selected, "Rows by name" lays out every tray's cards

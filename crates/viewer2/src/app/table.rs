@@ -1123,7 +1123,11 @@ impl ViewerApp {
             .hovered
             .and_then(|id| view.table.card(id))
             .map(|c| c.item);
-        let mut labels = Labels::default();
+        let mut labels = Labels {
+            bounds: rect,
+            candidates: Vec::new(),
+            galleys: Vec::new(),
+        };
         for (depth, g, r) in &trays {
             if !r.intersects(rect) {
                 continue;
@@ -1475,8 +1479,9 @@ fn average(rgba: &[u8]) -> egui::Color32 {
 
 /// The names a frame of the table would draw, placed together so that
 /// none overlaps another (`table::labels::place`).
-#[derive(Default)]
 struct Labels {
+    /// The view: a name is kept inside it (one at the edge would be cut).
+    bounds: egui::Rect,
     candidates: Vec<Candidate>,
     galleys: Vec<(std::sync::Arc<egui::Galley>, egui::Pos2, bool)>,
 }
@@ -1492,7 +1497,14 @@ impl Labels {
         size: u32,
         backed: bool,
     ) {
-        let r = egui::Rect::from_min_size(at, galley.size()).expand(2.0);
+        let extent = galley.size();
+        let at = egui::pos2(
+            at.x.min(self.bounds.max.x - extent.x - 6.0)
+                .max(self.bounds.min.x + 6.0),
+            at.y.min(self.bounds.max.y - extent.y - 4.0)
+                .max(self.bounds.min.y + 4.0),
+        );
+        let r = egui::Rect::from_min_size(at, extent).expand(2.0);
         self.candidates.push(Candidate {
             min: [r.min.x, r.min.y],
             max: [r.max.x, r.max.y],
