@@ -379,8 +379,11 @@ impl Parser {
 /// a word (`as_typed`) with inner punctuation also keeps its literal form.
 fn term(text: &str, fuzzy: bool, as_typed: bool) -> Option<Term> {
     let words: Vec<String> = tokenize(text).into_iter().map(|t| t.word).collect();
-    let literal = (as_typed && !fuzzy && crate::token::has_inner_separator(text))
-        .then(|| crate::token::literal(text));
+    // Punctuation inside the word (not before or after it, which the
+    // literal form drops) makes it literal.
+    let literal = (as_typed && !fuzzy)
+        .then(|| crate::token::literal(text))
+        .filter(|l| l.bytes().any(crate::token::is_separator));
     (!words.is_empty()).then_some(Term {
         words,
         fuzzy,

@@ -262,11 +262,3 @@ pub fn literal(text: &str) -> String {
     // Folded words and ASCII separators: still UTF-8.
     String::from_utf8(marked).unwrap_or_default()
 }
-
-/// Whether a word as typed has inner punctuation (`ssl.h`, `2019-06`,
-/// `img_12`): two of its words stand apart by a separator.
-pub fn has_inner_separator(text: &str) -> bool {
-    let mut marked = Vec::new();
-    marked_into(text, &mut marked);
-    marked.iter().any(|&b| is_separator(b))
-}
