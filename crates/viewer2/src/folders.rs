@@ -34,6 +34,9 @@ pub struct FolderTree {
     pub folders: Vec<Folder>,
     /// The roots (indexes).
     pub roots: Vec<usize>,
+    /// Each folder's index by its path (the breadcrumb and the grid's
+    /// group headers look folders up every frame).
+    by_path: std::collections::HashMap<String, usize>,
 }
 
 /// A path's folder part (before the last `/` or `\`).
@@ -125,6 +128,7 @@ impl FolderTree {
             .unwrap_or(path)
             .to_owned();
         let own = direct.get(path).copied().unwrap_or(0);
+        self.by_path.insert(path.to_owned(), i);
         self.folders.push(Folder {
             name,
             path: path.to_owned(),
@@ -145,7 +149,7 @@ impl FolderTree {
 
     /// The folder with this path, if it is in the tree.
     pub fn find(&self, path: &str) -> Option<usize> {
-        self.folders.iter().position(|f| f.path == path)
+        self.by_path.get(path).copied()
     }
 
     /// The folders from a root down to `path`'s folder: the breadcrumb.

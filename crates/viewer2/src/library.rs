@@ -180,31 +180,16 @@ pub struct Group {
 }
 
 /// A month key (`2019-06`) as people read it: `June 2019`; an empty one
-/// is "No date".
+/// is "No date", one that is no month is shown as it is.
 pub fn month_title(key: &str) -> String {
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    let month = key
-        .get(5..7)
-        .and_then(|m| m.parse::<usize>().ok())
-        .and_then(|m| MONTHS.get(m.wrapping_sub(1)));
-    match (key.get(..4), month) {
-        (Some(year), Some(month)) => format!("{month} {year}"),
-        _ if key.is_empty() => "No date".to_owned(),
-        _ => key.to_owned(),
+    if key.is_empty() {
+        return "No date".to_owned();
     }
+    let parsed = key.get(..4).zip(key.get(5..7)).and_then(|(y, m)| {
+        let date = jiff::civil::Date::new(y.parse().ok()?, m.parse().ok()?, 1).ok()?;
+        Some(date.strftime("%B %Y").to_string())
+    });
+    parsed.unwrap_or_else(|| key.to_owned())
 }
 
 /// The photos, their sort ranks and their tags.
@@ -366,7 +351,8 @@ impl Library {
             .enumerate()
             .map(|(i, &k)| (k, i as u32))
             .collect();
-        rows.sort_by_key(|&r| rank.get(key_of(r)).copied().unwrap_or(u32::MAX));
+        // Stable, each row's key looked up once.
+        rows.sort_by_cached_key(|&r| rank.get(key_of(r)).copied().unwrap_or(u32::MAX));
         let mut groups: Vec<Group> = Vec::new();
         for (i, &r) in rows.iter().enumerate() {
             let k = key_of(r);

@@ -77,6 +77,18 @@ fn setup() -> (tempfile::TempDir, PathBuf) {
     (dir, cat)
 }
 
+/// The window on [`setup`]'s photos with the trip folder opened (a
+/// double-click on its stack), settled.
+fn with_trip_open() -> (tempfile::TempDir, PathBuf, Harness<'static, ViewerApp>) {
+    let (dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    let (_, at) = find(&h, "trip").unwrap();
+    double_click(&mut h, at);
+    settle(&mut h);
+    (dir, cat, h)
+}
+
 fn app(cat: &Path) -> ViewerApp {
     let mut options = Options::new(cat.to_owned(), vec![]);
     options.threads = 2;
@@ -212,12 +224,7 @@ fn opening_a_stack_shows_its_cards_and_closing_gathers_them() {
 
 #[test]
 fn a_card_dragged_into_another_pushes_it_aside() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, _cat, mut h) = with_trip_open();
     let (a, pa) = find(&h, "IMG_1.jpg").unwrap();
     let (b, pb) = find(&h, "IMG_2.jpg").unwrap();
     drag(&mut h, &[pa, pb]);
@@ -229,12 +236,7 @@ fn a_card_dragged_into_another_pushes_it_aside() {
 
 #[test]
 fn a_photo_dropped_onto_a_folder_stack_joins_it_and_can_move_its_file() {
-    let (dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (dir, cat, mut h) = with_trip_open();
     let (_, from) = find(&h, "IMG_1.jpg").unwrap();
     let (_, to) = find(&h, "home").unwrap();
     let up = Vec2::new(0.0, -700.0);
@@ -529,12 +531,7 @@ fn labels_never_overlap_and_the_hovered_name_shows_in_full() {
 /// The pointer over a photo: its name shows below it.
 #[test]
 fn hovering_a_card_shows_its_name() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, _cat, mut h) = with_trip_open();
     // The pointer off every card (the bare corner of the view).
     let corner = h.state().table_view().unwrap().screen().min + egui::vec2(4.0, 4.0);
     h.event(egui::Event::PointerMoved(corner));
@@ -572,12 +569,7 @@ fn hovering_a_card_shows_its_name() {
 /// sorts them.
 #[test]
 fn rows_by_name_with_nothing_selected_arranges_every_tray() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, _cat, mut h) = with_trip_open();
     // IMG_1 a little lower, still on trip's tray: out of the row.
     let (_, from) = find(&h, "IMG_1.jpg").unwrap();
     drag(&mut h, &[from, from + Vec2::new(0.0, 40.0)]);
@@ -608,12 +600,7 @@ fn rows_by_name_with_nothing_selected_arranges_every_tray() {
 /// selected on the table.
 #[test]
 fn the_table_and_the_grid_share_one_selection() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, _cat, mut h) = with_trip_open();
     let (one, at) = find(&h, "IMG_1.jpg").unwrap();
     click(&mut h, at);
     h.run_steps(2);
@@ -667,12 +654,7 @@ fn tray(h: &Harness<'static, ViewerApp>, cat: &Path, rel: &str) -> (Vec2, Vec2) 
 /// that folder's group on the table, and the tray keeps to its own cards.
 #[test]
 fn a_card_carried_out_of_its_tray_leaves_it() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, cat, mut h) = with_trip_open();
     let (one, from) = find(&h, "IMG_1.jpg").unwrap();
     let (centre, half) = tray(&h, &cat, "trip");
     let (top, top_half) = tray(&h, &cat, "");
@@ -694,12 +676,7 @@ fn a_card_carried_out_of_its_tray_leaves_it() {
 /// takes the card; let go there, the card goes in.
 #[test]
 fn a_stack_under_a_held_card_shows_it_is_the_target() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, _cat, mut h) = with_trip_open();
     let (_, from) = find(&h, "IMG_2.jpg").unwrap();
     let (beach, to) = find(&h, "beach").unwrap();
     let (a, b) = (screen(&h, from), screen(&h, to));
@@ -750,12 +727,7 @@ fn a_stack_under_a_held_card_shows_it_is_the_target() {
 /// comes back with the folders open as they were before the search.
 #[test]
 fn a_search_opens_the_folders_of_its_result_and_clearing_it_restores_the_table() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, _cat, mut h) = with_trip_open();
     assert!(find(&h, "IMG_1.jpg").is_some() && find(&h, "IMG_5.jpg").is_none());
     let search = |h: &mut Harness<'static, ViewerApp>, text: &str| {
         h.get_by_label("Search").focus();
@@ -805,12 +777,7 @@ fn ctrl(h: &mut Harness<'static, ViewerApp>, key: egui::Key, shift: bool) {
 /// Ctrl+Shift+Z does them again.
 #[test]
 fn ctrl_z_takes_back_moves_arrangements_and_stacks() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (_dir, _cat, mut h) = with_trip_open();
     let (_, from) = find(&h, "IMG_1.jpg").unwrap();
     drag(&mut h, &[from, from + Vec2::new(0.0, 40.0)]);
     settle(&mut h);
@@ -854,12 +821,7 @@ fn ctrl_z_takes_back_moves_arrangements_and_stacks() {
 /// folder; after "Move the file", Ctrl+Z moves the file back too.
 #[test]
 fn cancel_takes_a_drop_back_and_ctrl_z_moves_the_file_back() {
-    let (dir, cat) = setup();
-    let mut h = harness(&cat);
-    settle(&mut h);
-    let (_, at) = find(&h, "trip").unwrap();
-    double_click(&mut h, at);
-    settle(&mut h);
+    let (dir, _cat, mut h) = with_trip_open();
     let home = |h: &Harness<'static, ViewerApp>| {
         let t = &h.state().table_view().unwrap().table;
         let g = (0..t.tree.groups.len())

@@ -460,31 +460,3 @@ proptest! {
         prop_assert_eq!(seen.len(), n);
     }
 }
-
-/// An opened stack's tray pushes its neighbours aside: the folders of a
-/// photo library opened as a person does (found in use: the tray of
-/// 2020/Pets lay over the stacks of 2019 and 2021).
-#[test]
-fn an_opened_tray_pushes_its_neighbours_aside() {
-    let ps = paths(
-        316,
-        &[
-            "2019/08 Beach",
-            "2019/06 Holiday Rome",
-            "2020/Pets/Cats",
-            "2020/Pets/Dogs",
-            "2021/Hiking Alps",
-            "2022/Café Crème",
-            "misc",
-        ],
-    );
-    let mut t = table(&ps);
-    let pets = stack_of(&t, "Pets");
-    let id = t.card_of(Item::Stack(pets)).unwrap();
-    t.toggle(id).unwrap();
-    for _ in 0..600 {
-        t.advance(1.0 / 60.0, None, false).unwrap();
-    }
-    assert!(!t.is_moving());
-    assert!(overlaps(&t).is_empty(), "{:?}", overlaps(&t));
-}

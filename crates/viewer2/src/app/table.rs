@@ -795,10 +795,10 @@ impl ViewerApp {
             (i.consume_key(egui::Modifiers::COMMAND, egui::Key::Z), redo)
         });
         if undo {
-            self.undo_table();
+            self.step_table(true);
         }
         if redo {
-            self.redo_table();
+            self.step_table(false);
         }
     }
 

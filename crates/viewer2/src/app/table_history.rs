@@ -107,44 +107,37 @@ impl ViewerApp {
         }
     }
 
-    /// Takes the last step back (Ctrl+Z).
-    pub(super) fn undo_table(&mut self) {
-        let Some(step) = self.table.as_mut().and_then(|v| v.history.undo.pop()) else {
-            return;
+    /// Takes the last step back (Ctrl+Z), or, `back` false, does the
+    /// last step taken back again (Ctrl+Shift+Z, Ctrl+Y): the state now
+    /// goes on the other list, the step's state comes back, and its file
+    /// goes to the folder it was in before (back) or after.
+    pub(super) fn step_table(&mut self, back: bool) {
+        let Some(view) = &mut self.table else { return };
+        let from = if back {
+            &mut view.history.undo
+        } else {
+            &mut view.history.redo
         };
+        let Some(step) = from.pop() else { return };
         if let Some(now) = self.table_state()
             && let Some(view) = &mut self.table
         {
-            view.history.redo.push(Step {
+            let to = if back {
+                &mut view.history.redo
+            } else {
+                &mut view.history.undo
+            };
+            to.push(Step {
                 state: now,
                 file: step.file.clone(),
             });
         }
         self.restore_table(step.state);
         if let Some(f) = step.file {
-            self.searcher.move_file(f.id, f.from);
+            self.searcher
+                .move_file(f.id, if back { f.from } else { f.to });
         }
-        self.table_status = Some("Undone".to_owned());
-    }
-
-    /// Does the last step taken back again (Ctrl+Shift+Z, Ctrl+Y).
-    pub(super) fn redo_table(&mut self) {
-        let Some(step) = self.table.as_mut().and_then(|v| v.history.redo.pop()) else {
-            return;
-        };
-        if let Some(now) = self.table_state()
-            && let Some(view) = &mut self.table
-        {
-            view.history.undo.push(Step {
-                state: now,
-                file: step.file.clone(),
-            });
-        }
-        self.restore_table(step.state);
-        if let Some(f) = step.file {
-            self.searcher.move_file(f.id, f.to);
-        }
-        self.table_status = Some("Redone".to_owned());
+        self.table_status = Some(if back { "Undone" } else { "Redone" }.to_owned());
     }
 
     /// Cancel in the move dialog: the drop is taken back, with nothing to
