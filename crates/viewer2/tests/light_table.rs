@@ -902,3 +902,80 @@ fn cancel_takes_a_drop_back_and_ctrl_z_moves_the_file_back() {
     }
     assert_eq!(home(&h), 2);
 }
+
+/// 300 photos in 15 folders, three years of five each, under photos/.
+fn setup_300() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("photos");
+    let mut files = Vec::new();
+    let jpeg = photos::jpeg(&photos::picture(90, 60), 80);
+    for year in ["2019", "2020", "2021"] {
+        for place in ["Rome", "Café Crème", "Beach", "Alps", "Paris"] {
+            let folder = root.join(year).join(place);
+            std::fs::create_dir_all(&folder).unwrap();
+            for k in 0..20 {
+                let path = folder.join(format!("DSC_{k:04}.jpg"));
+                std::fs::write(&path, &jpeg).unwrap();
+                files.push(path.to_string_lossy().into_owned());
+            }
+        }
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let paths: Vec<&str> = files.iter().map(String::as_str).collect();
+    ui::add_photos(&cat, &paths);
+    (dir, cat)
+}
+
+/// A search's table is laid out to the view: at Fit (where it opens) its
+/// 300 photos take a fair share of the view (each tray no larger than
+/// its cards need, the whole shaped like the view), and every tray's
+/// name shows in its name bar.
+#[test]
+fn a_search_table_at_fit_shows_large_photos_and_every_tray_name() {
+    let (_dir, cat) = setup_300();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.get_by_label("Search").focus();
+    h.get_by_label("Search").type_text("dsc");
+    settle(&mut h);
+    settle(&mut h);
+    let view = h.state().table_view().unwrap();
+    let (t, screen, zoom) = (&view.table, view.screen(), view.zoom());
+    let mut area = 0.0;
+    let mut widths = Vec::new();
+    let mut trays = Vec::new();
+    for (_, c) in t.cards() {
+        match c.item {
+            Item::Photo(_) => {
+                area += 4.0 * c.half.x * c.half.y * zoom * zoom;
+                widths.push(2.0 * c.half.x * zoom);
+                let r = egui::Rect::from_center_size(
+                    view.to_screen(c.pos),
+                    egui::vec2(2.0 * c.half.x * zoom, 2.0 * c.half.y * zoom),
+                );
+                assert!(screen.contains_rect(r), "a card out of view at Fit");
+            }
+            Item::Tray(g) => trays.push(t.tree.groups[g as usize].name.clone()),
+            Item::Stack(_) => {}
+        }
+    }
+    assert_eq!(widths.len(), 300, "every photo a card");
+    // The side of the view's area shared out among the cards, against
+    // the side of the area they take.
+    let fill = (area / (screen.width() * screen.height())).sqrt();
+    assert!(
+        fill >= 0.5,
+        "the photos take {fill:.2} of the view's side ({:.0} points wide)",
+        widths[0]
+    );
+    let texts = table_texts(&h);
+    for name in &trays {
+        assert!(
+            texts
+                .iter()
+                .any(|(t, _)| t.starts_with(&format!("{name}  ·"))),
+            "{name}'s tray is not named: {texts:?}"
+        );
+    }
+    assert!(trays.len() >= 16, "{trays:?}");
+}

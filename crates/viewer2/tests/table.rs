@@ -80,6 +80,29 @@ fn overlaps(t: &Table) -> Vec<(Item, Item)> {
     out
 }
 
+/// A card that does not lie inside its own open tray (or lies in a
+/// group with no tray), if any.
+fn outside_own_tray(t: &Table) -> Option<Item> {
+    for (_, c) in t.cards() {
+        if c.group == ROOT || matches!(c.item, Item::Tray(_)) || c.motion == Motion::Gathering {
+            continue;
+        }
+        let Some(tray) = t.card_of(Item::Tray(c.group)).and_then(|id| t.card(id)) else {
+            return Some(c.item);
+        };
+        let b = c.aabb().unwrap();
+        let (lo, hi) = (tray.pos - tray.half, tray.pos + tray.half);
+        let inside = b.min().x >= lo.x - 0.5
+            && b.min().y >= lo.y - 0.5
+            && b.max().x <= hi.x + 0.5
+            && b.max().y <= hi.y + 0.5;
+        if !inside {
+            return Some(c.item);
+        }
+    }
+    None
+}
+
 fn stack_of(t: &Table, name_ends: &str) -> u32 {
     (0..t.tree.groups.len() as u32)
         .find(|&g| t.tree.groups[g as usize].name.ends_with(name_ends))
@@ -438,19 +461,7 @@ proptest! {
         prop_assert!(overlaps(&t).is_empty(), "{:?}", overlaps(&t));
         // Every card lies inside its own open tray (carried out of one, it
         // left that group).
-        for (_, c) in t.cards() {
-            if c.group == ROOT || matches!(c.item, Item::Tray(_)) || c.motion == Motion::Gathering {
-                continue;
-            }
-            let tray = t.card_of(Item::Tray(c.group)).and_then(|id| t.card(id));
-            prop_assert!(tray.is_some(), "{:?} lies in group {} with no tray", c.item, c.group);
-            let (tray, b) = (tray.unwrap(), c.aabb().unwrap());
-            let (lo, hi) = (tray.pos - tray.half, tray.pos + tray.half);
-            prop_assert!(
-                b.min().x >= lo.x - 0.5 && b.min().y >= lo.y - 0.5 && b.max().x <= hi.x + 0.5 && b.max().y <= hi.y + 0.5,
-                "{:?} lies outside its tray", c.item
-            );
-        }
+        prop_assert_eq!(outside_own_tray(&t), None);
         let mut seen = HashSet::new();
         for g in &t.tree.groups {
             for &r in &g.photos {
@@ -458,5 +469,104 @@ proptest! {
             }
         }
         prop_assert_eq!(seen.len(), n);
+    }
+}
+
+/// Photos in a random folder tree: each in the folder its path of
+/// indexes names (`/photos/f1/f0/IMG_7.jpg`).
+fn tree_paths(folders: &[Vec<u8>], n: usize) -> Vec<String> {
+    (0..n)
+        .map(|k| {
+            let dir: Vec<String> = folders[k % folders.len()]
+                .iter()
+                .map(|i| format!("f{i}"))
+                .collect();
+            format!("/photos/{}/IMG_{k}.jpg", dir.join("/"))
+        })
+        .collect()
+}
+
+/// The view's zoom at which the whole table fits `view`, over the zoom
+/// at which its cards' own area would fill it: how much of the view a
+/// fitted table gives its photos, as a length.
+fn fill(t: &Table, view: Vec2) -> f32 {
+    let mut lo = Vec2::new(f32::INFINITY, f32::INFINITY);
+    let mut hi = -lo;
+    let mut area = 0.0;
+    for (_, c) in t.cards() {
+        let b = c.aabb().unwrap();
+        lo = lo.min(b.min());
+        hi = hi.max(b.max());
+        if !matches!(c.item, Item::Tray(_)) {
+            area += 4.0 * c.half.x * c.half.y;
+        }
+    }
+    let size = hi - lo;
+    let fit = (view.x / size.x).min(view.y / size.y);
+    fit / (view.x * view.y / area).sqrt()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// A search's table, and any table arranged in rows with nothing
+    /// selected, is packed: no two cards overlap (but a card in its own
+    /// tray), every card lies in its own tray, each group's cards read
+    /// in name order along the rows, and fitted to the view the photos
+    /// take a fair share of it.
+    #[test]
+    fn a_packed_table_is_tidy_and_fills_the_view(
+        folders in prop::collection::vec(prop::collection::vec(0u8..3, 0..4), 1..10),
+        n in 1usize..150,
+        view in (400f32..2400.0, 300f32..1400.0),
+        searched in any::<bool>(),
+        opens in prop::collection::vec(0usize..8, 0..5),
+    ) {
+        let ps = tree_paths(&folders, n);
+        let mut t = table(&ps);
+        let view = Vec2::new(view.0, view.1);
+        t.set_view_size(view.x, view.y);
+        // Shapes known, as the window's table has them once its small
+        // thumbnails came (it packs again then).
+        for r in 0..n as u32 {
+            t.set_photo_shape(r, 3, 2).unwrap();
+        }
+        if searched {
+            t.open_for_result().unwrap();
+        } else {
+            for g in opens {
+                let stacks: Vec<u32> = t.cards().filter(|(_, c)| matches!(c.item, Item::Stack(_))).map(|(id, _)| id).collect();
+                if let Some(&id) = stacks.get(g % stacks.len().max(1)) {
+                    t.toggle(id).unwrap();
+                    t.settle_instantly().unwrap();
+                }
+            }
+            t.arrange(Arrange::Grid).unwrap();
+            t.settle_instantly().unwrap();
+        }
+        prop_assert!(overlaps(&t).is_empty(), "{:?}", overlaps(&t));
+        let lib = Arc::clone(t.library());
+        let mut by_group: std::collections::BTreeMap<u32, Vec<(f32, f32, String)>> = Default::default();
+        for (_, c) in t.cards() {
+            let name = match c.item {
+                Item::Tray(_) => continue,
+                Item::Photo(r) => lib.photos[r as usize].name.clone(),
+                Item::Stack(g) => t.tree.groups[g as usize].name.clone(),
+            };
+            let key = viewer2::library::natural_key(&catalog::fold(&name));
+            by_group.entry(c.group).or_default().push((c.pos.y, c.pos.x, key));
+        }
+        prop_assert_eq!(outside_own_tray(&t), None);
+        for cards in by_group.values_mut() {
+            cards.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            let names: Vec<&String> = cards.iter().map(|c| &c.2).collect();
+            let mut sorted = names.clone();
+            sorted.sort();
+            prop_assert_eq!(names, sorted);
+        }
+        let fill = fill(&t, view);
+        // A few cards pay most for their trays' margins and names.
+        let least = if n >= 20 { 0.4 } else { 0.25 };
+        prop_assert!(fill >= least, "the fitted table gives its photos {fill:.2} of the view");
     }
 }

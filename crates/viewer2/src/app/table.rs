@@ -98,6 +98,10 @@ pub struct TableView {
     built_for: u64,
     /// Fit every card in view at the first frame (no saved view).
     fit_pending: bool,
+    /// A search's table, untouched since it was laid out: laid out again
+    /// (and fitted) once every photo's shape is known, since cells of
+    /// photos not yet seen are square.
+    pub(super) repack_on_shapes: bool,
     /// When the loaders were last asked, for which view and which cards
     /// (the table's revision): asked again at once when cards came or
     /// went, at most every [`WANT_EVERY`] as the view moves (sorting
@@ -157,6 +161,7 @@ impl TableView {
             mini_waiting: std::collections::HashSet::new(),
             built_for,
             fit_pending: saved.view.is_none(),
+            repack_on_shapes: false,
             wanted_at: None,
         })
     }
@@ -235,7 +240,7 @@ impl TableView {
         self.centre = (lo + hi) * 0.5;
         let size = hi - lo;
         let z = (self.screen.width() / size.x.max(1.0)).min(self.screen.height() / size.y.max(1.0))
-            * 0.92;
+            * crate::table::FIT_SHARE;
         self.zoom_target = z.clamp(ZOOM_MIN, ZOOM_MAX).ln();
         self.zoom_anchor = None;
         let _ = self.zoom.set_state(self.zoom_target, 0.0);
@@ -285,6 +290,7 @@ impl ViewerApp {
             return;
         }
         let old = self.table.take();
+        let size = old.as_ref().map(|v| v.screen.size());
         // The steps to take back stay: a file moved by the table reloads the
         // library, and Ctrl+Z must still reach that move.
         let mut history = History::default();
@@ -292,12 +298,15 @@ impl ViewerApp {
             Some(mut old) => {
                 history = std::mem::take(&mut old.history);
                 let changes = old.table.take_changes(false);
-                let view = old.saved_view();
+                // A search's view is not the user's table's.
+                let view = old.table.keeps_open().then(|| old.saved_view());
                 if let Some(saved) = &mut self.saved_table {
                     saved.merge(changes.clone());
-                    saved.view = Some(view);
+                    if view.is_some() {
+                        saved.view = view;
+                    }
                 }
-                self.searcher.save_table(changes, Some(view));
+                self.searcher.save_table(changes, view);
                 Ok(old.mini_loader)
             }
             None => Loader::new(
@@ -318,10 +327,13 @@ impl ViewerApp {
         let Some(saved) = self.saved_table.as_ref() else {
             return;
         };
-        match self.build_table(saved) {
+        match self.build_table(saved, size) {
             Ok(table) => match TableView::new(table, saved, mini_loader, self.shown_seq) {
                 Ok(mut view) => {
                     view.history = history;
+                    // A search's table is laid out anew: all of it in view.
+                    view.fit_pending |= !view.table.keeps_open();
+                    view.repack_on_shapes = !view.table.keeps_open();
                     self.table = Some(view);
                     self.table_error = None;
                 }
@@ -335,9 +347,16 @@ impl ViewerApp {
     /// the folders of what it found (up to a size where spreading every
     /// card would hold the window up); photos take the shapes of the
     /// thumbnails at hand.
-    pub(super) fn build_table(&self, saved: &Saved) -> Result<Table, collide::CollideError> {
+    pub(super) fn build_table(
+        &self,
+        saved: &Saved,
+        view: Option<egui::Vec2>,
+    ) -> Result<Table, collide::CollideError> {
         let searched = !self.query.trim().is_empty() && self.rows.len() <= RESULT_OPENED;
         let mut table = Table::new(std::sync::Arc::clone(&self.library), &self.rows, saved)?;
+        if let Some(v) = view {
+            table.set_view_size(v.x, v.y);
+        }
         if searched {
             table.open_for_result()?;
         }
@@ -359,16 +378,19 @@ impl ViewerApp {
         }
         view.last_save = Instant::now();
         let changes = view.table.take_changes(false);
-        let v = view.saved_view();
-        let view_changed = self.saved_table.as_ref().is_none_or(|s| s.view != Some(v));
+        // A search's view is not the user's table's.
+        let v = view.table.keeps_open().then(|| view.saved_view());
+        let view_changed = v.is_some() && self.saved_table.as_ref().is_none_or(|s| s.view != v);
         if changes.is_empty() && !view_changed {
             return;
         }
         if let Some(saved) = &mut self.saved_table {
             saved.merge(changes.clone());
-            saved.view = Some(v);
+            if v.is_some() {
+                saved.view = v;
+            }
         }
-        self.searcher.save_table(changes, Some(v));
+        self.searcher.save_table(changes, v);
     }
 
     /// Draws the light table and applies what the user did.
@@ -578,6 +600,30 @@ impl ViewerApp {
         view.screen = rect;
         if view.fit_pending {
             view.fit_pending = false;
+            // A search's table was packed for a guess at the view's size.
+            let guess = view.table.view_size();
+            view.table.set_view_size(rect.width(), rect.height());
+            if !view.table.keeps_open() && (view.table.view_size() - guess).length() > 4.0 {
+                let packed = view.table.pack(Arrange::Grid, false);
+                if let Err(e) = packed.and_then(|()| view.table.settle_instantly()) {
+                    tracing::warn!("table: {e}");
+                }
+            }
+            view.fit_all();
+        }
+        view.table.set_view_size(rect.width(), rect.height());
+        if view.repack_on_shapes && view.table.dragged().is_some() {
+            view.repack_on_shapes = false;
+        }
+        // Every shape known, or every small thumbnail asked answered (a
+        // broken photo gives none).
+        let answered = view.wanted_at.is_some() && view.mini_waiting.is_empty();
+        if view.repack_on_shapes && (answered || view.table.shapes_known()) {
+            view.repack_on_shapes = false;
+            let packed = view.table.pack(Arrange::Grid, false);
+            if let Err(e) = packed.and_then(|()| view.table.settle_instantly()) {
+                tracing::warn!("table: {e}");
+            }
             view.fit_all();
         }
         let hit = |masks: &HashMap<FileId, Option<Mask>>, row: u32, uv: [f32; 2]| {
@@ -1004,6 +1050,10 @@ impl ViewerApp {
             let id = answer.id as FileId;
             let Ok(thumb) = answer.result else {
                 view.mini_waiting.remove(&id);
+                // Unreadable: its card keeps the usual shape, now known.
+                if let Some(row) = self.library.index_of(id) {
+                    let _ = view.table.set_photo_shape(row, 3, 2);
+                }
                 continue;
             };
             let (w, h) = (thumb.width, thumb.height);
@@ -1139,7 +1189,8 @@ impl ViewerApp {
                 egui::Color32::from_rgba_unmultiplied(255, 255, 255, shade),
             );
             let hovered = hovered_item == Some(Item::Tray(*g));
-            if zoom > 0.12 || hovered {
+            // Named where its name bar holds the name (or under the pointer).
+            if view.table.header() * zoom >= 12.0 || hovered {
                 let group = &view.table.tree.groups[*g as usize];
                 let galley = painter.layout_no_wrap(
                     format!("{}  ·  {} photos", group.name, group.total),
@@ -1498,12 +1549,21 @@ impl Labels {
         backed: bool,
     ) {
         let extent = galley.size();
-        let at = egui::pos2(
+        let kept = egui::pos2(
             at.x.min(self.bounds.max.x - extent.x - 6.0)
                 .max(self.bounds.min.x + 6.0),
             at.y.min(self.bounds.max.y - extent.y - 4.0)
                 .max(self.bounds.min.y + 4.0),
         );
+        // A tray's name kept at the view's edge lies over cards: it is
+        // backed, and of the nested trays pinned there the innermost (the
+        // fewest photos) is the one named.
+        let (size, backed) = if (kept - at).length() > 0.5 && standing == Standing::Tray {
+            (u32::MAX - size, true)
+        } else {
+            (size, backed)
+        };
+        let at = kept;
         let r = egui::Rect::from_min_size(at, extent).expand(2.0);
         self.candidates.push(Candidate {
             min: [r.min.x, r.min.y],

@@ -45,12 +45,15 @@ impl ViewerApp {
     pub(super) fn table_state(&mut self) -> Option<Saved> {
         let view = self.table.as_mut()?;
         let changes = view.table.take_changes(false);
-        let at = view.saved_view();
+        // A search's view is not the user's table's.
+        let at = view.table.keeps_open().then(|| view.saved_view());
         let saved = self.saved_table.as_mut()?;
         saved.merge(changes.clone());
-        saved.view = Some(at);
+        if at.is_some() {
+            saved.view = at;
+        }
         if !changes.is_empty() {
-            self.searcher.save_table(changes, Some(at));
+            self.searcher.save_table(changes, at);
         }
         Some(saved.clone())
     }
@@ -58,6 +61,8 @@ impl ViewerApp {
     /// Records the state before an action as a step to take back.
     pub(super) fn push_table_step(&mut self, state: Saved) {
         let Some(view) = &mut self.table else { return };
+        // The user's own now: not laid out again as thumbnails come.
+        view.repack_on_shapes = false;
         let h = &mut view.history;
         h.undo.push(Step { state, file: None });
         if h.undo.len() > STEPS {
@@ -94,7 +99,8 @@ impl ViewerApp {
         state.view = now.view;
         self.searcher.save_table(changes, state.view);
         self.saved_table = Some(state.clone());
-        match self.build_table(&state) {
+        let size = self.table.as_ref().map(|v| v.screen().size());
+        match self.build_table(&state, size) {
             Ok(table) => {
                 if let Some(view) = &mut self.table {
                     view.table = table;

@@ -13,7 +13,8 @@ pub const CELL: Vec2 = Vec2::new(2.0 * CARD_HALF + 40.0, 2.0 * CARD_HALF + 30.0)
 
 /// Room around a tray's cards, and above them for its name.
 pub const TRAY_MARGIN: f32 = 20.0;
-/// The height of a tray's name bar.
+/// The height of a tray's name bar (a packed table's may be taller:
+/// `Table::header`).
 pub const TRAY_HEADER: f32 = 30.0;
 
 /// The arrange commands.
@@ -90,19 +91,32 @@ impl Table {
                 Some(id) => id,
                 None => self.add_card(item, if animate { at } else { target }, angle, half, g)?,
             };
-            let c = &mut self.cards[id as usize];
-            c.group = g;
-            c.target = target;
-            c.angle = angle;
-            if animate {
-                c.motion = Motion::Flying;
-            } else {
-                c.pos = target;
-                c.motion = Motion::Rest;
-                self.moved(id)?;
-            }
+            self.cards[id as usize].group = g;
+            self.send(id, target, angle, animate)?;
         }
         Ok(())
+    }
+
+    /// Sends a card to `target`, turned by `angle`: flying there when
+    /// `animate`, put there at once otherwise.
+    pub(super) fn send(
+        &mut self,
+        id: CardId,
+        target: Vec2,
+        angle: f32,
+        animate: bool,
+    ) -> Result<(), CollideError> {
+        let c = &mut self.cards[id as usize];
+        c.target = target;
+        c.angle = angle;
+        if animate {
+            c.motion = Motion::Flying;
+            return Ok(());
+        }
+        c.pos = target;
+        c.vel = Vec2::ZERO;
+        c.motion = Motion::Rest;
+        self.moved(id)
     }
 
     /// A card's size.
@@ -151,7 +165,7 @@ impl Table {
                 lo[gi] = at - stack_half();
                 hi[gi] = at + stack_half();
             }
-            let min = lo[gi] - Vec2::new(TRAY_MARGIN, TRAY_MARGIN + TRAY_HEADER);
+            let min = lo[gi] - Vec2::new(TRAY_MARGIN, TRAY_MARGIN + self.header);
             let max = hi[gi] + Vec2::new(TRAY_MARGIN, TRAY_MARGIN);
             let parent = self.tree.groups[gi].parent.unwrap_or(ROOT) as usize;
             if parent != ROOT as usize {
@@ -178,9 +192,14 @@ impl Table {
     }
 
     /// Arranges the selected cards in rows or a pile; with none
-    /// selected, every card: each open tray's among themselves (and the
-    /// table's own). They fly there and push aside what they land on.
+    /// selected, every card: in rows, the whole table packed to the
+    /// view's shape ([`Table::pack`]); in piles, each open tray's cards
+    /// (and the table's own) in one. They fly there and push aside what
+    /// they land on.
     pub fn arrange(&mut self, how: Arrange) -> Result<(), CollideError> {
+        if self.selected.is_empty() && how != Arrange::Pile {
+            return self.pack(how, true);
+        }
         if !self.selected.is_empty() {
             let ids: Vec<CardId> = self
                 .selected
@@ -207,28 +226,7 @@ impl Table {
         if ids.is_empty() {
             return Ok(());
         }
-        let library = std::sync::Arc::clone(&self.library);
-        let name_of = |t: &Table, id: CardId| match t.cards[id as usize].item {
-            // As the grid sorts names: case and accents aside.
-            Item::Photo(r) => {
-                crate::library::natural_key(&catalog::fold(&library.photos[r as usize].name))
-            }
-            Item::Stack(g) | Item::Tray(g) => {
-                crate::library::natural_key(&catalog::fold(&t.tree.groups[g as usize].name))
-            }
-        };
-        match how {
-            Arrange::ByDate => {
-                let date = |id: CardId| match self.cards[id as usize].item {
-                    Item::Photo(r) if !library.photos[r as usize].date.is_empty() => {
-                        (0, library.photos[r as usize].date.clone())
-                    }
-                    _ => (1, String::new()),
-                };
-                ids.sort_by_cached_key(|&id| (date(id), name_of(self, id)));
-            }
-            _ => ids.sort_by_cached_key(|&id| name_of(self, id)),
-        }
+        self.order_cards(&mut ids, how);
         let mut lo = Vec2::new(f32::INFINITY, f32::INFINITY);
         let mut centre = Vec2::ZERO;
         for &id in &ids {
@@ -273,6 +271,34 @@ impl Table {
             }
         }
         Ok(())
+    }
+
+    /// Sorts cards as an arrange command lays them out: by name as the
+    /// grid sorts names (case and accents aside), or by date taken with
+    /// the undated last.
+    pub(super) fn order_cards(&self, ids: &mut [CardId], how: Arrange) {
+        let library = std::sync::Arc::clone(&self.library);
+        let name_of = |t: &Table, id: CardId| match t.cards[id as usize].item {
+            // As the grid sorts names: case and accents aside.
+            Item::Photo(r) => {
+                crate::library::natural_key(&catalog::fold(&library.photos[r as usize].name))
+            }
+            Item::Stack(g) | Item::Tray(g) => {
+                crate::library::natural_key(&catalog::fold(&t.tree.groups[g as usize].name))
+            }
+        };
+        match how {
+            Arrange::ByDate => {
+                let date = |id: CardId| match self.cards[id as usize].item {
+                    Item::Photo(r) if !library.photos[r as usize].date.is_empty() => {
+                        (0, library.photos[r as usize].date.clone())
+                    }
+                    _ => (1, String::new()),
+                };
+                ids.sort_by_cached_key(|&id| (date(id), name_of(self, id)));
+            }
+            _ => ids.sort_by_cached_key(|&id| name_of(self, id)),
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 //!   folder, and the user's own groups).
 //! - `layout`: where opened stacks spread their cards, the arrange
 //!   commands, the trays' outlines.
+//! - `pack`: the whole table laid out at once, to the view's shape.
 //! - `labels`: which names show, so that none is drawn over another.
 //! - `physics`: the fixed-rate step: motion (springs and friction from
 //!   `signals`) and collisions (`collide`'s grid and oriented-box contacts).
@@ -19,6 +20,7 @@
 
 pub mod labels;
 mod layout;
+mod pack;
 mod physics;
 pub mod tree;
 
@@ -30,6 +32,7 @@ use collide::{Aabb, CollideError, Grid, Handle, Vec2};
 
 use crate::library::Library;
 pub use layout::{Arrange, CELL};
+pub use pack::FIT_SHARE;
 pub use tree::{Group, GroupId, ROOT, Tree, UserGroup};
 
 /// A card's index in [`Table::cards`] (reused after the card leaves).
@@ -233,9 +236,12 @@ pub struct Table {
     /// Photo and group keys moved into another group, and where.
     moves: HashMap<String, String>,
     open_dirty: bool,
-    /// Whether which groups are open is the user's to keep (not a
-    /// search's table, which opens every folder of its result).
+    /// Whether which groups are open, and where cards lie, is the user's
+    /// to keep (not a search's table, which opens every folder of its
+    /// result and lays them out anew: only the moves into other groups
+    /// made on it are saved, as `moves` differs from this).
     keeps_open: bool,
+    moves_before: HashMap<String, String>,
     groups_dirty: bool,
     grid: Grid,
     /// The card of each grid handle index.
@@ -256,6 +262,14 @@ pub struct Table {
     steps: physics::Steps,
     /// Counts the cards put on or taken off the table.
     revision: u64,
+    /// The view's size in points, for [`Table::pack`].
+    view: Vec2,
+    /// The height of the trays' name bars: taller than
+    /// [`layout::TRAY_HEADER`] where a packed table is small at Fit.
+    header: f32,
+    /// Cards fly to a packed layout: none pushes another until all have
+    /// landed (trays change shape on the way).
+    landing: bool,
     /// Scratch for the physics step.
     pairs: Vec<collide::Pair>,
     handles: Vec<Handle>,
@@ -301,6 +315,7 @@ impl Table {
             moves,
             open_dirty: false,
             keeps_open: true,
+            moves_before: HashMap::new(),
             groups_dirty: false,
             grid: Grid::new(),
             body_of: Vec::new(),
@@ -315,6 +330,9 @@ impl Table {
             shapes: HashMap::new(),
             steps: physics::steps()?,
             revision: 0,
+            view: Vec2::new(1000.0, 625.0),
+            header: layout::TRAY_HEADER,
+            landing: false,
             pairs: Vec::new(),
             handles: Vec::new(),
         };
@@ -347,11 +365,13 @@ impl Table {
     }
 
     /// Opens every group, for a search's table: each folder holding a
-    /// photo found shows it. Which groups are open is then not saved (the
+    /// photo found shows it, the whole packed to the view's shape
+    /// ([`Table::pack`]). Which groups are open is then not saved (the
     /// user's table comes back as it was when the search is cleared), nor
     /// are the places the opening gave the cards.
     pub fn open_for_result(&mut self) -> Result<(), CollideError> {
         self.keeps_open = false;
+        self.moves_before = self.moves.clone();
         let mut groups: Vec<GroupId> = (0..self.tree.groups.len() as GroupId)
             .filter(|&g| g != ROOT)
             .collect();
@@ -361,11 +381,24 @@ impl Table {
                 self.open_group(g, false)?;
             }
         }
+        self.settle_instantly()?;
+        self.pack(Arrange::Grid, false)?;
         self.open_dirty = false;
         for c in &mut self.cards {
             c.dirty = false;
         }
         self.settle_instantly()
+    }
+
+    /// Whether which groups are open, and where the cards lie, is the
+    /// user's table to keep (false for a search's table).
+    pub fn keeps_open(&self) -> bool {
+        self.keeps_open
+    }
+
+    /// The height of the trays' name bars, in table units.
+    pub fn header(&self) -> f32 {
+        self.header
     }
 
     /// The library the cards' photo indexes refer to.
@@ -1194,6 +1227,14 @@ impl Table {
             }
         }
         placements.extend(more);
+        if !self.keeps_open {
+            // A search's table: only what changed group, with no place.
+            placements.retain(|p| self.moves.get(&p.key) != self.moves_before.get(&p.key));
+            for p in &mut placements {
+                p.x = UNPLACED;
+                p.y = UNPLACED;
+            }
+        }
         let open = ((self.open_dirty || all) && self.keeps_open).then(|| {
             self.open_dirty = false;
             let mut keys: Vec<String> = (1..self.tree.groups.len())

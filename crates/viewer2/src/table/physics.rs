@@ -133,6 +133,14 @@ impl Table {
         for id in gone {
             self.remove_card(id)?;
         }
+        if self.landing
+            && !self
+                .cards
+                .iter()
+                .any(|c| c.alive && c.motion == Motion::Flying)
+        {
+            self.landing = false;
+        }
         self.update_trays(true)?;
         // Collisions.
         let mut pairs = std::mem::take(&mut self.pairs);
@@ -157,7 +165,7 @@ impl Table {
     /// them pushes and they are not meant to overlap.
     fn resolve(&mut self, a: CardId, b: CardId) -> Result<(), CollideError> {
         let (ca, cb) = (&self.cards[a as usize], &self.cards[b as usize]);
-        if !(ca.alive && cb.alive) || !(ca.active || cb.active) {
+        if !(ca.alive && cb.alive) || !(ca.active || cb.active) || self.landing {
             return Ok(());
         }
         let ghost = |c: &Card| matches!(c.motion, Motion::Flying | Motion::Gathering);
