@@ -979,3 +979,96 @@ fn a_search_table_at_fit_shows_large_photos_and_every_tray_name() {
     }
     assert!(trays.len() >= 16, "{trays:?}");
 }
+
+/// Every photo and stack cover on the table that shows 64 points or
+/// larger is drawn from its full thumbnail once it came, not the small
+/// one: checked on the meshes painted in the table's view, by their
+/// texture's name.
+fn small_thumbnails_drawn(h: &Harness<'static, ViewerApp>) -> usize {
+    let view = h.state().table_view().unwrap().screen();
+    let textures = h.ctx.tex_manager();
+    let textures = textures.read();
+    h.output()
+        .shapes
+        .iter()
+        .filter(|s| s.clip_rect == view)
+        .filter_map(|s| match &s.shape {
+            egui::epaint::Shape::Mesh(m) => Some(m),
+            _ => None,
+        })
+        .filter(|m| {
+            textures
+                .meta(m.texture_id)
+                .is_some_and(|meta| meta.name.starts_with("minis"))
+        })
+        .count()
+}
+
+/// After the grid filled the thumbnail atlas, a search and the loupe,
+/// the table's stack covers (photos the grid did not hold) still get
+/// their full thumbnails: a cover is as near the view as its stack.
+#[test]
+fn stack_covers_get_their_full_thumbnails_after_the_grid_filled_the_atlas() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("photos");
+    let jpeg = photos::jpeg(&photos::picture(300, 200), 80);
+    let mut files = Vec::new();
+    for folder in ["a", "b", "c", "d", "e", "f"] {
+        std::fs::create_dir_all(root.join(folder)).unwrap();
+        for k in 1..=30 {
+            let path = root.join(folder).join(format!("{folder}_{k:02}.jpg"));
+            std::fs::write(&path, &jpeg).unwrap();
+            files.push(path.to_string_lossy().into_owned());
+        }
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let paths: Vec<&str> = files.iter().map(String::as_str).collect();
+    ui::add_photos(&cat, &paths);
+    let mut options = Options::new(cat.clone(), vec![]);
+    options.threads = 2;
+    // One atlas page: 49 thumbnails, fewer than the photos.
+    options.gpu_budget = 16 << 20;
+    let app = ViewerApp::new(&egui::Context::default(), options).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .with_step_dt(1.0 / 30.0)
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app);
+    settle(&mut h);
+    // The grid, a search, the loupe and back.
+    h.get_by_label("Search").focus();
+    h.get_by_label("Search").type_text("b_");
+    settle(&mut h);
+    h.key_press(egui::Key::Escape);
+    h.get_by_role_and_label(egui::Role::Button, "b_01.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    assert!(h.state().loupe_photo().is_some(), "the loupe did not open");
+    h.key_press(egui::Key::Escape);
+    settle(&mut h);
+    h.get_by_label("Search").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.key_press(egui::Key::Backspace);
+    settle(&mut h);
+    h.state_mut().show_table(true);
+    settle(&mut h);
+    // Let the loader answer what the table asked.
+    let start = Instant::now();
+    while small_thumbnails_drawn(&h) > 0 && start.elapsed() < Duration::from_secs(10) {
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let view = h.state().table_view().unwrap();
+    let zoom = view.zoom();
+    assert!(find(&h, "f").is_some(), "folder f's stack");
+    assert!(
+        2.0 * viewer2::table::CARD_HALF * zoom >= 64.0,
+        "the stacks are drawn small ({zoom})"
+    );
+    assert_eq!(
+        small_thumbnails_drawn(&h),
+        0,
+        "covers stayed at their small thumbnails"
+    );
+}

@@ -246,16 +246,17 @@ impl TableView {
         let _ = self.zoom.set_state(self.zoom_target, 0.0);
     }
 
-    /// How far photo `id`'s card is from the view's centre, in table
-    /// units (`u64::MAX` when it is not on the table): the atlases evict
-    /// the farthest.
+    /// How far the card showing photo `id` (its own, or the stack it is
+    /// the cover of) is from the view's centre, in table units
+    /// (`u64::MAX` when none is on the table): the atlases evict the
+    /// farthest.
     pub(super) fn distance(&self, library: &crate::library::Library, id: u64) -> u64 {
-        let centre = self.to_table(self.screen.center());
-        library
-            .index_of(id as FileId)
-            .and_then(|r| self.table.card_of(Item::Photo(r)))
-            .and_then(|c| self.table.card(c))
-            .map_or(u64::MAX, |c| (c.pos - centre).length() as u64)
+        distance_from(
+            &self.table,
+            self.to_table(self.screen.center()),
+            library,
+            id,
+        )
     }
 
     /// The view as saved.
@@ -1073,13 +1074,7 @@ impl ViewerApp {
             }
             let table = &view.table;
             let library = &self.library;
-            let distance = |h: u64| {
-                library
-                    .index_of(h as FileId)
-                    .and_then(|r| table.card_of(Item::Photo(r)))
-                    .and_then(|c| table.card(c))
-                    .map_or(u64::MAX, |c| (c.pos - centre).length() as u64)
-            };
+            let distance = |h: u64| distance_from(table, centre, library, h);
             let Some((slot, evicted)) = view.mini_atlas.insert(answer.id, distance) else {
                 continue;
             };
@@ -1477,6 +1472,16 @@ impl ViewerApp {
         ];
         Some((tex, uv, white_uv(side)))
     }
+}
+
+/// How far the card showing photo `id` lies from `centre` (see
+/// [`TableView::distance`]).
+fn distance_from(table: &Table, centre: Vec2, library: &crate::library::Library, id: u64) -> u64 {
+    library
+        .index_of(id as FileId)
+        .and_then(|r| table.showing(r))
+        .and_then(|c| table.card(c))
+        .map_or(u64::MAX, |c| (c.pos - centre).length() as u64)
 }
 
 /// A page's blank image, with a white block in the corner no slot uses,

@@ -446,6 +446,25 @@ impl Table {
         self.open.get(g as usize).copied().unwrap_or(false)
     }
 
+    /// The card that shows photo `row`: its own, or the closed stack it
+    /// is the cover of.
+    pub fn showing(&self, row: u32) -> Option<CardId> {
+        if let Some(id) = self.card_of(Item::Photo(row)) {
+            return Some(id);
+        }
+        let mut g = *self.tree.photo_group.get(&row)?;
+        loop {
+            let group = &self.tree.groups[g as usize];
+            if group.cover != Some(row) {
+                return None;
+            }
+            if let Some(id) = self.card_of(Item::Stack(g)) {
+                return Some(id);
+            }
+            g = group.parent?;
+        }
+    }
+
     /// Whether anything still moves (the window keeps drawing while so).
     pub fn is_moving(&self) -> bool {
         self.drag.is_some()
