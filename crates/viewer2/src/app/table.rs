@@ -1184,8 +1184,11 @@ impl ViewerApp {
                 egui::Color32::from_rgba_unmultiplied(255, 255, 255, shade),
             );
             let hovered = hovered_item == Some(Item::Tray(*g));
-            // Named where its name bar holds the name (or under the pointer).
-            if view.table.header() * zoom >= 12.0 || hovered {
+            // Named in its name bar where that holds the name, on a dark
+            // band over its cards where not (but not once too small to
+            // read), and always under the pointer.
+            let in_bar = view.table.header() * zoom >= 12.0;
+            if in_bar || zoom > 0.12 || hovered {
                 let group = &view.table.tree.groups[*g as usize];
                 let galley = painter.layout_no_wrap(
                     format!("{}  ·  {} photos", group.name, group.total),
@@ -1198,7 +1201,7 @@ impl ViewerApp {
                 } else {
                     Standing::Tray
                 };
-                labels.add(galley, at, standing, group.total as u32, hovered);
+                labels.add(galley, at, standing, group.total as u32, hovered || !in_bar);
             }
         }
         let mut cards: Vec<CardId> = ids

@@ -197,16 +197,16 @@ impl Table {
     /// (and the table's own) in one. They fly there and push aside what
     /// they land on.
     pub fn arrange(&mut self, how: Arrange) -> Result<(), CollideError> {
-        if self.selected.is_empty() && how != Arrange::Pile {
-            return self.pack(how, true);
-        }
-        if !self.selected.is_empty() {
-            let ids: Vec<CardId> = self
-                .selected
-                .iter()
-                .filter_map(|&i| self.card_of(i))
-                .collect();
+        let ids: Vec<CardId> = self
+            .selected
+            .iter()
+            .filter_map(|&i| self.card_of(i))
+            .collect();
+        if !ids.is_empty() {
             return self.arrange_cards(ids, how);
+        }
+        if how != Arrange::Pile {
+            return self.pack(how, true);
         }
         let mut by_group: std::collections::BTreeMap<GroupId, Vec<CardId>> = Default::default();
         for (id, c) in self.cards() {

@@ -638,6 +638,8 @@ impl Table {
             (c.pos, c.group)
         };
         self.remove_card(stack)?;
+        // Opened, it is no longer a card to select.
+        self.selected.remove(&Item::Stack(g));
         self.anchor[g as usize] = at;
         self.open[g as usize] = true;
         self.open_dirty = true;
