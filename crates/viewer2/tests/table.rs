@@ -570,3 +570,15 @@ proptest! {
         prop_assert!(fill >= least, "the fitted table gives its photos {fill:.2} of the view");
     }
 }
+
+/// An opened stack is no longer a card: it leaves the selection, so the
+/// arrange commands then arrange the whole table.
+#[test]
+fn an_opened_stack_leaves_the_selection() {
+    let mut t = table(&paths(20, &["a", "b"]));
+    let b = stack_of(&t, "b");
+    t.select([Item::Stack(b)]);
+    t.toggle(t.card_of(Item::Stack(b)).unwrap()).unwrap();
+    t.settle_instantly().unwrap();
+    assert!(t.selected().is_empty(), "{:?}", t.selected());
+}
