@@ -10,8 +10,9 @@
 //!
 //! The photos are made from real ones (`--photos DIR`, default the
 //! scikit-image pictures that retarget's report installs into
-//! `target/retarget-venv`): scaled up to camera size with a little sensor
-//! noise, encoded at quality 90, with a 160×120 EXIF preview.
+//! `target/retarget-venv`, or six made pictures of gradients and noise
+//! when those are not there): scaled up to camera size with a little
+//! sensor noise, encoded at quality 90, with a 160×120 EXIF preview.
 //!
 //!     apt-get install libvips-tools
 //!     cargo run --release -p viewer2-bench
@@ -25,6 +26,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use viewer2::thumbnail::{Limits, PREVIEW_HEAD, embedded_preview, thumbnail};
+
+mod shared;
 
 /// Counts live heap bytes and their peak, for the peak-decode figure.
 struct Counting;
@@ -56,7 +59,9 @@ static ALLOCATOR: Counting = Counting;
 
 #[derive(Parser, Debug)]
 struct Args {
-    /// A folder of real photos (PNG or JPEG) to make the test set from.
+    /// A folder of real photos (PNG or JPEG) to make the test set from
+    /// (default: scikit-image's, installed by retarget's report, or six
+    /// made ones when those are not there).
     #[arg(long)]
     photos: Option<PathBuf>,
     /// Photos per size.
@@ -88,10 +93,19 @@ fn main() -> Result<()> {
     let args = Args::parse();
     pin_to_one_core()?;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/viewer2-bench");
-    let photos = args.photos.clone().unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../target/retarget-venv/lib/python3.11/site-packages/skimage/data")
-    });
+    let skimage = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/retarget-venv/lib/python3.11/site-packages/skimage/data");
+    // Real photographs where they are at hand; made ones otherwise, so the
+    // bench runs on a fresh clone.
+    let photos = match &args.photos {
+        Some(dir) => dir.clone(),
+        None if skimage.is_dir() => skimage,
+        None => {
+            let made = root.join("sources");
+            shared::make_photos(&made, 6)?;
+            made
+        }
+    };
     let sources = sources(&photos)?;
     println!(
         "# viewer2 thumbnails vs vipsthumbnail ({} px, one core)\n",

@@ -23,7 +23,7 @@ pub fn make_photos(dir: &Path, n: usize) -> Result<Vec<PathBuf>> {
     for k in 0..n {
         let path = dir.join(format!("IMG_{k:05}.jpg"));
         if !path.exists() {
-            let mut seed = k as u32 * 2_654_435_761;
+            let mut seed = (k as u32).wrapping_mul(2_654_435_761);
             let img = image::RgbImage::from_fn(640, 427, |x, y| {
                 seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
                 let noise = (seed >> 27) as u8;
