@@ -55,3 +55,8 @@ pub fn builtin_functions() -> impl Iterator<Item = (&'static str, usize, usize)>
         Some((name, lo, hi))
     })
 }
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

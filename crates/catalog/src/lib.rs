@@ -58,3 +58,8 @@ pub use store::{
     Presence, Reconcile, Recovered, Stamp, Vanished, file_key,
 };
 pub use token::{Token, literal, tokenize, words_as_written};
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -422,3 +422,8 @@ fn mesh_retarget<S: Sample>(
     }
     Ok(img)
 }
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
