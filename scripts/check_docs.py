@@ -132,7 +132,10 @@ def check_commands(path, text, problems):
         env.pop("DISPLAY", None)
         env.pop("WAYLAND_DISPLAY", None)
         try:
-            run = subprocess.run(argv + ["--help"], cwd=ROOT, env=env, capture_output=True, timeout=60)
+            # `--help` before a `--`, after which everything is a value.
+            cut = argv.index("--") if "--" in argv[1:] else len(argv)
+            asked = argv[:cut] + ["--help"]
+            run = subprocess.run(asked, cwd=ROOT, env=env, capture_output=True, timeout=60)
         except subprocess.TimeoutExpired:
             problems.append(f"{where}: {line.strip()}: --help did not answer in 60 s")
             continue

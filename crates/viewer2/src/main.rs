@@ -76,20 +76,66 @@ struct WindowArgs {
 /// neither an option nor an option's value is `index`, `search` or `help`.
 /// (One clap parser cannot take both `viewer2 DIR…` and `viewer2 --catalog
 /// C index DIR`: after an option it reads `index` as a folder.)
-fn names_a_subcommand(args: &[std::ffi::OsString]) -> bool {
-    let mut rest = args.iter().skip(1);
+/// `search`'s arguments with its options first and every other word
+/// after a `--`, so that an exclusion (`kitten -jpg`) is read as part of
+/// the query and not as an unknown option. Other commands' are as given.
+fn query_words_last(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let Some(at) = subcommand_at(&args).filter(|&k| args[k] == "search") else {
+        return args;
+    };
+    let mut out: Vec<std::ffi::OsString> = args[..=at].to_vec();
+    let (mut options, mut words) = (Vec::new(), Vec::new());
+    let mut rest = args[at + 1..].iter();
     while let Some(arg) = rest.next() {
+        let text = arg.to_string_lossy();
+        if text == "--" {
+            words.extend(rest.by_ref().cloned());
+            break;
+        }
+        let name = text.split('=').next().unwrap_or_default();
+        if ["--limit", "--catalog"].contains(&name) {
+            options.push(arg.clone());
+            if !text.contains('=')
+                && let Some(value) = rest.next()
+            {
+                options.push(value.clone());
+            }
+        } else if [
+            "--json", "--null", "-0", "--seed", "--fuzzy", "-h", "--help",
+        ]
+        .contains(&name)
+        {
+            options.push(arg.clone());
+        } else {
+            words.push(arg.clone());
+        }
+    }
+    out.extend(options);
+    out.push("--".into());
+    out.extend(words);
+    out
+}
+
+fn names_a_subcommand(args: &[std::ffi::OsString]) -> bool {
+    subcommand_at(args).is_some()
+}
+
+/// Where the subcommand's name is in `args`, if one is named.
+fn subcommand_at(args: &[std::ffi::OsString]) -> Option<usize> {
+    let mut k = 1;
+    while let Some(arg) = args.get(k) {
         let arg = arg.to_string_lossy();
         if arg == "--" {
-            return false;
+            return None;
         }
         if arg.starts_with('-') && arg.len() > 1 {
             if ["--catalog", "--gpu-budget-mb", "--screenshot"].contains(&arg.as_ref()) {
-                rest.next();
+                k += 1;
             }
+            k += 1;
             continue;
         }
-        return [
+        let named = [
             "index",
             "search",
             "forget",
@@ -98,8 +144,9 @@ fn names_a_subcommand(args: &[std::ffi::OsString]) -> bool {
             "help",
         ]
         .contains(&arg.as_ref());
+        return named.then_some(k);
     }
-    false
+    None
 }
 
 #[derive(Subcommand)]
@@ -140,7 +187,9 @@ enum Command {
     /// Prints the paths matching a query, best first.
     Search {
         /// The query: words (ANDed), OR, -exclusions, "phrases", (groups),
-        /// word~, name:/dir:/caption:/ext:.
+        /// word~, name:/dir:/caption:/ext:. An exclusion is a word like
+        /// any other (`search kitten -jpg`); the options may come before or
+        /// after the query.
         query: Vec<String>,
         /// At most this many results.
         #[arg(long, default_value_t = 50)]
@@ -720,7 +769,7 @@ fn main() -> Result<()> {
         };
         return window(catalog_path, args);
     }
-    let args = Cli::parse_from(&argv);
+    let args = Cli::parse_from(query_words_last(argv));
     let catalog_path = match args.catalog {
         Some(p) => p,
         None => default_catalog()?,

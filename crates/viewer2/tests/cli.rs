@@ -54,6 +54,14 @@ fn index_then_search_then_reindex() {
     assert!(out.contains("CuteKittenPicture.jpg"), "{out}");
     let (_, out, _) = viewer2(&cat, &["search", "cafe"]);
     assert!(out.contains("Café.HEIC"), "accents fold: {out}");
+    // An exclusion after a word, options after the query, `--` still
+    // allowed.
+    let (ok, out, err) = viewer2(&cat, &["search", "kitten", "-jpg", "--limit", "5"]);
+    assert!(ok && out.is_empty(), "{out} {err}");
+    let (ok, out, err) = viewer2(&cat, &["search", "--", "-jpg", "kitten"]);
+    assert!(ok && out.is_empty(), "{out} {err}");
+    let (ok, out, err) = viewer2(&cat, &["search", "kitten", "-heic", "--limit=5"]);
+    assert!(ok && out.contains("CuteKittenPicture.jpg"), "{out} {err}");
     let (_, out, _) = viewer2(&cat, &["search", "dir:holiday", "--json"]);
     assert_eq!(out.lines().count(), 2, "{out}");
     assert!(out.lines().all(|l| l.starts_with("{\"caption\"")), "{out}");
