@@ -4,6 +4,31 @@
 //! buffer only, then the second with the stencil test "equal" inside an
 //! occlusion query; any sample passing means the sprites touch.
 //!
+//! ```
+//! use collide::mask::Mask;
+//! use collide_gpu::{GpuCollider, GpuError, Pair, Placement};
+//! let mut gpu = match GpuCollider::new(256) {
+//!     Ok(gpu) => gpu,
+//!     // No GPU here, not even a software one: nothing to show.
+//!     Err(GpuError::NoAdapter(why)) => {
+//! #       assert!(std::env::var("REQUIRE_GPU").as_deref() != Ok("1"), "{why}");
+//!         return Ok(());
+//!     }
+//!     Err(e) => return Err(e.into()),
+//! };
+//! let ship = gpu.add_sprite(&Mask::full(32, 16)?)?;
+//! let rock = gpu.add_sprite(&Mask::full(20, 20)?)?;
+//! let near = Placement { angle: 0.7, scale: 1.5, ..Placement::at(25, 5) };
+//! let far = Placement::at(200, 200);
+//! let pairs = [
+//!     Pair { a: ship, at_a: Placement::at(0, 0), b: rock, at_b: near },
+//!     Pair { a: ship, at_a: Placement::at(0, 0), b: rock, at_b: far },
+//! ];
+//! let hits = gpu.test_pairs(&pairs)?; // occlusion queries: yes or no
+//! assert!(hits[0].hit && !hits[1].hit);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! - Sprites are `collide::mask::Mask`s uploaded as textures, placed at an
 //!   integer position and turned and scaled about their centre. A fragment
 //!   survives where its pixel centre, mapped back into the sprite, lands on
@@ -1366,3 +1391,8 @@ impl GpuCollider {
             .collect())
     }
 }
+
+/// The README's examples, compiled as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
