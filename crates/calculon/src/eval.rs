@@ -16,7 +16,7 @@ use crate::budget::{Budget, CancelFlag, Stop};
 use crate::complex::Number;
 use crate::constants::{MathConstant, math_constant, physical};
 use crate::error::{CalcError, ErrorKind, Span};
-use crate::format::{Printed, Radix, Style, print_real};
+use crate::format::{Printed, Radix, Round, Style, print_real};
 use crate::functions::{self, builtin_arity};
 use crate::lex::{LexOptions, lex};
 use crate::mag::Mag;
@@ -266,7 +266,16 @@ impl Calculator {
         );
         match statement {
             Statement::Eval { expr, target } => {
-                let (answer, value) = self.with_precision(&budget, |work, calc| {
+                let digits = match &target {
+                    Some((Target::Format(Format::Significant(n)), _)) => {
+                        self.settings.digits.max(*n)
+                    }
+                    Some((Target::Format(Format::Places(p)), _)) => {
+                        self.settings.digits.max(p.saturating_add(20))
+                    }
+                    _ => self.settings.digits,
+                };
+                let (answer, value) = self.with_digits(digits, &budget, |work, calc| {
                     let q = calc.eval(work, &expr, &Scope::top())?;
                     let reading = match &target {
                         Some((Target::Units(t), _)) => format!("{expr} → {t}"),
@@ -645,7 +654,18 @@ impl Calculator {
         budget: &Budget,
         f: impl Fn(&Work<'_>, &Calculator) -> Eval<T>,
     ) -> Result<T, CalcError> {
-        let digits = self.settings.digits.clamp(1, MAX_DIGITS);
+        self.with_digits(self.settings.digits, budget, f)
+    }
+
+    /// [`Self::with_precision`], starting from the precision of `digits`
+    /// digits (a rounding asked for: `pi to 1000 digits`).
+    fn with_digits<T>(
+        &self,
+        digits: usize,
+        budget: &Budget,
+        f: impl Fn(&Work<'_>, &Calculator) -> Eval<T>,
+    ) -> Result<T, CalcError> {
+        let digits = digits.clamp(1, MAX_DIGITS);
         let base = (digits as f64 * std::f64::consts::LOG2_10).ceil() as usize + 32;
         for attempt in 0..ATTEMPTS {
             let prec = base << attempt;
@@ -990,6 +1010,8 @@ impl Calculator {
             radix: Radix::Decimal,
             scientific: false,
             decimal_comma: self.settings.decimal_comma,
+            round: None,
+            engineering: false,
         }
     }
 
@@ -1003,6 +1025,7 @@ impl Calculator {
         let mut style = self.style();
         let mut q = q.clone();
         let mut fraction_only = false;
+        let mut mixed = false;
         match target {
             Some((Target::Format(f), _)) => match f {
                 Format::Hex => style.radix = Radix::Hex,
@@ -1010,7 +1033,15 @@ impl Calculator {
                 Format::Binary => style.radix = Radix::Binary,
                 Format::Decimal => {}
                 Format::Scientific => style.scientific = true,
+                Format::Engineering => style.engineering = true,
                 Format::Fraction => fraction_only = true,
+                Format::MixedFraction => mixed = true,
+                Format::Base(b) => style.radix = Radix::Base(*b),
+                Format::Significant(n) => {
+                    style.digits = *n;
+                    style.round = Some(Round::Significant(*n));
+                }
+                Format::Places(p) => style.round = Some(Round::Places(*p)),
             },
             Some((Target::Units(t), span)) => {
                 if let Some(units) = self.mixed_units(t) {
@@ -1047,14 +1078,18 @@ impl Calculator {
             re: numeric(&value.re)?,
             im: numeric(&value.im)?,
         };
-        if fraction_only {
+        if fraction_only || mixed {
             let Some(r) = value.as_rational() else {
                 return Err(Fail::Error(CalcError::new(
                     ErrorKind::Needs("only an exact value can be shown as a fraction".into()),
                     target.map_or(0..0, |(_, s)| s.clone()),
                 )));
             };
-            let text = format!("{}/{}", r.numerator(), r.denominator());
+            let text = if mixed {
+                mixed_fraction(r)
+            } else {
+                format!("{}/{}", r.numerator(), r.denominator())
+            };
             let text = with_unit(text, &q);
             return Ok(Answer {
                 reading,
@@ -1064,6 +1099,12 @@ impl Calculator {
                 kind: AnswerKind::Value,
             });
         }
+        // Places asked: as many significant digits as reach them.
+        if let Some(Round::Places(p)) = style.round {
+            let reach = |x: &Real| crate::real::decimal_exponent(x).unwrap_or(0) + 1 + p as i64;
+            let most = reach(&value.re).max(reach(&value.im));
+            style.digits = most.clamp(1, MAX_DIGITS as i64) as usize;
+        }
         // Not enough certain digits: try again with more bits.
         for part in [&value.re, &value.im] {
             if !precise_enough(part, style.digits) {
@@ -1072,8 +1113,10 @@ impl Calculator {
         }
         let printed = print_number(work, &value, style).map_err(|n| self.num_error(n, &(0..0)))?;
         let fraction = match value.as_rational() {
+            // A rounding asked for is the answer asked for.
             Some(r)
                 if printed.approximate
+                    && style.round.is_none()
                     && r.numerator().unsigned_abs().bit_len() < 128
                     && r.denominator().bit_len() < 128 =>
             {
@@ -1310,14 +1353,33 @@ fn with_unit(text: String, q: &Quantity) -> String {
     }
 }
 
-fn format_name(f: Format) -> &'static str {
+fn format_name(f: Format) -> String {
     match f {
-        Format::Hex => "hex",
-        Format::Octal => "oct",
-        Format::Binary => "bin",
-        Format::Decimal => "dec",
-        Format::Scientific => "sci",
-        Format::Fraction => "fraction",
+        Format::Hex => "hex".into(),
+        Format::Octal => "oct".into(),
+        Format::Binary => "bin".into(),
+        Format::Decimal => "dec".into(),
+        Format::Scientific => "sci".into(),
+        Format::Engineering => "eng".into(),
+        Format::Fraction => "fraction".into(),
+        Format::MixedFraction => "mixed fraction".into(),
+        Format::Base(b) => format!("base {b}"),
+        Format::Significant(n) => format!("{n} significant digits"),
+        Format::Places(p) => format!("{p} decimal places"),
+    }
+}
+
+/// `7/2` as `3 1/2`, `-7/2` as `-3 1/2`, a whole number as itself.
+fn mixed_fraction(r: &RBig) -> String {
+    let (n, d) = (r.numerator().unsigned_abs(), r.denominator().clone());
+    let sign = if r.sign() == Sign::Negative { "-" } else { "" };
+    let (whole, rest) = (&n / &d, &n % &d);
+    if rest.is_zero() {
+        format!("{sign}{whole}")
+    } else if whole.is_zero() {
+        format!("{sign}{rest}/{d}")
+    } else {
+        format!("{sign}{whole} {rest}/{d}")
     }
 }
 

@@ -25,6 +25,9 @@ pub enum Radix {
     Octal,
     /// Base 2, `0b` prefix.
     Binary,
+    /// Any other base from 2 to 36 (`to base 3`): digits 0–9 then a–z, no
+    /// prefix.
+    Base(u32),
 }
 
 impl Radix {
@@ -34,6 +37,7 @@ impl Radix {
             Radix::Hex => 16,
             Radix::Octal => 8,
             Radix::Binary => 2,
+            Radix::Base(b) => b,
         }
     }
 
@@ -43,6 +47,7 @@ impl Radix {
             Radix::Hex => "0x",
             Radix::Octal => "0o",
             Radix::Binary => "0b",
+            Radix::Base(_) => "",
         }
     }
 }
@@ -57,6 +62,20 @@ pub(crate) struct Style {
     pub(crate) scientific: bool,
     /// `,` as the decimal mark.
     pub(crate) decimal_comma: bool,
+    /// A rounding asked for (`to 3 sf`, `to 2 dp`): exact values are
+    /// rounded too, and the digits asked are shown, zeros included.
+    pub(crate) round: Option<Round>,
+    /// `m × 10^e` with `e` a multiple of 3 (`to eng`).
+    pub(crate) engineering: bool,
+}
+
+/// A rounding asked for in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Round {
+    /// This many significant digits (`to 3 sf`, `to 50 digits`).
+    Significant(usize),
+    /// This many digits after the point (`to 2 dp`).
+    Places(usize),
 }
 
 /// A printed number, and whether it is rounded.
@@ -96,6 +115,23 @@ pub(crate) fn print_real(x: &Real, style: Style, check: Check<'_>) -> Result<Pri
 
 fn print_exact(r: &RBig, style: Style, check: Check<'_>) -> Result<Printed, NumError> {
     let base = style.radix.base();
+    if style.round.is_some() || style.engineering || matches!(style.radix, Radix::Base(_)) {
+        if r.is_zero() {
+            return Ok(Printed {
+                text: layout_zero(style),
+                approximate: false,
+            });
+        }
+        if !(r.denominator().is_one() && style.round.is_none() && !style.engineering) {
+            let f = (r.sign(), Frac::of(r));
+            return Ok(
+                round_between(&f, &f, style, check)?.unwrap_or_else(|| Printed {
+                    text: layout_zero(style),
+                    approximate: true,
+                }),
+            );
+        }
+    }
     if r.denominator().is_one() && !style.scientific {
         return Ok(Printed {
             text: signed(
@@ -193,6 +229,32 @@ fn in_base(n: &UBig, base: u32, check: Check<'_>) -> Result<String, NumError> {
         16 => format!("{n:x}"),
         8 => format!("{n:o}"),
         2 => format!("{n:b}"),
+        10 => decimal(n, check)?,
+        _ => {
+            // Any other base, a digit at a time (short numbers: `to base`).
+            const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+            let b = UBig::from(base);
+            let mut out = Vec::new();
+            let mut v = n.clone();
+            while !v.is_zero() {
+                check()?;
+                let (q, r) = dashu_base::DivRem::div_rem(&v, &b);
+                out.push(DIGITS[usize::try_from(&r).unwrap_or(0)]);
+                v = q;
+            }
+            if out.is_empty() {
+                out.push(b'0');
+            }
+            out.reverse();
+            String::from_utf8(out).unwrap_or_default()
+        }
+    })
+}
+
+/// `n` in decimal, in halves above [`SPLIT_BITS`] so the budget is checked
+/// between them.
+fn decimal(n: &UBig, check: Check<'_>) -> Result<String, NumError> {
+    Ok(match n {
         _ if n.bit_len() <= SPLIT_BITS => n.to_string(),
         _ => {
             // 10^(c·2^i) for c the digits a leaf holds: each computed once.
@@ -333,8 +395,16 @@ impl Frac {
         self.n.is_zero()
     }
 
-    /// `self·base^k`, rounded to the nearest integer, halves to even.
-    fn round_scaled(&self, base: u32, k: i64, check: Check<'_>) -> Result<UBig, NumError> {
+    /// `self·base^k`, rounded to the nearest integer, halves to even (or
+    /// up, away from zero, when `half_up`: a rounding asked for, as people
+    /// round `1.005` to 2 places).
+    fn round_scaled(
+        &self,
+        base: u32,
+        k: i64,
+        half_up: bool,
+        check: Check<'_>,
+    ) -> Result<UBig, NumError> {
         check()?;
         let p = UBig::from(base).pow(k.unsigned_abs() as usize);
         check()?;
@@ -351,7 +421,7 @@ impl Frac {
             std::cmp::Ordering::Less => q,
             std::cmp::Ordering::Greater => q + UBig::ONE,
             std::cmp::Ordering::Equal => {
-                if q.bit(0) {
+                if half_up || q.bit(0) {
                     q + UBig::ONE
                 } else {
                     q
@@ -415,8 +485,37 @@ fn round_between(
     while !b.at_least_pow(base, e) {
         e -= 1;
     }
-    // Start from the digits the interval's width allows, then step down.
-    let mut n = style.digits.max(1) as i64;
+    // Start from the digits asked (or the width allows), then step down.
+    let mut n = match style.round {
+        Some(Round::Significant(d)) => d.max(1) as i64,
+        Some(Round::Places(p)) => e + 1 + p as i64,
+        None => style.digits.max(1) as i64,
+    };
+    if n < 1 {
+        // Below the last place asked: it rounds to 0 or to one unit there.
+        let k = n - 1 - e;
+        let ra = a.round_scaled(base, k, true, check)?;
+        let rb = b.round_scaled(base, k, true, check)?;
+        if ra != rb {
+            return Ok(None);
+        }
+        let text = if ra.is_zero() {
+            layout_zero(style)
+        } else {
+            layout(&in_base(&ra, base, check)?, -k, style)
+        };
+        return Ok(Some(Printed {
+            text: signed(
+                if negative && !ra.is_zero() {
+                    Sign::Negative
+                } else {
+                    Sign::Positive
+                },
+                &text,
+            ),
+            approximate: true,
+        }));
+    }
     if a != b {
         // b − a over the common denominator.
         let width = Frac {
@@ -430,11 +529,12 @@ fn round_between(
     }
     while n >= 1 {
         let k = n - 1 - e;
-        let ra = a.round_scaled(base, k, check)?;
+        let half_up = style.round.is_some();
+        let ra = a.round_scaled(base, k, half_up, check)?;
         let rb = if a == b {
             ra.clone()
         } else {
-            b.round_scaled(base, k, check)?
+            b.round_scaled(base, k, half_up, check)?
         };
         if ra == rb {
             let exact = a == b && a.scales_to(base, k, &ra);
@@ -468,7 +568,28 @@ fn round_between(
 /// Lays out significant digits `d₀d₁…` meaning `d₀.d₁… × base^e`.
 fn layout(digits: &str, e: i64, style: Style) -> String {
     let mark = if style.decimal_comma { ',' } else { '.' };
+    if style.round.is_some() && !style.scientific && !style.engineering {
+        return layout_asked(digits, e, style, mark);
+    }
     let n = digits.len() as i64;
+    if style.engineering {
+        // The exponent down to a multiple of 3, the point moved with it.
+        let e3 = e.div_euclid(3) * 3;
+        let lead = (e - e3) as usize + 1;
+        let padded = format!("{digits:0<lead$}");
+        let (int, frac) = padded.split_at(lead);
+        let frac = if style.round.is_some() {
+            frac
+        } else {
+            frac.trim_end_matches('0')
+        };
+        let mantissa = if frac.is_empty() {
+            int.to_string()
+        } else {
+            format!("{int}{mark}{frac}")
+        };
+        return format!("{mantissa}e{e3}");
+    }
     let plain_range = if style.scientific {
         false
     } else {
@@ -492,16 +613,58 @@ fn layout(digits: &str, e: i64, style: Style) -> String {
         return format!("0{mark}{frac}");
     }
     let (first, rest) = digits.split_at(1);
-    let rest = rest.trim_end_matches('0');
+    let rest = if style.round.is_some() {
+        rest
+    } else {
+        rest.trim_end_matches('0')
+    };
     let mantissa = if rest.is_empty() {
         first.to_string()
     } else {
         format!("{first}{mark}{rest}")
     };
-    if style.radix == Radix::Decimal {
-        format!("{mantissa}e{e}")
+    match style.radix {
+        Radix::Decimal => format!("{mantissa}e{e}"),
+        Radix::Base(b) => format!("{mantissa}×{b}^{e}"),
+        _ => format!("{mantissa}p{e}"),
+    }
+}
+
+/// Digits `d₀d₁…` meaning `d₀.d₁… × base^e`, written out in full with the
+/// digits a rounding asked for kept, zeros included (`to 2 dp`: `1.50`).
+fn layout_asked(digits: &str, e: i64, style: Style, mark: char) -> String {
+    let n = digits.len() as i64;
+    let (int, frac) = if e >= n - 1 {
+        (
+            format!("{digits}{}", "0".repeat((e - (n - 1)) as usize)),
+            String::new(),
+        )
+    } else if e >= 0 {
+        let (i, f) = digits.split_at(e as usize + 1);
+        (i.to_string(), f.to_string())
     } else {
-        format!("{mantissa}p{e}")
+        (
+            "0".to_string(),
+            format!("{}{digits}", "0".repeat((-e - 1) as usize)),
+        )
+    };
+    let frac = match style.round {
+        Some(Round::Places(p)) => format!("{frac:0<p$}"),
+        _ => frac,
+    };
+    if frac.is_empty() {
+        int
+    } else {
+        format!("{int}{mark}{frac}")
+    }
+}
+
+/// Zero as a rounding asked for shows it (`to 2 dp`: `0.00`).
+fn layout_zero(style: Style) -> String {
+    let mark = if style.decimal_comma { ',' } else { '.' };
+    match style.round {
+        Some(Round::Places(p)) if p > 0 => format!("0{mark}{}", "0".repeat(p)),
+        _ => "0".into(),
     }
 }
 
@@ -515,6 +678,8 @@ mod tests {
             radix: Radix::Decimal,
             scientific: false,
             decimal_comma: false,
+            round: None,
+            engineering: false,
         }
     }
 

@@ -88,8 +88,20 @@ pub(crate) enum Format {
     Binary,
     Decimal,
     Scientific,
+    Engineering,
     Fraction,
+    /// `3 1/2`.
+    MixedFraction,
+    /// `to base 3`: 2 to 36.
+    Base(u32),
+    /// `to 3 sf`, `to 50 digits`, `to 3 significant figures`.
+    Significant(usize),
+    /// `to 2 dp`, `to 2 decimal places`.
+    Places(usize),
 }
+
+/// The most digits a rounding may ask for.
+pub(crate) const MAX_ASKED_DIGITS: usize = 1_000_000;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Target {
@@ -134,7 +146,8 @@ fn format_name(name: &str) -> Option<Format> {
         "bin" | "binary" => Format::Binary,
         "dec" | "decimal" => Format::Decimal,
         "sci" | "scientific" => Format::Scientific,
-        "fraction" | "frac" | "exact" => Format::Fraction,
+        "eng" | "engineering" => Format::Engineering,
+        "fraction" | "frac" | "exact" | "fractions" => Format::Fraction,
         _ => return None,
     })
 }
@@ -371,7 +384,77 @@ impl Parser<'_> {
             self.pos += 1;
             return Ok(Target::Format(f));
         }
+        if let Some(f) = self.words_format()? {
+            return Ok(Target::Format(f));
+        }
         Ok(Target::Units(self.expr(0)?))
+    }
+
+    /// The formats asked in words, the whole rest of the line:
+    /// `mixed fraction`, `base N`, `N digits`, `N sf` / `sig figs` /
+    /// `significant figures` / `significant digits`, `N dp` / `decimals` /
+    /// `decimal places`.
+    fn words_format(&mut self) -> Result<Option<Format>, CalcError> {
+        let words: Vec<String> = self.tokens[self.pos..]
+            .iter()
+            .map(|t| match &t.tok {
+                Tok::Ident(s) => s.to_lowercase(),
+                Tok::Number(n) => format!("#{n}"),
+                _ => "?".into(),
+            })
+            .collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let span = self.here();
+        let whole = |t: &Token| match &t.tok {
+            Tok::Number(n) if n.denominator().is_one() => usize::try_from(n.numerator()).ok(),
+            _ => None,
+        };
+        let count = |least: usize| -> Result<usize, CalcError> {
+            let asked = self.tokens.get(self.pos).and_then(whole);
+            match asked {
+                Some(n) if (least..=MAX_ASKED_DIGITS).contains(&n) => Ok(n),
+                _ => Err(CalcError::new(
+                    ErrorKind::Needs(format!(
+                        "the number of digits must be a whole number from {least} to {MAX_ASKED_DIGITS}"
+                    )),
+                    span.clone(),
+                )),
+            }
+        };
+        let format = match words[..] {
+            ["mixed", "fraction" | "fractions"] => Format::MixedFraction,
+            ["base", n] if n.starts_with('#') => {
+                let base = self.tokens.get(self.pos + 1).and_then(whole);
+                match base {
+                    Some(b) if (2..=36).contains(&b) => Format::Base(b as u32),
+                    _ => {
+                        return Err(CalcError::new(
+                            ErrorKind::Needs("the base must be a whole number from 2 to 36".into()),
+                            self.tokens
+                                .get(self.pos + 1)
+                                .map_or(span.clone(), |t| t.span.clone()),
+                        ));
+                    }
+                }
+            }
+            [n, "digits" | "digit" | "sf" | "sig" | "s.f."] if n.starts_with('#') => {
+                Format::Significant(count(1)?)
+            }
+            [n, "sig", "figs" | "fig" | "figures" | "digits"]
+            | [n, "significant", "figures" | "figure" | "digits" | "digit"]
+                if n.starts_with('#') =>
+            {
+                Format::Significant(count(1)?)
+            }
+            [n, "dp" | "decimals" | "d.p."] | [n, "decimal", "places" | "place" | "digits"]
+                if n.starts_with('#') =>
+            {
+                Format::Places(count(0)?)
+            }
+            _ => return Ok(None),
+        };
+        self.pos = self.tokens.len();
+        Ok(Some(format))
     }
 
     /// Whether the token at `k` can begin an operand of an implicit
@@ -670,6 +753,8 @@ impl fmt::Display for Expr {
                     radix: crate::format::Radix::Decimal,
                     scientific: false,
                     decimal_comma: false,
+                    round: None,
+                    engineering: false,
                 };
                 // A literal as typed: small, never stopped.
                 let printed = crate::format::print_real(

@@ -356,3 +356,46 @@ fn a_line_that_is_not_text_is_one_error() {
     );
     assert_eq!(column.total.unwrap().unwrap().display(), "= 16");
 }
+
+/// Roundings and formats asked in words, as fend and Qalculate take them.
+#[test]
+fn rounding_and_formats_asked_in_words() {
+    check(&[
+        (
+            "pi to 50 digits",
+            "≈ 3.1415926535897932384626433832795028841971693993751",
+        ),
+        ("2/3 to 3 sf", "≈ 0.667"),
+        ("1/3 to 3 significant figures", "≈ 0.333"),
+        ("sqrt 2 to 5 sig figs", "≈ 1.4142"),
+        ("12345 to 3 sf", "≈ 12300"),
+        ("1 to 3 sf", "= 1.00"),
+        ("2.5 kg to 3 sf", "= 2.50 kg"),
+        ("pi to 2 dp", "≈ 3.14"),
+        ("e to 3 decimal places", "≈ 2.718"),
+        ("7 to 2 dp", "= 7.00"),
+        ("1.005 to 2 dp", "≈ 1.01"),
+        ("-2.5 to 0 dp", "≈ -3"),
+        ("0 to 2 dp", "= 0.00"),
+        ("1e-10 to 3 dp", "≈ 0.000"),
+        ("(1+2i)/3 to 2 dp", "≈ 0.33 + 0.67i"),
+        ("0.75 to fraction", "= 3/4"),
+        ("7/2 to mixed fraction", "= 3 1/2"),
+        ("-7/2 to mixed fraction", "= -3 1/2"),
+        ("1234 to sci", "= 1.234e3"),
+        ("12345678 to eng", "= 12.345678e6"),
+        ("0.00012 to eng", "= 120e-6"),
+        ("5 to base 3", "= 12"),
+        ("255 to base 16", "= ff"),
+        ("100 to base 36", "= 2s"),
+        ("255 to hex", "= 0xff"),
+        (
+            "5 to base 1",
+            "error: the base must be a whole number from 2 to 36",
+        ),
+        (
+            "5 to 0 sf",
+            "error: the number of digits must be a whole number from 1 to 1000000",
+        ),
+    ]);
+}

@@ -183,3 +183,71 @@ proptest! {
         prop_assert_eq!(back, direct);
     }
 }
+
+/// `n/d` rounded half away from zero at 10^-k (k may be negative): the
+/// integer `m` with `m·10^-k` nearest, as people round.
+fn round_at(n: i128, d: i128, k: i32) -> i128 {
+    let (num, den) = if k >= 0 {
+        (n * 10i128.pow(k as u32), d)
+    } else {
+        (n, d * 10i128.pow((-k) as u32))
+    };
+    let (q, r) = (num / den, num % den);
+    if 2 * r.abs() >= den.abs() {
+        q + num.signum() * den.signum()
+    } else {
+        q
+    }
+}
+
+/// A printed decimal (`≈ -12.50`, `= 1200`) as `m·10^-k`.
+fn decimal_of(text: &str) -> (i128, i32) {
+    let t = text.trim_start_matches(['=', '≈', ' ']);
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = format!("{int}{frac}");
+    let m = digits
+        .parse()
+        .unwrap_or_else(|e| panic!("{text:?} is not a decimal: {e}"));
+    (m, frac.len() as i32)
+}
+
+proptest! {
+    /// `x to N sf` and `x to P dp` print the value rounded half away from
+    /// zero at that digit, with the digits asked (zeros kept).
+    #[test]
+    fn roundings_asked_in_words_round_as_people_do(
+        n in -99_999i64..99_999,
+        d in 1i64..2_000,
+        sf in 1u32..12,
+        dp in 0u32..9,
+    ) {
+        let mut calc = Calculator::default();
+        let (n, d) = (i128::from(n), i128::from(d));
+        prop_assume!(n != 0);
+        // The exponent of |n/d|: 10^e ≤ |n/d| < 10^(e+1).
+        let mut e = 0i32;
+        while n.abs() >= d * 10i128.pow((e + 1).max(0) as u32) && e < 10 { e += 1; }
+        while n.abs() * 10i128.pow((-e).max(0) as u32) < d * 10i128.pow(e.max(0) as u32) { e -= 1; }
+        let answer = |calc: &mut Calculator, line: String| {
+            calc.evaluate(&line).map(|a| a.display()).unwrap_or_else(|e| format!("error: {e}"))
+        };
+        let shown = answer(&mut calc, format!("{n}/{d} to {sf} sf"));
+        let k = sf as i32 - 1 - e;
+        let (m, places) = decimal_of(&shown);
+        let want = round_at(n, d, k);
+        // The same number at the printed places: m·10^-places = want·10^-k.
+        if places >= k {
+            prop_assert_eq!(m, want * 10i128.pow((places - k) as u32), "{}", shown);
+        } else {
+            prop_assert_eq!(m * 10i128.pow((k - places) as u32), want, "{}", shown);
+        }
+        // Rounding up may carry into a new digit (9.996 → 10.0 at 3 sf):
+        // then the last place asked is one further left.
+        let k = if want.abs() >= 10i128.pow(sf) { k - 1 } else { k };
+        prop_assert!(places == k.max(0), "{} shows {} places, not {}", shown, places, k.max(0));
+        let shown = answer(&mut calc, format!("{n}/{d} to {dp} dp"));
+        let (m, places) = decimal_of(&shown);
+        prop_assert_eq!(places, dp as i32, "{}", shown);
+        prop_assert_eq!(m, round_at(n, d, dp as i32), "{}", shown);
+    }
+}
