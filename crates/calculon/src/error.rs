@@ -127,6 +127,13 @@ pub enum ErrorKind {
         /// The closest known name, within two edits.
         suggestion: Option<String>,
     },
+    /// A single-letter name with no value (`x` in `sin(x)/x`): the line
+    /// is a function of it, to define or plot.
+    #[error("{name} has no value: this is a function of {name} (plot it, or define f({name}) = …)")]
+    FreeVariable {
+        /// The name.
+        name: String,
+    },
     /// A function called with the wrong number of arguments.
     #[error("{name} takes {expected} argument{}, given {found}", if *expected == 1 { "" } else { "s" })]
     Arity {

@@ -251,13 +251,62 @@ impl Calculator {
         if line == tests::PANICS {
             panic!("a bug, as a test");
         }
+        // A comment runs from `#` to the end of the line.
+        let code = line.split_once('#').map_or(line, |(code, _)| code);
+        // Statements separated by `;` outside parentheses (inside them, with
+        // the decimal comma, `;` separates arguments) run in turn; the
+        // answer is the last one's, its reading all of theirs.
+        let mut answer: Option<Answer> = None;
+        let mut readings = Vec::new();
+        for (start, piece) in statements(code) {
+            if piece.trim().is_empty() {
+                continue;
+            }
+            let one = self.evaluate_statement(piece, cancel).map_err(|mut e| {
+                e.span = e.span.start + start..e.span.end + start;
+                e
+            })?;
+            readings.push(one.reading.clone());
+            answer = Some(one);
+        }
+        let Some(mut answer) = answer else {
+            return Err(CalcError::new(ErrorKind::Empty, 0..line.len()));
+        };
+        if readings.len() > 1 {
+            answer.reading = readings.join("; ");
+        }
+        Ok(answer)
+    }
+
+    /// Names typed in capitals (`SIN PI`, `LOG 100`) are the function or
+    /// value of that name in small letters, unless the capitals name
+    /// something of their own (`G`, the constant; `Pa`, the pascal).
+    fn fold_capitals(&self, tokens: &mut [crate::lex::Token]) {
+        for t in tokens {
+            if let crate::lex::Tok::Ident(name) = &t.tok
+                && name.chars().any(char::is_uppercase)
+                && self.kind(name).is_none()
+            {
+                let lower = name.to_lowercase();
+                if matches!(
+                    self.kind(&lower),
+                    Some(NameKind::Function | NameKind::Value)
+                ) {
+                    t.tok = crate::lex::Tok::Ident(lower);
+                }
+            }
+        }
+    }
+
+    fn evaluate_statement(&mut self, line: &str, cancel: &CancelFlag) -> Result<Answer, CalcError> {
         let options = LexOptions {
             decimal_comma: self.settings.decimal_comma,
         };
-        let tokens = lex(line, options)?;
+        let mut tokens = lex(line, options)?;
         if tokens.is_empty() {
             return Err(CalcError::new(ErrorKind::Empty, 0..line.len()));
         }
+        self.fold_capitals(&mut tokens);
         let statement = parse(&tokens, self, line.len())?;
         let budget = Budget::new(
             self.settings.max_bits,
@@ -930,6 +979,18 @@ impl Calculator {
                 span.clone(),
             )));
         }
+        // A free `x`: the line is a function, not a typo for a unit.
+        let mut letters = name.chars();
+        if let (Some(c), None) = (letters.next(), letters.next())
+            && c.is_ascii_lowercase()
+        {
+            return Err(Fail::Error(CalcError::new(
+                ErrorKind::FreeVariable {
+                    name: name.to_string(),
+                },
+                span.clone(),
+            )));
+        }
         Err(Fail::Error(CalcError::new(
             ErrorKind::UnknownName {
                 name: name.to_string(),
@@ -964,15 +1025,18 @@ impl Calculator {
             })
     }
 
-    /// The closest known name within two edits.
+    /// The closest known name within two edits (one for short names).
     fn suggest(&self, name: &str, functions_only: bool) -> Option<String> {
         let mut best: Option<(usize, String)> = None;
+        // Two edits change most of a short name: one for names of three
+        // letters or fewer.
+        let most = if name.chars().count() <= 3 { 1 } else { 2 };
         let mut consider = |candidate: &str| {
             if candidate == name {
                 return;
             }
-            let d = edit_distance(name, candidate, 2);
-            if d <= 2
+            let d = edit_distance(name, candidate, most);
+            if d <= most
                 && best
                     .as_ref()
                     .is_none_or(|(bd, bn)| d < *bd || (d == *bd && candidate < bn.as_str()))
@@ -993,8 +1057,12 @@ impl Calculator {
             for c in crate::constants::names() {
                 consider(c);
             }
-            for u in table().names() {
-                consider(u);
+            // A unit only for a name of three letters or more: within two
+            // edits of a short name lies every one-letter unit (`x` → `A`).
+            if name.chars().count() >= 3 {
+                for u in table().names() {
+                    consider(u);
+                }
             }
         }
         best.map(|(_, n)| n)
@@ -1391,6 +1459,9 @@ fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
     if a.len().abs_diff(b.len()) > limit {
         return limit + 1;
     }
+    // Two rows back too: swapping two neighbours (`cso` → `cos`) is one
+    // edit, as people make it.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
     for (i, ca) in a.iter().enumerate() {
@@ -1399,11 +1470,15 @@ fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
         for (j, cb) in b.iter().enumerate() {
             let cost = usize::from(ca != cb);
             cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                cur[j + 1] = cur[j + 1].min(before[j - 1] + 1);
+            }
             row_min = row_min.min(cur[j + 1]);
         }
         if row_min > limit {
             return limit + 1;
         }
+        std::mem::swap(&mut before, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
@@ -1428,6 +1503,26 @@ impl Names for Calculator {
             _ => None,
         }
     }
+}
+
+/// The statements of a line: the pieces between `;` outside parentheses,
+/// each with its byte offset.
+fn statements(line: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in line.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ';' if depth <= 0 => {
+                out.push((start, &line[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push((start, &line[start..]));
+    out
 }
 
 /// Names without user definitions (for the built-in constants).

@@ -399,3 +399,47 @@ fn rounding_and_formats_asked_in_words() {
         ),
     ]);
 }
+
+/// Several statements on a line, comments, names in capitals, and what
+/// an unknown name is told: as fend and Qalculate read them.
+#[test]
+fn statements_comments_capitals_and_unknown_names() {
+    check(&[
+        ("f(x) = x^2 + 1; f(3)", "= 10"),
+        ("a = 5; b = 2; a*b", "= 10"),
+        ("1 + 1;", "= 2"),
+        ("2 + 3 # the rest is a comment", "= 5"),
+        ("SIN PI", "= 0"),
+        ("LOG 100", "= 2"),
+        ("EXP 0", "= 1"),
+        ("PI to 3 sf", "≈ 3.14"),
+        // Capitals that name something of their own keep it.
+        ("G to 3 sf", "≈ 0.0000000000667 m^3/(kg·s^2)"),
+        // A free single letter is a function of it, never a unit typo.
+        (
+            "sin(x)/x",
+            "error: x has no value: this is a function of x (plot it, or define f(x) = …)",
+        ),
+        (
+            "3x",
+            "error: x has no value: this is a function of x (plot it, or define f(x) = …)",
+        ),
+        ("xy", "error: unknown name \"xy\""),
+        (
+            "cso(1)",
+            "error: unknown name \"cso\"; did you mean \"cos\"?",
+        ),
+        (
+            "sqr(2)",
+            "error: unknown name \"sqr\"; did you mean \"sqrt\"?",
+        ),
+        (
+            "5 metr",
+            "error: unknown name \"metr\"; did you mean \"meter\"?",
+        ),
+    ]);
+    // The error of a later statement points into it.
+    let mut calc = Calculator::default();
+    let e = calc.evaluate("1 + 1; 2 * foo").err().map(|e| e.span);
+    assert_eq!(e, Some(11..14));
+}
