@@ -1036,10 +1036,21 @@ impl Calculator {
                 return;
             }
             let d = edit_distance(name, candidate, most);
+            // Of equals, the one sharing the longest start (`sqr`: `sqrt`,
+            // not `shr`), then the first by name.
+            let shared = |c: &str| {
+                name.chars()
+                    .zip(c.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            };
             if d <= most
-                && best
-                    .as_ref()
-                    .is_none_or(|(bd, bn)| d < *bd || (d == *bd && candidate < bn.as_str()))
+                && best.as_ref().is_none_or(|(bd, bn)| {
+                    d < *bd
+                        || (d == *bd
+                            && (shared(candidate), std::cmp::Reverse(candidate))
+                                > (shared(bn), std::cmp::Reverse(bn.as_str())))
+                })
             {
                 best = Some((d, candidate.to_string()));
             }

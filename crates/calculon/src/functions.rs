@@ -71,6 +71,20 @@ pub(crate) const NAMES: &[&str] = &[
     "sign",
     "sgn",
     "min",
+    "sum",
+    "product",
+    "mean",
+    "average",
+    "avg",
+    "median",
+    "count",
+    "stdev",
+    "stddev",
+    "variance",
+    "var",
+    "xor",
+    "shl",
+    "shr",
     "max",
     "gcd",
     "lcm",
@@ -94,6 +108,11 @@ pub(crate) fn builtin_arity(name: &str) -> Option<(usize, usize)> {
         "log" => (1, 2),
         "root" | "atan2" | "binomial" | "choose" | "ncr" | "mod" | "hypot" => (2, 2),
         "min" | "max" | "gcd" | "lcm" => (1, usize::MAX),
+        "sum" | "product" | "mean" | "average" | "avg" | "median" | "count" => (1, usize::MAX),
+        "stdev" | "stddev" | "variance" | "var" => (2, usize::MAX),
+        "and" | "or" | "xor" => (2, usize::MAX),
+        "shl" | "shr" => (2, 2),
+        "not" => (1, 1),
         "if" => (3, 3),
         n if NAMES.contains(&n) => (1, 1),
         _ => return None,
@@ -251,6 +270,77 @@ pub(crate) fn call(work: &Work<'_>, name: &str, args: &[Quantity]) -> FnResult {
                 }
             }
             best
+        }
+        "sum" | "mean" | "average" | "avg" => {
+            let mut total = a.clone();
+            for q in rest {
+                total = work.q_add(&total, q, false)?;
+            }
+            if name == "sum" {
+                total
+            } else {
+                let n = Quantity::plain(Number::exact(RBig::from(args.len())));
+                work.q_div(&total, &n)?
+            }
+        }
+        "product" => {
+            let mut total = a.clone();
+            for q in rest {
+                total = work.q_mul(&total, q)?;
+            }
+            total
+        }
+        "count" => Quantity::plain(Number::exact(RBig::from(args.len()))),
+        "median" => median(work, args)?,
+        "variance" | "var" | "stdev" | "stddev" => {
+            // The sample variance: squares of the distances to the mean,
+            // over n − 1.
+            let n = args.len();
+            let mut total = a.clone();
+            for q in rest {
+                total = work.q_add(&total, q, false)?;
+            }
+            let mean = work.q_div(&total, &Quantity::plain(Number::exact(RBig::from(n))))?;
+            let mut squares: Option<Quantity> = None;
+            for q in args {
+                let d = work.q_add(q, &mean, true)?;
+                let d2 = work.q_mul(&d, &d)?;
+                squares = Some(match squares {
+                    None => d2,
+                    Some(s) => work.q_add(&s, &d2, false)?,
+                });
+            }
+            let squares = squares.ok_or_else(|| needs(format!("{name} needs numbers")))?;
+            let var = work.q_div(&squares, &Quantity::plain(Number::exact(RBig::from(n - 1))))?;
+            if name.starts_with("var") {
+                var
+            } else {
+                root(work, &var, 2)?
+            }
+        }
+        "and" | "or" | "xor" => {
+            let mut acc = integer(name, a)?.clone();
+            for q in rest {
+                let x = integer(name, q)?;
+                acc = match name {
+                    "and" => &acc & x,
+                    "or" => &acc | x,
+                    _ => &acc ^ x,
+                };
+            }
+            Quantity::plain(Number::exact(RBig::from(acc)))
+        }
+        "not" => Quantity::plain(Number::exact(RBig::from(!integer(name, a)?.clone()))),
+        "shl" | "shr" => {
+            let b = b.ok_or_else(|| needs(format!("{name} needs two arguments")))?;
+            let x = integer(name, a)?;
+            let by = integer(name, b)?;
+            let by = usize::try_from(by)
+                .ok()
+                .filter(|&k| k <= 1 << 20)
+                .ok_or_else(|| needs(format!("{name} shifts by 0 to {} bits", 1 << 20)))?;
+            let shifted = if name == "shl" { x << by } else { x >> by };
+            Quantity::plain(Number::exact(RBig::from(shifted)))
         }
         "gcd" | "lcm" => {
             let mut acc: UBig = integer(name, a)?.unsigned_abs();
@@ -539,4 +629,39 @@ pub(crate) fn modulo(work: &Work<'_>, a: &Quantity, b: &Quantity) -> FnResult {
         num: Number::real(r),
         ..a.clone()
     })
+}
+
+/// The middle value (the mean of the two middle ones for an even count);
+/// the values must share their units and be real.
+fn median(work: &Work<'_>, args: &[Quantity]) -> FnResult {
+    let mut values: Vec<&Quantity> = args.iter().collect();
+    for q in &values {
+        if q.dim != values[0].dim {
+            return Err(FnError::Qty(
+                QtyError::Mismatch(describe(values[0]), describe(q)),
+                "compare",
+            ));
+        }
+        real_only(&q.num, "median needs real numbers")?;
+    }
+    // Insertion sort: comparisons may fail (too close to decide), which
+    // `sort_by` cannot report.
+    for i in 1..values.len() {
+        let mut j = i;
+        while j > 0 {
+            let x = real_only(&values[j - 1].num, "median needs real numbers")?;
+            let y = real_only(&values[j].num, "median needs real numbers")?;
+            if work.compare(x, y)? != Ordering::Greater {
+                break;
+            }
+            values.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let n = values.len();
+    if n % 2 == 1 {
+        return Ok(values[n / 2].clone());
+    }
+    let both = work.q_add(values[n / 2 - 1], values[n / 2], false)?;
+    Ok(work.q_div(&both, &Quantity::plain(Number::exact(RBig::from(2u8))))?)
 }

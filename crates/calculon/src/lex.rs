@@ -32,6 +32,8 @@ pub(crate) enum Tok {
     Super(u32),
     /// `<`, `<=`, `>`, `>=`, `==`, `!=` (and `≤`, `≥`, `≠`).
     Compare(Comparison),
+    /// `<<` (true) or `>>`: a bit shift.
+    Shift(bool),
 }
 
 /// A comparison operator.
@@ -143,6 +145,14 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
                         single(Tok::Compare(Comparison::NotEqual), 2)
                     }
                     '!' => single(Tok::Bang, len),
+                    '<' if next == Some('<') => {
+                        chars.next();
+                        single(Tok::Shift(true), 2)
+                    }
+                    '>' if next == Some('>') => {
+                        chars.next();
+                        single(Tok::Shift(false), 2)
+                    }
                     '<' if next == Some('=') => {
                         chars.next();
                         single(Tok::Compare(Comparison::LessEq), 2)

@@ -4,7 +4,9 @@
 //!
 //! | level | operators |
 //! | --- | --- |
+//! | 2–4 | `or`, `xor`, `and` (bitwise, on integers) |
 //! | 5 | `<` `<=` `>` `>=` `==` `!=` (1 when true, 0 when false) |
+//! | 8 | `<<` `>>` |
 //! | 10 | `+` `-`, and mixed units `5 ft 10 in` (= 5 ft + 10 in) |
 //! | 20 | `*` `/` `mod` `of` |
 //! | 25 | prefix `-` |
@@ -133,7 +135,9 @@ pub(crate) enum Statement {
     },
 }
 
-const KEYWORDS: &[&str] = &["to", "as", "in", "of", "mod", "from", "plot"];
+const KEYWORDS: &[&str] = &[
+    "to", "as", "in", "of", "mod", "from", "plot", "and", "or", "xor",
+];
 
 pub(crate) fn is_keyword(name: &str) -> bool {
     KEYWORDS.contains(&name)
@@ -218,6 +222,8 @@ fn describe(tok: &Tok) -> String {
         Tok::Sqrt => "'√'".into(),
         Tok::Super(n) => format!("superscript {n}"),
         Tok::Compare(_) => "a comparison".into(),
+        Tok::Shift(true) => "'<<'".into(),
+        Tok::Shift(false) => "'>>'".into(),
     }
 }
 
@@ -527,6 +533,32 @@ impl Parser<'_> {
                 Tok::Ident(s) if s == "of" => Some((BinOp::Of, 20)),
                 _ => None,
             };
+            // Bitwise operators on integers, read as their functions:
+            // `or` loosest, then `xor`, `and`, then the shifts.
+            let bitwise = match tok {
+                Tok::Ident(s) if s == "or" => Some(("or", 2)),
+                Tok::Ident(s) if s == "xor" => Some(("xor", 3)),
+                Tok::Ident(s) if s == "and" => Some(("and", 4)),
+                Tok::Shift(true) => Some(("shl", 8)),
+                Tok::Shift(false) => Some(("shr", 8)),
+                _ => None,
+            };
+            if let Some((name, bp)) = bitwise {
+                if bp < min_bp {
+                    break;
+                }
+                self.pos += 1;
+                let rhs = self.expr(bp + 1)?;
+                let span = lhs.span.start..rhs.span.end;
+                lhs = Expr {
+                    kind: ExprKind::Call {
+                        name: name.into(),
+                        args: vec![lhs, rhs],
+                    },
+                    span,
+                };
+                continue;
+            }
             if let Some((op, bp)) = infix {
                 if bp < min_bp {
                     break;

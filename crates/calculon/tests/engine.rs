@@ -435,11 +435,48 @@ fn statements_comments_capitals_and_unknown_names() {
         ),
         (
             "5 metr",
-            "error: unknown name \"metr\"; did you mean \"meter\"?",
+            "error: unknown name \"metr\"; did you mean \"metre\"?",
         ),
     ]);
     // The error of a later statement points into it.
     let mut calc = Calculator::default();
     let e = calc.evaluate("1 + 1; 2 * foo").err().map(|e| e.span);
     assert_eq!(e, Some(11..14));
+}
+
+/// Statistics on lists, bitwise operators on integers, and `mod` on
+/// integers and units.
+#[test]
+fn statistics_bitwise_and_mod() {
+    check(&[
+        ("mean(1, 2, 3, 4)", "= 2.5"),
+        ("median(3, 1, 2)", "= 2"),
+        ("median(4, 1, 3, 2)", "= 2.5"),
+        ("stdev(2, 4, 4, 4, 5, 5, 7, 9) to 6 sf", "≈ 2.13809"),
+        (
+            "variance(1, 2, 3, 4)",
+            "≈ 1.66666666666666666666666666667 (= 5/3)",
+        ),
+        ("sum(1 m, 2 ft)", "= 1.6096 m"),
+        ("product(2, 3, 4)", "= 24"),
+        ("count(7, 8, 9)", "= 3"),
+        ("min(3, 1, 2)", "= 1"),
+        ("max(3 kg, 2000 g)", "= 3 kg"),
+        ("mean(1 kg, 3 kg)", "= 2 kg"),
+        (
+            "median(1, 2 m)",
+            "error: cannot compare a plain number and m",
+        ),
+        ("12 and 10", "= 8"),
+        ("12 or 10", "= 14"),
+        ("12 xor 10", "= 6"),
+        ("not 5", "= -6"),
+        ("1 << 10", "= 1024"),
+        ("1024 >> 3", "= 128"),
+        ("0xff and 0x0f to hex", "= 0xf"),
+        ("1.5 and 1", "error: and needs an exact integer"),
+        ("7 mod 3", "= 1"),
+        ("-7 mod 3", "= 2"),
+        ("7.5 m mod 2 m", "= 1.5 m"),
+    ]);
 }
