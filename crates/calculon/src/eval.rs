@@ -307,6 +307,11 @@ impl Calculator {
             return Err(CalcError::new(ErrorKind::Empty, 0..line.len()));
         }
         self.fold_capitals(&mut tokens);
+        crate::words::read_words(
+            &mut tokens,
+            &|n| self.variables.contains_key(n) || self.functions.contains_key(n),
+            &|n| table().lookup(n).is_some(),
+        );
         let statement = parse(&tokens, self, line.len())?;
         let budget = Budget::new(
             self.settings.max_bits,

@@ -166,6 +166,13 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
                     '≤' => single(Tok::Compare(Comparison::LessEq), len),
                     '≥' => single(Tok::Compare(Comparison::GreaterEq), len),
                     '≠' => single(Tok::Compare(Comparison::NotEqual), len),
+                    // Feet and inch marks: `5'10"`, `2.54 cm to "`.
+                    '\'' | '′' | '’' if next == Some('\'') => {
+                        chars.next();
+                        single(Tok::Ident("inch".into()), 2)
+                    }
+                    '\'' | '′' | '’' => single(Tok::Ident("ft".into()), len),
+                    '"' | '″' | '”' => single(Tok::Ident("inch".into()), len),
                     '%' => single(Tok::Percent, len),
                     '→' => single(Tok::Arrow, len),
                     '√' => single(Tok::Sqrt, len),

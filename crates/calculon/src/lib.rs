@@ -40,6 +40,7 @@ mod quantity;
 mod real;
 mod series;
 mod units;
+mod words;
 
 pub use budget::{CancelFlag, Stop};
 pub use error::{Bits, CalcError, ErrorKind, Span};

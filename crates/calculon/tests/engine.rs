@@ -480,3 +480,36 @@ fn statistics_bitwise_and_mod() {
         ("7.5 m mod 2 m", "= 1.5 m"),
     ]);
 }
+
+/// Number words and lone SI prefixes, feet and inch marks, mixed numbers,
+/// and a fraction before a unit, read as people write them.
+#[test]
+fn number_words_marks_and_fractions() {
+    check(&[
+        ("hundred", "= 100"),
+        ("dozen", "= 12"),
+        ("3 dozen", "= 36"),
+        ("gross", "= 144"),
+        ("two million", "= 2000000"),
+        ("thirty-five", "= 35"),
+        ("two hundred thirty-five thousand", "= 235000"),
+        ("1.5 million", "= 1500000"),
+        ("a quarter", "= 0.25"),
+        ("three quarters", "= 0.75"),
+        ("half", "= 0.5"),
+        ("kilo", "= 1000"),
+        ("milli", "= 0.001"),
+        ("yotta", "= 1000000000000000000000000"),
+        ("two = 3; two", "= 3"),
+        ("5'10\" to cm", "= 177.8 cm"),
+        ("3'6\" to cm", "= 106.68 cm"),
+        ("1' to inches", "= 12 inches"),
+        ("2.54 cm to \"", "= 1 inch"),
+        ("-8 1/2'", "= -8.5 ft"),
+        ("8 1/2", "= 8.5"),
+        ("1/2 cup to ml", "= 118.29411825 ml"),
+        // Still as documented: implicit products bind tighter than `/`.
+        ("6/2(1+2)", "= 1"),
+        ("60 km / 2 h", "= 30 km/h"),
+    ]);
+}
