@@ -1152,7 +1152,7 @@ impl Calculator {
                         .map_err(|n| self.num_error(n, span))?;
                 }
             }
-            None => {}
+            None => name_derived_unit(&mut q),
         }
         let value = work
             .shown_value(&q)
@@ -1547,6 +1547,35 @@ struct BuiltinNames;
 impl Names for BuiltinNames {
     fn kind(&self, name: &str) -> Option<NameKind> {
         Calculator::default().kind(name)
+    }
+}
+
+/// Coherent SI units that name a compound: `(5 V)/(2 ohm)` is 2.5 A, `W s`
+/// is J. Tried in this order; the first of the quantity's dimension wins.
+const DERIVED: &[&str] = &[
+    "A", "N", "J", "W", "Pa", "C", "V", "Ω", "F", "S", "Wb", "T", "H",
+];
+
+/// Shows a quantity whose units are two or more coherent SI units (no
+/// prefix, no other size) in the one named unit of its dimension, if there
+/// is one: the value does not change, only its name.
+fn name_derived_unit(q: &mut Quantity) {
+    if q.shown.len() < 2 || q.dim.is_none() {
+        return;
+    }
+    let coherent = q
+        .shown
+        .iter()
+        .all(|(u, _)| u.zero.is_none() && u.factor == crate::units::Factor::one());
+    if !coherent {
+        return;
+    }
+    if let Some(unit) = DERIVED
+        .iter()
+        .filter_map(|name| table().lookup(name))
+        .find(|u| u.dim == q.dim)
+    {
+        q.shown = vec![(unit, 1)];
     }
 }
 

@@ -136,7 +136,7 @@ pub(crate) enum Statement {
 }
 
 const KEYWORDS: &[&str] = &[
-    "to", "as", "in", "of", "mod", "from", "plot", "and", "or", "xor",
+    "to", "as", "in", "of", "mod", "from", "plot", "and", "or", "xor", "per",
 ];
 
 pub(crate) fn is_keyword(name: &str) -> bool {
@@ -486,7 +486,7 @@ impl Parser<'_> {
     }
 
     fn expr_inner(&mut self, min_bp: u8) -> Result<Expr, CalcError> {
-        let mut lhs = self.prefix()?;
+        let mut lhs = self.prefix(min_bp)?;
         while let Some(tok) = self.peek() {
             // Postfix operators.
             let postfix = match tok {
@@ -531,6 +531,7 @@ impl Parser<'_> {
                 Tok::Caret => Some((BinOp::Pow, 40)),
                 Tok::Ident(s) if s == "mod" => Some((BinOp::Mod, 20)),
                 Tok::Ident(s) if s == "of" => Some((BinOp::Of, 20)),
+                Tok::Ident(s) if s == "per" => Some((BinOp::Div, 20)),
                 _ => None,
             };
             // Bitwise operators on integers, read as their functions:
@@ -612,7 +613,10 @@ impl Parser<'_> {
         Ok(lhs)
     }
 
-    fn prefix(&mut self) -> Result<Expr, CalcError> {
+    /// An operand, with its prefix signs; `min_bp` is the binding the
+    /// operand sits at: in an exponent (`kg^-1 m`) a sign takes only the
+    /// power, not the product after it.
+    fn prefix(&mut self, min_bp: u8) -> Result<Expr, CalcError> {
         let Some(token) = self.bump().cloned() else {
             return Err(CalcError::new(
                 ErrorKind::Unexpected {
@@ -629,14 +633,14 @@ impl Parser<'_> {
                 span,
             }),
             Tok::Minus => {
-                let operand = self.expr(25)?;
+                let operand = self.expr(25.max(min_bp))?;
                 let span = span.start..operand.span.end;
                 Ok(Expr {
                     kind: ExprKind::Neg(Box::new(operand)),
                     span,
                 })
             }
-            Tok::Plus => self.expr(25),
+            Tok::Plus => self.expr(25.max(min_bp)),
             Tok::LParen => {
                 let inner = self.expr(0)?;
                 let close = self.expect(Tok::RParen, "')'")?;

@@ -513,3 +513,29 @@ fn number_words_marks_and_fractions() {
         ("60 km / 2 h", "= 30 km/h"),
     ]);
 }
+
+/// Units with negative powers written every usual way, `per`, and
+/// compounds of coherent SI units named by their derived unit.
+#[test]
+fn unit_powers_per_and_derived_names() {
+    check(&[
+        ("2 lb^-1 kg^-1", "= 0.90718474 lb^-2"),
+        ("9.8 m s^-2", "= 9.8 m/s^2"),
+        ("2^-2", "= 0.25"),
+        ("-2^2", "= -4"),
+        ("10 per second", "= 10 second^-1"),
+        ("60 miles per hour to km/h", "= 96.56064 km/h"),
+        ("1 / (0.5 kg)", "= 2 kg^-1"),
+        ("sqrt(kg^2)", "= 1 kg"),
+        ("(5 V)/(2 ohm)", "= 2.5 A"),
+        ("N m", "= 1 J"),
+        ("W s", "= 1 J"),
+        ("kg m/s^2", "= 1 N"),
+        ("2 A * 3 ohm", "= 6 V"),
+        ("N m to J", "= 1 J"),
+        ("kW h to MJ", "= 3.6 MJ"),
+        // Not coherent, or no name: as typed.
+        ("kW h", "= 1 kW·h"),
+        ("100 km/h", "= 100 km/h"),
+    ]);
+}
