@@ -1,8 +1,10 @@
 //! What people type that is not yet arithmetic, turned into tokens the
 //! parser reads: number words (`two million`, `thirty-five`, `a quarter`,
 //! `three quarters`), lone SI prefixes (`kilo`, `milli`), mixed numbers
-//! (`8 1/2`) and a fraction of two integers before a unit (`1/2 cup`,
-//! read as half a cup, not 1/(2 cup)).
+//! (`8 1/2`), a fraction of two integers before a unit (`1/2 cup`, read
+//! as half a cup, not 1/(2 cup)), unit names of two or three words
+//! (`light year`, `US gallon`), and `C` / `F` as Celsius and Fahrenheit
+//! in a conversion with a temperature (`20 C to F`, `300 K to C`).
 //!
 //! Runs on the lexer's tokens before parsing; a name the user defined
 //! keeps its meaning.
@@ -147,6 +149,8 @@ pub(crate) fn read_words(
             _ => None,
         }
     };
+    join_spaced_units(tokens, defined, unit);
+    temperature_sides(tokens);
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     let mut k = 0;
     while k < tokens.len() {
@@ -280,4 +284,94 @@ fn number_words(
         j += 1;
     }
     (j > k).then(|| (total + current.unwrap_or(RBig::ZERO), j))
+}
+
+/// Unit names written as words apart (`light year`, `nautical mile`,
+/// `imperial fluid ounce`): two or three names side by side whose joining
+/// with `_` is a unit become that unit.
+fn join_spaced_units(
+    tokens: &mut Vec<Token>,
+    defined: &dyn Fn(&str) -> bool,
+    unit: &dyn Fn(&str) -> bool,
+) {
+    let mut k = 0;
+    while k < tokens.len() {
+        let mut joined = None;
+        for n in [3, 2] {
+            let words: Option<Vec<&str>> = tokens
+                .get(k..k + n)
+                .map(|run| {
+                    run.iter()
+                        .map(|t| match &t.tok {
+                            Tok::Ident(w) if !defined(w) => Some(w.as_str()),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .and_then(|w| w);
+            if let Some(words) = words {
+                let name = words.join("_");
+                if unit(&name) {
+                    joined = Some((n, name));
+                    break;
+                }
+            }
+        }
+        if let Some((n, name)) = joined {
+            let span = tokens[k].span.start..tokens[k + n - 1].span.end;
+            tokens.splice(
+                k..k + n,
+                [Token {
+                    tok: Tok::Ident(name),
+                    span,
+                }],
+            );
+        }
+        k += 1;
+    }
+}
+
+/// `C` is the coulomb and `F` the farad, but in a conversion whose other
+/// side is a temperature, or between the two of them, they are Celsius
+/// and Fahrenheit: `20 C to F`, `300 K to C`. The reading shows `°C`.
+fn temperature_sides(tokens: &mut [Token]) {
+    let temperature = |w: &str| {
+        matches!(
+            w,
+            "K" | "kelvin" | "°C" | "°F" | "degC" | "degF" | "celsius" | "fahrenheit"
+        )
+    };
+    let ambiguous = |w: &str| w == "C" || w == "F";
+    let Some(at) = tokens.iter().position(|t| match &t.tok {
+        Tok::Ident(w) => w == "to" || w == "in" || w == "as",
+        Tok::Arrow => true,
+        _ => false,
+    }) else {
+        return;
+    };
+    let name = |t: Option<&Token>| match t.map(|t| &t.tok) {
+        Some(Tok::Ident(w)) => Some(w.clone()),
+        _ => None,
+    };
+    let (Some(left), Some(right)) = (
+        name(tokens.get(at.wrapping_sub(1))),
+        name(tokens.get(at + 1)),
+    ) else {
+        return;
+    };
+    if tokens.len() != at + 2 {
+        return;
+    }
+    let sides =
+        (ambiguous(&left) || temperature(&left)) && (ambiguous(&right) || temperature(&right));
+    if !sides || !(ambiguous(&left) || ambiguous(&right)) {
+        return;
+    }
+    for k in [at - 1, at + 1] {
+        if let Tok::Ident(w) = &tokens[k].tok
+            && ambiguous(w)
+        {
+            tokens[k].tok = Tok::Ident(format!("°{w}"));
+        }
+    }
 }

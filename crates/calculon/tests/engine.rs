@@ -539,3 +539,31 @@ fn unit_powers_per_and_derived_names() {
         ("100 km/h", "= 100 km/h"),
     ]);
 }
+
+/// Unit names of several words, and C / F as temperatures when the other
+/// side of a conversion is one (the reading says which was taken).
+#[test]
+fn spaced_unit_names_and_temperature_letters() {
+    check(&[
+        ("1 light year to km", "= 9460730472580.8 km"),
+        ("1 light second to km", "= 299792.458 km"),
+        ("1 nautical mile to m", "= 1852 m"),
+        ("1 fluid ounce to ml", "= 29.5735295625 ml"),
+        ("1 US gallon to l", "= 3.785411784 l"),
+        ("1 imperial fluid ounce to ml", "= 28.4130625 ml"),
+        ("2 cups to ml", "= 473.176473 ml"),
+        ("3 teaspoons to ml", "= 14.78676478125 ml"),
+        ("20 C to F", "= 68 °F"),
+        ("68 F to C", "= 20 °C"),
+        ("300 K to C", "= 26.85 °C"),
+        ("20 °C to °F", "= 68 °F"),
+        // Alone, or against another charge, C is the coulomb.
+        ("5 C", "= 5 C"),
+        ("1 C to mA s", "= 1000 mA·s"),
+    ]);
+    let reading = Calculator::default()
+        .evaluate("20 C to F")
+        .map(|a| a.reading)
+        .unwrap_or_default();
+    assert_eq!(reading, "20 °C → °F");
+}
