@@ -103,3 +103,31 @@ fn the_decimal_comma_switch_changes_how_numbers_read() {
     settle(&mut h);
     assert_eq!(result(&h), "= 2469");
 }
+
+/// The expression field has the keys at launch (no click first) and gets
+/// them back after Esc: typing always goes into it.
+#[test]
+fn typing_goes_into_the_field_at_launch_and_after_escape() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.event(eframe::egui::Event::Text("2+3".into()));
+    settle(&mut h);
+    assert_eq!(result(&h), "= 5");
+    h.key_press(eframe::egui::Key::Escape);
+    h.run_steps(2);
+    h.event(eframe::egui::Event::Text("*2".into()));
+    settle(&mut h);
+    assert_eq!(result(&h), "= 8");
+}
+
+/// Ctrl+Q asks the window to close (the binary then ends the process at
+/// once: everything is saved as it is made).
+#[test]
+fn ctrl_q_quits() {
+    let mut h = harness();
+    h.run_steps(2);
+    assert!(!h.state().quit_requested());
+    h.key_press_modifiers(eframe::egui::Modifiers::COMMAND, eframe::egui::Key::Q);
+    h.run_steps(1);
+    assert!(h.state().quit_requested());
+}

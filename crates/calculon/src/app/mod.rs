@@ -44,6 +44,8 @@ pub struct CalculonApp {
     plot_waiting: bool,
     /// Kept lines sent to the worker whose answers have not come back.
     commits_waiting: usize,
+    /// Ctrl+Q was pressed.
+    quitting: bool,
     status: Option<String>,
     jobs: Sender<Job>,
     done: Receiver<Done>,
@@ -74,6 +76,7 @@ impl CalculonApp {
             plot: None,
             plot_waiting: false,
             commits_waiting: 0,
+            quitting: false,
             status: None,
             jobs,
             done,
@@ -99,6 +102,11 @@ impl CalculonApp {
         }
     }
 
+    /// Whether Ctrl+Q asked the window to close.
+    pub fn quit_requested(&self) -> bool {
+        self.quitting
+    }
+
     /// Whether the worker still owes an answer.
     pub fn is_busy(&self) -> bool {
         self.waiting || self.plot_waiting || self.commits_waiting > 0
@@ -107,7 +115,17 @@ impl CalculonApp {
     /// Draws the window and applies what the user did.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.receive();
+        if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Q)) {
+            self.quitting = true;
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
         let expression_id = egui::Id::unique(EXPRESSION_ID);
+        // The field has the keys at launch and gets them back whenever
+        // nothing else holds them (after Esc, after a button): typing
+        // never goes nowhere.
+        if ui.memory(|m| m.focused().is_none()) {
+            ui.memory_mut(|m| m.request_focus(expression_id));
+        }
         let focused = ui.memory(|m| m.has_focus(expression_id));
         // Enter keeps the line (Shift+Enter starts a new one); Ctrl+R
         // inserts a square root.
@@ -492,5 +510,21 @@ pub struct Window(pub CalculonApp);
 impl eframe::App for Window {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         egui::CentralPanel::default().show(ui, |ui| self.0.ui(ui));
+        // Everything is saved as it is made (definitions on Keep): closing
+        // need not wait for a worker still computing, nor for the graphics
+        // driver's exit handlers (a second and more under a software
+        // renderer).
+        let closing = ui.ctx().input(|i| i.viewport().close_requested());
+        if self.0.quit_requested() || closing {
+            // SAFETY: `_exit` ends the process at once; nothing is left
+            // unwritten (every file is written and synced when it changes),
+            // and no Rust code runs after it.
+            #[cfg(unix)]
+            unsafe {
+                libc::_exit(0)
+            }
+            #[cfg(not(unix))]
+            std::process::exit(0);
+        }
     }
 }
