@@ -131,3 +131,41 @@ fn ctrl_q_quits() {
     h.run_steps(1);
     assert!(h.state().quit_requested());
 }
+
+/// An expression in a free `x` is a function: the result says so (no
+/// error) and its graph is drawn.
+#[test]
+fn an_expression_in_x_is_a_function_with_its_graph() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("sin(x)/x");
+    settle(&mut h);
+    let shown = result(&h);
+    assert_eq!(shown, "a function of x: its graph is below");
+    assert!(h.query_by_label_contains("error").is_none());
+    assert!(
+        h.query_by_label_contains("sin(x)/x for x from -10 to 10")
+            .is_some(),
+        "no graph"
+    );
+}
+
+/// While a newer line is worked on, the last line's answer goes (after a
+/// moment): a stale answer is never shown as the new line's.
+#[test]
+fn a_stale_answer_never_shows_for_a_newer_line() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("1+1");
+    settle(&mut h);
+    assert_eq!(result(&h), "= 2");
+    // Slow to answer: many digits of a huge argument's sine.
+    h.get_by_label("Expression").type_text("+sin(10^300000)");
+    for _ in 0..4 {
+        std::thread::sleep(Duration::from_millis(80));
+        h.step();
+    }
+    assert!(h.state().is_busy(), "answered too fast to tell");
+    assert_eq!(result(&h), "", "the answer to 1+1 is still shown");
+    assert!(h.query_by_label("calculating…").is_some());
+}

@@ -13,7 +13,9 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use eframe::egui;
 
-use crate::{AnswerKind, Calculator, CancelFlag, Column, Graph, PlotRequest, Settings};
+use crate::{
+    AnswerKind, CalcError, Calculator, CancelFlag, Column, ErrorKind, Graph, PlotRequest, Settings,
+};
 use worker::{Done, Job};
 
 /// One kept line of the history.
@@ -34,6 +36,9 @@ pub struct CalculonApp {
     decimal_comma: bool,
     /// The preview in flight or shown.
     generation: u64,
+    /// When the newest line was sent to the worker: an older answer is
+    /// not shown once it has waited [`STALE_AFTER`].
+    asked_at: std::time::Instant,
     cancel: CancelFlag,
     preview: Option<Column>,
     waiting: bool,
@@ -67,6 +72,7 @@ impl CalculonApp {
             digits,
             decimal_comma,
             generation: 0,
+            asked_at: std::time::Instant::now(),
             cancel: CancelFlag::new(),
             preview: None,
             waiting: false,
@@ -227,6 +233,7 @@ impl CalculonApp {
             return;
         }
         self.waiting = true;
+        self.asked_at = std::time::Instant::now();
         self.send(Job::Preview {
             generation: self.generation,
             text: self.expression.clone(),
@@ -312,9 +319,17 @@ impl CalculonApp {
                             },
                             _ => None,
                         };
+                        // An expression in a free x is a function: its graph.
+                        let function = matches!(
+                            column.lines.as_slice(),
+                            [Some(Err(e))] if free_x(e)
+                        );
                         self.preview = Some(column);
                         if let Some(r) = plot {
                             self.start_plot(r);
+                        } else if function {
+                            let text = self.expression.trim().to_string();
+                            self.start_plot(PlotRequest::new(&text, "x", "-10", "10"));
                         }
                     }
                 }
@@ -364,11 +379,13 @@ impl CalculonApp {
                     .map(|l| match l {
                         None => String::new(),
                         Some(Ok(a)) => a.display(),
+                        Some(Err(e)) if free_x(e) => "a function of x: its graph is below".into(),
                         Some(Err(e)) => format!("error: {e}"),
                     })
                     .collect();
                 let reading = match column.lines.as_slice() {
                     [Some(Ok(a))] => a.reading.clone(),
+                    [Some(Err(e))] if free_x(e) => format!("f(x) = {}", self.expression.trim()),
                     [Some(Err(e))] => e.render(self.expression.trim()),
                     _ => String::new(),
                 };
@@ -385,6 +402,16 @@ impl CalculonApp {
                 (lines.join("\n"), reading, total)
             }
         };
+        // A line being worked on: the last one's answer would be stale.
+        let stale = self.waiting && self.asked_at.elapsed() >= STALE_AFTER;
+        let (text, reading, total) = if stale {
+            (String::new(), String::new(), None)
+        } else {
+            (text, reading, total)
+        };
+        if self.waiting && !stale {
+            ui.ctx().request_repaint_after(STALE_AFTER);
+        }
         let label = ui.label("Result");
         let mut shown = text.as_str();
         let rows = shown.lines().count().clamp(1, 12);
@@ -527,4 +554,13 @@ impl eframe::App for Window {
             std::process::exit(0);
         }
     }
+}
+
+/// How long the last answer stays while a newer line is worked on (so
+/// fast answers replace it without a blank in between).
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// Whether an error says the line is a function of a free `x`.
+fn free_x(e: &CalcError) -> bool {
+    matches!(&e.kind, ErrorKind::FreeVariable { name } if name == "x")
 }
