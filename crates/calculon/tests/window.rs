@@ -169,3 +169,36 @@ fn a_stale_answer_never_shows_for_a_newer_line() {
     assert_eq!(result(&h), "", "the answer to 1+1 is still shown");
     assert!(h.query_by_label("calculating…").is_some());
 }
+
+/// The texts painted in the last frame.
+fn painted(h: &Harness<'static, CalculonApp>) -> Vec<String> {
+    h.output()
+        .shapes
+        .iter()
+        .filter_map(|s| match &s.shape {
+            eframe::egui::epaint::Shape::Text(t) => Some(t.galley.text().to_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The graph follows its expression: a new range gives new axes at once.
+#[test]
+fn the_graph_takes_the_range_of_its_line_at_once() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("sin(x)/x");
+    settle(&mut h);
+    assert!(!painted(&h).iter().any(|t| t == "-30"));
+    h.get_by_label("Expression").focus();
+    h.key_press_modifiers(eframe::egui::Modifiers::COMMAND, eframe::egui::Key::A);
+    h.get_by_label("Expression")
+        .type_text("plot sin(x)/x from -30 to 30");
+    settle(&mut h);
+    h.run_steps(3);
+    let texts = painted(&h);
+    assert!(
+        texts.iter().any(|t| t == "-30" || t == "-20"),
+        "the axes stayed: {texts:?}"
+    );
+}

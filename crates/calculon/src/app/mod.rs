@@ -464,7 +464,9 @@ impl CalculonApp {
                 // points far outside it are pinned, so a pole is a line
                 // off the edge rather than a squashed curve.
                 let far = (y1 - y0).max(f64::MIN_POSITIVE) * 10.0;
-                egui_plot::Plot::new("calculon-graph")
+                // A new graph gets new axes (its own range), not the last
+                // graph's panned and zoomed view.
+                egui_plot::Plot::new(("calculon-graph", self.plot_generation))
                     .height(260.0)
                     .default_x_bounds(x0, x1.max(x0 + f64::EPSILON))
                     .default_y_bounds(y0, y1.max(y0 + f64::EPSILON))
