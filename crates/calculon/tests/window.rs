@@ -202,3 +202,28 @@ fn the_graph_takes_the_range_of_its_line_at_once() {
         "the axes stayed: {texts:?}"
     );
 }
+
+/// A long result shows its ends and how many digits it has, with Show all
+/// and Copy (the whole result, also Ctrl+Shift+C).
+#[test]
+fn a_long_result_shows_its_ends_and_copies_whole() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("3000!");
+    settle(&mut h);
+    let shown = result(&h);
+    assert!(shown.chars().count() < 160, "{} characters", shown.len());
+    assert!(shown.ends_with("(9,131 digits)"), "{shown}");
+    h.get_by_label("Show all").click();
+    h.run_steps(2);
+    assert!(result(&h).len() > 9000);
+    h.get_by_label("Copy").click();
+    h.run_steps(1);
+    let copied = h
+        .output()
+        .platform_output
+        .commands
+        .iter()
+        .any(|c| matches!(c, eframe::egui::OutputCommand::CopyText(t) if t.len() > 9000));
+    assert!(copied, "the whole result was not copied");
+}

@@ -51,6 +51,8 @@ pub struct CalculonApp {
     commits_waiting: usize,
     /// Ctrl+Q was pressed.
     quitting: bool,
+    /// A long result is shown whole.
+    show_all: bool,
     status: Option<String>,
     jobs: Sender<Job>,
     done: Receiver<Done>,
@@ -83,6 +85,7 @@ impl CalculonApp {
             plot_waiting: false,
             commits_waiting: 0,
             quitting: false,
+            show_all: false,
             status: None,
             jobs,
             done,
@@ -325,6 +328,7 @@ impl CalculonApp {
                             [Some(Err(e))] if free_x(e)
                         );
                         self.preview = Some(column);
+                        self.show_all = false;
                         if let Some(r) = plot {
                             self.start_plot(r);
                         } else if function {
@@ -412,16 +416,54 @@ impl CalculonApp {
         if self.waiting && !stale {
             ui.ctx().request_repaint_after(STALE_AFTER);
         }
+        // Long results show their ends and their length, not a wall of
+        // digits that pushes the window apart.
+        let long = text.lines().any(|l| l.chars().count() > LONG_RESULT);
+        let short: String = if long && !self.show_all {
+            text.lines().map(shorten).collect::<Vec<_>>().join("\n")
+        } else {
+            text.clone()
+        };
         let label = ui.label("Result");
-        let mut shown = text.as_str();
+        let mut shown = short.as_str();
         let rows = shown.lines().count().clamp(1, 12);
-        ui.add(
-            egui::TextEdit::multiline(&mut shown)
-                .desired_rows(rows)
-                .desired_width(f32::INFINITY)
-                .font(egui::TextStyle::Monospace),
-        )
-        .labelled_by(label.id);
+        let copy_keys = ui.input_mut(|i| {
+            i.consume_key(
+                egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+                egui::Key::C,
+            )
+        });
+        let mut copy = copy_keys;
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::TextEdit::multiline(&mut shown)
+                    .desired_rows(rows)
+                    .desired_width((ui.available_width() - 110.0).max(100.0))
+                    .font(egui::TextStyle::Monospace),
+            )
+            .labelled_by(label.id);
+            ui.vertical(|ui| {
+                if !text.is_empty() {
+                    copy |= ui
+                        .button("Copy")
+                        .on_hover_text("copy the whole result (Ctrl+Shift+C)")
+                        .clicked();
+                }
+                if long {
+                    let what = if self.show_all {
+                        "Show less"
+                    } else {
+                        "Show all"
+                    };
+                    if ui.button(what).clicked() {
+                        self.show_all = !self.show_all;
+                    }
+                }
+            });
+        });
+        if copy && !text.is_empty() {
+            ui.ctx().copy_text(text.clone());
+        }
         if !reading.is_empty() {
             ui.label(
                 egui::RichText::new(format!("read as: {reading}"))
@@ -565,4 +607,33 @@ const STALE_AFTER: std::time::Duration = std::time::Duration::from_millis(150);
 /// Whether an error says the line is a function of a free `x`.
 fn free_x(e: &CalcError) -> bool {
     matches!(&e.kind, ErrorKind::FreeVariable { name } if name == "x")
+}
+
+/// Results longer than this many characters are shown by their ends.
+const LONG_RESULT: usize = 160;
+
+/// `= 28242294079…00000000 (456,574 digits)`: a long line's first and last
+/// characters and how many digits it has.
+fn shorten(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= LONG_RESULT {
+        return line.to_string();
+    }
+    let digits = chars.iter().filter(|c| c.is_ascii_digit()).count();
+    // Short enough for one line of the field at the window's usual width.
+    let head: String = chars[..30].iter().collect();
+    let tail: String = chars[chars.len() - 12..].iter().collect();
+    format!("{head}…{tail} ({} digits)", group_thousands(digits))
+}
+
+fn group_thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
