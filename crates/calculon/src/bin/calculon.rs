@@ -61,6 +61,76 @@ struct Args {
     /// line, or any expression in x (from -10 to 10).
     #[arg(long, value_name = "FILE.png")]
     plot: Option<PathBuf>,
+
+    /// Register the window with the desktop: `calculon.desktop` under
+    /// applications/ and its icon under icons/, in the user's data folder
+    /// (or --prefix), so menus list "Calculon".
+    #[arg(long)]
+    install_desktop: bool,
+
+    /// Where --install-desktop writes (default: $XDG_DATA_HOME, or
+    /// ~/.local/share).
+    #[arg(long, value_name = "DIR", requires = "install_desktop")]
+    prefix: Option<PathBuf>,
+}
+
+/// The desktop entry and its icon, as shipped in `data/`.
+const DESKTOP_ENTRY: &str = include_str!("../../data/calculon.desktop");
+const ICON: &str = include_str!("../../data/calculon.svg");
+
+/// Writes the desktop entry (its Exec this program's own path, quoted as
+/// the specification asks) and the icon, each the safe way; prints where.
+fn install_desktop(prefix: Option<PathBuf>) -> Result<()> {
+    let data = match prefix {
+        Some(p) => p,
+        None => match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+            Some(d) => PathBuf::from(d),
+            None => directories::BaseDirs::new()
+                .map(|b| b.home_dir().join(".local/share"))
+                .context("no home folder to install into; pass --prefix DIR")?,
+        },
+    };
+    let exe = std::env::current_exe().context("finding this program's path")?;
+    let quoted = exe
+        .to_string_lossy()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('`', "\\`")
+        .replace('$', "\\$");
+    let entry = DESKTOP_ENTRY.replace("Exec=calculon --gui", &format!("Exec=\"{quoted}\" --gui"));
+    for (dir, name, text) in [
+        (
+            data.join("applications"),
+            "calculon.desktop",
+            entry.as_str(),
+        ),
+        (
+            data.join("icons/hicolor/scalable/apps"),
+            "calculon.svg",
+            ICON,
+        ),
+    ] {
+        std::fs::create_dir_all(&dir).with_context(|| format!("making {}", dir.display()))?;
+        let path = dir.join(name);
+        write_safely(&path, text.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+/// A new file beside `path`, synced, then renamed over it: `path` is
+/// either the old file or the new one, whole.
+fn write_safely(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".new");
+    let tmp = PathBuf::from(tmp);
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)
 }
 
 fn main() -> ExitCode {
@@ -86,6 +156,10 @@ fn main() -> ExitCode {
 
 /// Runs the command; `Ok(false)` when some line had an error.
 fn run(args: Args) -> Result<bool> {
+    if args.install_desktop {
+        install_desktop(args.prefix)?;
+        return Ok(true);
+    }
     if args.digits == 0 || args.digits > calculon::MAX_DIGITS {
         anyhow::bail!("--digits must be between 1 and {}", calculon::MAX_DIGITS);
     }
