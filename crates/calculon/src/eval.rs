@@ -43,6 +43,28 @@ pub struct Settings {
     pub time_limit: Option<Duration>,
     /// How deep user functions may call each other (default 1000).
     pub max_depth: usize,
+    /// How results show when a line asks for no format: as they are
+    /// (exact or rounded), in scientific or engineering notation, or as
+    /// fractions where they are exact.
+    pub notation: Notation,
+    /// Digits of whole parts in groups of three, parted by thin spaces
+    /// (`1 234 567.89`), which read back as one number (default off; the
+    /// window turns it on).
+    pub group_digits: bool,
+}
+
+/// The window's notation choice (see [`Settings::notation`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Notation {
+    /// Exact where exact, rounded otherwise.
+    #[default]
+    Auto,
+    /// `1.234e5`.
+    Scientific,
+    /// `123.4e3`.
+    Engineering,
+    /// `3/4` where exact (rounded values stay decimals).
+    Fraction,
 }
 
 impl Default for Settings {
@@ -53,6 +75,8 @@ impl Default for Settings {
             max_bits: 1 << 23,
             time_limit: Some(Duration::from_secs(10)),
             max_depth: 1000,
+            notation: Notation::Auto,
+            group_digits: false,
         }
     }
 }
@@ -1110,6 +1134,8 @@ impl Calculator {
         let mut q = q.clone();
         let mut fraction_only = false;
         let mut mixed = false;
+        // A fraction where the value is exact; a decimal where it is not.
+        let mut prefer_fraction = false;
         match target {
             Some((Target::Format(f), _)) => match f {
                 Format::Hex => style.radix = Radix::Hex,
@@ -1152,7 +1178,15 @@ impl Calculator {
                         .map_err(|n| self.num_error(n, span))?;
                 }
             }
-            None => name_derived_unit(&mut q),
+            None => {
+                name_derived_unit(&mut q);
+                match self.settings.notation {
+                    Notation::Auto => {}
+                    Notation::Scientific => style.scientific = true,
+                    Notation::Engineering => style.engineering = true,
+                    Notation::Fraction => prefer_fraction = true,
+                }
+            }
         }
         let value = work
             .shown_value(&q)
@@ -1162,6 +1196,18 @@ impl Calculator {
             re: numeric(&value.re)?,
             im: numeric(&value.im)?,
         };
+        if prefer_fraction
+            && let Some(r) = value.as_rational()
+            && !r.denominator().is_one()
+        {
+            return Ok(Answer {
+                reading,
+                value: with_unit(format!("{}/{}", r.numerator(), r.denominator()), &q),
+                approximate: false,
+                fraction: None,
+                kind: AnswerKind::Value,
+            });
+        }
         if fraction_only || mixed {
             let Some(r) = value.as_rational() else {
                 return Err(Fail::Error(CalcError::new(
@@ -1208,9 +1254,18 @@ impl Calculator {
             }
             _ => None,
         };
+        let text = if self.settings.group_digits
+            && style.radix == Radix::Decimal
+            && !style.scientific
+            && !style.engineering
+        {
+            group_digits(&printed.text, if style.decimal_comma { ',' } else { '.' })
+        } else {
+            printed.text
+        };
         Ok(Answer {
             reading,
-            value: with_unit(printed.text, &q),
+            value: with_unit(text, &q),
             approximate: printed.approximate,
             fraction,
             kind: AnswerKind::Value,
@@ -1548,6 +1603,44 @@ impl Names for BuiltinNames {
     fn kind(&self, name: &str) -> Option<NameKind> {
         Calculator::default().kind(name)
     }
+}
+
+/// The whole parts of the numbers in `text` in groups of three digits,
+/// parted by thin spaces: every run of five or more digits that is not
+/// after the decimal `mark` or in an exponent.
+fn group_digits(text: &str, mark: char) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + text.len() / 3);
+    let mut k = 0;
+    while k < chars.len() {
+        if !chars[k].is_ascii_digit() {
+            out.push(chars[k]);
+            k += 1;
+            continue;
+        }
+        let start = k;
+        while k < chars.len() && chars[k].is_ascii_digit() {
+            k += 1;
+        }
+        let before = start.checked_sub(1).map(|i| chars[i]);
+        let fractional = before == Some(mark);
+        let exponent = matches!(before, Some('e' | '^' | '-' | '+'))
+            && start >= 2
+            && matches!(chars[start - 2], 'e' | '^')
+            || matches!(before, Some('e' | '^'));
+        let run = &chars[start..k];
+        if fractional || exponent || run.len() < 5 {
+            out.extend(run);
+            continue;
+        }
+        for (i, c) in run.iter().enumerate() {
+            if i > 0 && (run.len() - i).is_multiple_of(3) {
+                out.push('\u{2009}');
+            }
+            out.push(*c);
+        }
+    }
+    out
 }
 
 /// Coherent SI units that name a compound: `(5 V)/(2 ohm)` is 2.5 A, `W s`

@@ -44,7 +44,9 @@ mod words;
 
 pub use budget::{CancelFlag, Stop};
 pub use error::{Bits, CalcError, ErrorKind, Span};
-pub use eval::{Answer, AnswerKind, Calculator, Column, MAX_DIGITS, PlotRequest, Settings};
+pub use eval::{
+    Answer, AnswerKind, Calculator, Column, MAX_DIGITS, Notation, PlotRequest, Settings,
+};
 pub use format::Radix;
 pub use plot::{Graph, sample};
 

@@ -567,3 +567,62 @@ fn spaced_unit_names_and_temperature_letters() {
         .unwrap_or_default();
     assert_eq!(reading, "20 °C → °F");
 }
+
+/// With digit grouping on (the window's default), whole parts show in
+/// groups of three parted by thin spaces, and read back as the same
+/// number.
+#[test]
+fn digit_grouping_reads_back() {
+    let mut calc = Calculator::new(calculon::Settings {
+        group_digits: true,
+        ..calculon::Settings::default()
+    });
+    let show = |calc: &mut Calculator, line: &str| {
+        calc.evaluate(line)
+            .map(|a| a.display())
+            .unwrap_or_else(|e| format!("error: {e}"))
+    };
+    assert_eq!(show(&mut calc, "1234567"), "= 1\u{2009}234\u{2009}567");
+    assert_eq!(show(&mut calc, "1234"), "= 1234");
+    assert_eq!(
+        show(&mut calc, "1234567.654321"),
+        "= 1\u{2009}234\u{2009}567.654321"
+    );
+    assert_eq!(show(&mut calc, "12345 m"), "= 12\u{2009}345 m");
+    assert_eq!(show(&mut calc, "12345678 to hex"), "= 0xbc614e");
+    assert_eq!(show(&mut calc, "1.5e-12"), "= 0.0000000000015");
+    for line in ["2^100", "10^21 + 0.5", "-98765432", "12345678.25 kg"] {
+        let shown = show(&mut calc, line);
+        let again = show(&mut calc, shown.trim_start_matches("= "));
+        assert_eq!(again, shown, "{line} does not read back");
+    }
+}
+
+/// The notation setting applies where a line asks for no format.
+#[test]
+fn notation_setting() {
+    let mut calc = Calculator::new(calculon::Settings {
+        notation: calculon::Notation::Fraction,
+        ..calculon::Settings::default()
+    });
+    let mut show = |line: &str| {
+        calc.evaluate(line)
+            .map(|a| a.display())
+            .unwrap_or_else(|e| format!("error: {e}"))
+    };
+    assert_eq!(show("0.75"), "= 3/4");
+    assert_eq!(show("2"), "= 2");
+    assert_eq!(show("sqrt 2 to 3 sf"), "≈ 1.41");
+    assert_eq!(show("0.75 to sci"), "= 7.5e-1");
+    let mut calc = Calculator::new(calculon::Settings {
+        notation: calculon::Notation::Engineering,
+        ..calculon::Settings::default()
+    });
+    assert_eq!(
+        calc.evaluate("12345678")
+            .map(|a| a.display())
+            .ok()
+            .as_deref(),
+        Some("= 12.345678e6")
+    );
+}

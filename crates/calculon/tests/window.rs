@@ -227,3 +227,22 @@ fn a_long_result_shows_its_ends_and_copies_whole() {
         .any(|c| matches!(c, eframe::egui::OutputCommand::CopyText(t) if t.len() > 9000));
     assert!(copied, "the whole result was not copied");
 }
+
+/// Digit grouping is on by default in the window and can be turned off;
+/// the notation choice applies to lines that ask for no format.
+#[test]
+fn grouping_and_notation_settings() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("1234567");
+    settle(&mut h);
+    assert_eq!(result(&h), "= 1\u{2009}234\u{2009}567");
+    h.get_by_label("Group digits").click();
+    settle(&mut h);
+    assert_eq!(result(&h), "= 1234567");
+    h.get_by_label("Notation").click();
+    h.run_steps(2);
+    h.get_by_label("scientific").click();
+    settle(&mut h);
+    assert_eq!(result(&h), "= 1.234567e6");
+}

@@ -14,7 +14,8 @@ use std::sync::mpsc::{Receiver, Sender};
 use eframe::egui;
 
 use crate::{
-    AnswerKind, CalcError, Calculator, CancelFlag, Column, ErrorKind, Graph, PlotRequest, Settings,
+    AnswerKind, CalcError, Calculator, CancelFlag, Column, ErrorKind, Graph, Notation, PlotRequest,
+    Settings,
 };
 use worker::{Done, Job};
 
@@ -53,6 +54,10 @@ pub struct CalculonApp {
     quitting: bool,
     /// A long result is shown whole.
     show_all: bool,
+    /// Whole parts in groups of three (on by default here).
+    group_digits: bool,
+    /// How results show when a line asks for no format.
+    notation: Notation,
     status: Option<String>,
     jobs: Sender<Job>,
     done: Receiver<Done>,
@@ -86,6 +91,8 @@ impl CalculonApp {
             commits_waiting: 0,
             quitting: false,
             show_all: false,
+            group_digits: true,
+            notation: Notation::Auto,
             status: None,
             jobs,
             done,
@@ -189,6 +196,24 @@ impl CalculonApp {
                 .checkbox(&mut self.decimal_comma, "Decimal comma")
                 .on_hover_text("read and write 1.234,5 (arguments separated by ;)")
                 .changed();
+            digits_changed |= ui
+                .checkbox(&mut self.group_digits, "Group digits")
+                .on_hover_text("1 234 567: whole parts in groups of three")
+                .changed();
+            let before = self.notation;
+            egui::ComboBox::from_label("Notation")
+                .selected_text(notation_name(self.notation))
+                .show_ui(ui, |ui| {
+                    for n in [
+                        Notation::Auto,
+                        Notation::Scientific,
+                        Notation::Engineering,
+                        Notation::Fraction,
+                    ] {
+                        ui.selectable_value(&mut self.notation, n, notation_name(n));
+                    }
+                });
+            digits_changed |= self.notation != before;
         });
         if root {
             insert_at_cursor(ui.ctx(), expression_id, &mut self.expression, "√");
@@ -214,6 +239,8 @@ impl CalculonApp {
         Settings {
             digits: self.digits.clamp(1, crate::MAX_DIGITS),
             decimal_comma: self.decimal_comma,
+            group_digits: self.group_digits,
+            notation: self.notation,
             ..self.calc.settings().clone()
         }
     }
@@ -636,4 +663,13 @@ fn group_thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+fn notation_name(n: Notation) -> &'static str {
+    match n {
+        Notation::Auto => "auto",
+        Notation::Scientific => "scientific",
+        Notation::Engineering => "engineering",
+        Notation::Fraction => "fraction",
+    }
 }
