@@ -246,3 +246,46 @@ fn grouping_and_notation_settings() {
     settle(&mut h);
     assert_eq!(result(&h), "= 1.234567e6");
 }
+
+/// The history is kept across restarts, each line once (a definition kept
+/// again replaces the older one), and a click puts a line back.
+#[test]
+fn the_history_survives_a_restart_and_keeps_each_line_once() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("history.txt");
+    let open = |file: &std::path::Path| {
+        let ctx = eframe::egui::Context::default();
+        let app = CalculonApp::new(&ctx, Calculator::default(), None).with_history(file.into());
+        Harness::builder()
+            .with_size(eframe::egui::vec2(700.0, 700.0))
+            .build_ui_state(|ui, app: &mut CalculonApp| app.ui(ui), app)
+    };
+    let mut h = open(&file);
+    for line in ["f(x) = x^2", "2+2", "f(x) = x^2"] {
+        h.get_by_label("Expression").focus();
+        h.get_by_label("Expression").type_text(line);
+        settle(&mut h);
+        h.key_press(eframe::egui::Key::Enter);
+        settle(&mut h);
+    }
+    let kept: Vec<String> = h
+        .state()
+        .history()
+        .iter()
+        .map(|e| e.expression.clone())
+        .collect();
+    assert_eq!(kept, ["2+2", "f(x) = x^2"]);
+    drop(h);
+    let mut h = open(&file);
+    h.run_steps(2);
+    let kept: Vec<String> = h
+        .state()
+        .history()
+        .iter()
+        .map(|e| e.expression.clone())
+        .collect();
+    assert_eq!(kept, ["2+2", "f(x) = x^2"], "not kept across a restart");
+    h.get_by_label_contains("2+2").click();
+    settle(&mut h);
+    assert_eq!(result(&h), "= 4");
+}

@@ -54,6 +54,8 @@ pub struct CalculonApp {
     quitting: bool,
     /// A long result is shown whole.
     show_all: bool,
+    /// Where the history is kept across restarts.
+    history_file: Option<PathBuf>,
     /// Whole parts in groups of three (on by default here).
     group_digits: bool,
     /// How results show when a line asks for no format.
@@ -91,6 +93,7 @@ impl CalculonApp {
             commits_waiting: 0,
             quitting: false,
             show_all: false,
+            history_file: None,
             group_digits: true,
             notation: Notation::Auto,
             status: None,
@@ -116,6 +119,51 @@ impl CalculonApp {
             Some((_, Ok(g))) => Some(g.segments.len()),
             _ => None,
         }
+    }
+
+    /// Keeps the history in `path` across restarts: what it holds now is
+    /// read, and every kept line is written to it (the safe way).
+    pub fn with_history(mut self, path: PathBuf) -> Self {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            self.history = text
+                .lines()
+                .filter_map(|l| l.split_once('\t'))
+                .map(|(e, r)| HistoryEntry {
+                    expression: e.to_string(),
+                    result: r.to_string(),
+                })
+                .collect();
+        }
+        self.history_file = Some(path);
+        self
+    }
+
+    fn save_history(&self) -> Result<(), String> {
+        let Some(path) = &self.history_file else {
+            return Ok(());
+        };
+        let text: String = self
+            .history
+            .iter()
+            .map(|h| {
+                let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+                format!("{}\t{}\n", clean(&h.expression), clean(&h.result))
+            })
+            .collect();
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let mut tmp = path.as_os_str().to_owned();
+            tmp.push(".new");
+            let tmp = PathBuf::from(tmp);
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        };
+        write().map_err(|e| format!("the history was not saved to {}: {e}", path.display()))
     }
 
     /// Whether Ctrl+Q asked the window to close.
@@ -377,10 +425,18 @@ impl CalculonApp {
                             Some(Ok(a)) => a.display(),
                             Some(Err(e)) => format!("error: {e}"),
                         };
-                        self.history.push(HistoryEntry {
-                            expression: line.trim().to_string(),
-                            result,
-                        });
+                        let expression = line.trim().to_string();
+                        // Each line once: a definition kept again replaces
+                        // the older one.
+                        self.history.retain(|h| h.expression != expression);
+                        self.history.push(HistoryEntry { expression, result });
+                    }
+                    if self.history.len() > HISTORY_KEPT {
+                        let extra = self.history.len() - HISTORY_KEPT;
+                        self.history.drain(..extra);
+                    }
+                    if let Err(e) = self.save_history() {
+                        self.status = Some(e);
                     }
                     self.calc = *calc;
                     self.status = saved.err();
@@ -673,3 +729,6 @@ fn notation_name(n: Notation) -> &'static str {
         Notation::Fraction => "fraction",
     }
 }
+
+/// The most history lines kept.
+const HISTORY_KEPT: usize = 1000;

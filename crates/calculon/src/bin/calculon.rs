@@ -235,6 +235,9 @@ fn window(calc: Calculator, definitions: Option<PathBuf>, expression: &str) -> R
         options,
         Box::new(move |cc| {
             let mut app = calculon::app::CalculonApp::new(&cc.egui_ctx, calc, definitions);
+            if let Some(dirs) = directories::ProjectDirs::from("", "", "calculon") {
+                app = app.with_history(dirs.data_dir().join("history.txt"));
+            }
             if !expression.is_empty() {
                 app.set_expression(&expression);
             }
