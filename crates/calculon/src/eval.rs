@@ -233,6 +233,36 @@ impl Calculator {
         }
     }
 
+    /// Every name this calculator knows that starts with `prefix` (the
+    /// user's, functions, constants and units without prefixes), sorted,
+    /// each once: for completion.
+    pub fn names_starting(&self, prefix: &str) -> Vec<String> {
+        let wanted = |n: &str| n.starts_with(prefix) && n != prefix;
+        let mut out: Vec<String> = Vec::new();
+        for n in self.variables.keys().chain(self.functions.keys()) {
+            if wanted(n) {
+                out.push(n.clone());
+            }
+        }
+        for n in functions::NAMES
+            .iter()
+            .copied()
+            .chain(crate::constants::names())
+        {
+            if wanted(n) {
+                out.push(n.to_string());
+            }
+        }
+        for n in table().names() {
+            if wanted(n) {
+                out.push(n.to_string());
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The settings in force.
     pub fn settings(&self) -> &Settings {
         &self.settings

@@ -289,3 +289,33 @@ fn the_history_survives_a_restart_and_keeps_each_line_once() {
     settle(&mut h);
     assert_eq!(result(&h), "= 4");
 }
+
+/// Tab completes the name before the cursor: the whole name when one
+/// fits, the shared part and the choices when several do.
+#[test]
+fn tab_completes_names() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text("sqr");
+    h.run_steps(1);
+    h.key_press(eframe::egui::Key::Tab);
+    h.run_steps(1);
+    // Typed straight on: the field kept the keys.
+    h.event(eframe::egui::Event::Text("(16)".into()));
+    settle(&mut h);
+    assert_eq!(result(&h), "= 4");
+    // Several names start "ta": the choices show.
+    h.key_press_modifiers(eframe::egui::Modifiers::COMMAND, eframe::egui::Key::A);
+    h.get_by_label("Expression").type_text("ta");
+    h.run_steps(1);
+    h.key_press(eframe::egui::Key::Tab);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("Tab: ").is_some(),
+        "no choices shown"
+    );
+    assert!(
+        h.query_by_label_contains("tanh").is_some(),
+        "tanh is not a choice"
+    );
+}

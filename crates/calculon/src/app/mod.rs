@@ -56,6 +56,8 @@ pub struct CalculonApp {
     show_all: bool,
     /// Where the history is kept across restarts.
     history_file: Option<PathBuf>,
+    /// The names Tab could complete to, when it could not choose.
+    choices: String,
     /// Whole parts in groups of three (on by default here).
     group_digits: bool,
     /// How results show when a line asks for no format.
@@ -94,6 +96,7 @@ impl CalculonApp {
             quitting: false,
             show_all: false,
             history_file: None,
+            choices: String::new(),
             group_digits: true,
             notation: Notation::Auto,
             status: None,
@@ -119,6 +122,47 @@ impl CalculonApp {
             Some((_, Ok(g))) => Some(g.segments.len()),
             _ => None,
         }
+    }
+
+    /// What Tab adds to the name before the cursor: the rest of the one
+    /// name it starts, or the part all the names it starts share; the
+    /// choices are shown under the field when there are several.
+    fn completion(&mut self, ctx: &egui::Context, id: egui::Id) -> Option<String> {
+        let at = egui::TextEdit::load_state(ctx, id)
+            .and_then(|s| s.cursor.char_range())
+            .map_or_else(|| self.expression.chars().count(), |r| r.primary.index.0);
+        let before: String = self.expression.chars().take(at).collect();
+        let word: String = before
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        let names = self.calc.names_starting(&word);
+        let first = names.first()?;
+        let shared: String = first
+            .chars()
+            .enumerate()
+            .take_while(|(k, c)| names.iter().all(|n| n.chars().nth(*k) == Some(*c)))
+            .map(|(_, c)| c)
+            .collect();
+        self.choices = if names.len() > 1 {
+            names
+                .iter()
+                .take(12)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("  ")
+        } else {
+            String::new()
+        };
+        let rest: String = shared.chars().skip(word.chars().count()).collect();
+        (!rest.is_empty()).then_some(rest)
     }
 
     /// Keeps the history in `path` across restarts: what it holds now is
@@ -195,14 +239,18 @@ impl CalculonApp {
         // inserts a square root.
         let mut commit = false;
         let mut root = false;
+        let mut complete = false;
         if focused {
             commit = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Enter));
             root = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::R));
+            complete = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Tab));
         }
 
         let label = ui.label("Expression");
         let edit = egui::TextEdit::multiline(&mut self.expression)
             .id(expression_id)
+            // Tab completes names here, never moves the keys elsewhere.
+            .lock_focus(true)
             .desired_rows(3)
             .desired_width(f32::INFINITY)
             .font(egui::TextStyle::Monospace)
@@ -263,10 +311,21 @@ impl CalculonApp {
                 });
             digits_changed |= self.notation != before;
         });
+        if complete && let Some(rest) = self.completion(ui.ctx(), expression_id) {
+            insert_at_cursor(ui.ctx(), expression_id, &mut self.expression, &rest);
+            ui.memory_mut(|m| m.request_focus(expression_id));
+            changed = true;
+        }
         if root {
             insert_at_cursor(ui.ctx(), expression_id, &mut self.expression, "√");
             ui.memory_mut(|m| m.request_focus(expression_id));
             changed = true;
+        }
+        if changed && !complete {
+            self.choices.clear();
+        }
+        if !self.choices.is_empty() {
+            ui.label(egui::RichText::new(format!("Tab: {}", self.choices)).weak());
         }
         if changed || digits_changed {
             self.preview_now();
