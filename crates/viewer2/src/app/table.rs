@@ -259,9 +259,12 @@ impl TableView {
         )
     }
 
-    /// The view as saved.
-    pub(super) fn saved_view(&self) -> [f32; 3] {
-        [self.centre.x, self.centre.y, self.zoom_target.exp()]
+    /// The view to save: the user's table's (a search's view is not
+    /// kept, so clearing the search gives back the view before it).
+    pub(super) fn saved_view(&self) -> Option<[f32; 3]> {
+        self.table
+            .keeps_open()
+            .then(|| [self.centre.x, self.centre.y, self.zoom_target.exp()])
     }
 }
 
@@ -299,8 +302,7 @@ impl ViewerApp {
             Some(mut old) => {
                 history = std::mem::take(&mut old.history);
                 let changes = old.table.take_changes(false);
-                // A search's view is not the user's table's.
-                let view = old.table.keeps_open().then(|| old.saved_view());
+                let view = old.saved_view();
                 if let Some(saved) = &mut self.saved_table {
                     saved.merge(changes.clone());
                     if view.is_some() {
@@ -379,8 +381,7 @@ impl ViewerApp {
         }
         view.last_save = Instant::now();
         let changes = view.table.take_changes(false);
-        // A search's view is not the user's table's.
-        let v = view.table.keeps_open().then(|| view.saved_view());
+        let v = view.saved_view();
         let view_changed = v.is_some() && self.saved_table.as_ref().is_none_or(|s| s.view != v);
         if changes.is_empty() && !view_changed {
             return;
@@ -1368,15 +1369,13 @@ impl ViewerApp {
             && let Some(c) = view.table.card(id)
             && !matches!(c.item, Item::Tray(_))
         {
-            let mut grown = c.clone();
-            let grow = 3.0 / zoom.max(0.05);
-            grown.half += Vec2::new(grow, grow);
-            let corners: Vec<egui::Pos2> =
-                grown.corners().iter().map(|&p| view.to_screen(p)).collect();
-            painter.add(egui::Shape::closed_line(
-                corners,
+            outline(
+                &painter,
+                view,
+                c,
+                3.0,
                 egui::Stroke::new(2.0, egui::Color32::from_gray(250)),
-            ));
+            );
             if let Item::Photo(row) = c.item {
                 let galley = painter.layout_no_wrap(
                     self.library.photos[row as usize].name.clone(),
@@ -1393,21 +1392,20 @@ impl ViewerApp {
             && let Some(c) = view.table.card(id)
             && let Item::Stack(g) = c.item
         {
-            let mut grown = c.clone();
-            let grow = 8.0 / zoom.max(0.05);
-            grown.half += Vec2::new(grow, grow);
-            let corners: Vec<egui::Pos2> =
-                grown.corners().iter().map(|&p| view.to_screen(p)).collect();
-            painter.add(egui::Shape::closed_line(
-                corners,
+            outline(
+                &painter,
+                view,
+                c,
+                8.0,
                 egui::Stroke::new(3.0, selected_colour),
-            ));
+            );
             let galley = painter.layout_no_wrap(
                 format!("Drop into {}", view.table.tree.groups[g as usize].name),
                 egui::FontId::proportional(14.0),
                 egui::Color32::WHITE,
             );
-            let top = view.to_screen(c.pos - Vec2::new(0.0, grown.half.y));
+            // Above the ring, 8 points out.
+            let top = view.to_screen(c.pos - Vec2::new(0.0, c.half.y)) - egui::vec2(0.0, 8.0);
             let at = egui::pos2(top.x - galley.size().x / 2.0, top.y - galley.size().y - 6.0);
             labels.add(galley, at, Standing::Hovered, u32::MAX, true);
         }
@@ -1485,6 +1483,21 @@ fn distance_from(table: &Table, centre: Vec2, library: &crate::library::Library,
         .and_then(|r| table.showing(r))
         .and_then(|c| table.card(c))
         .map_or(u64::MAX, |c| (c.pos - centre).length() as u64)
+}
+
+/// A line around a card, `points` outside its edges on the screen.
+fn outline(
+    painter: &egui::Painter,
+    view: &TableView,
+    card: &crate::table::Card,
+    points: f32,
+    stroke: egui::Stroke,
+) {
+    let mut grown = card.clone();
+    let grow = points / view.zoom().max(0.05);
+    grown.half += Vec2::new(grow, grow);
+    let corners: Vec<egui::Pos2> = grown.corners().iter().map(|&p| view.to_screen(p)).collect();
+    painter.add(egui::Shape::closed_line(corners, stroke));
 }
 
 /// A page's blank image, with a white block in the corner no slot uses,

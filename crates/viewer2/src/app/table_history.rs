@@ -45,8 +45,7 @@ impl ViewerApp {
     pub(super) fn table_state(&mut self) -> Option<Saved> {
         let view = self.table.as_mut()?;
         let changes = view.table.take_changes(false);
-        // A search's view is not the user's table's.
-        let at = view.table.keeps_open().then(|| view.saved_view());
+        let at = view.saved_view();
         let saved = self.saved_table.as_mut()?;
         saved.merge(changes.clone());
         if at.is_some() {
