@@ -32,16 +32,7 @@ fn count(x: f64) -> String {
         return "more than 1e308".into();
     }
     if x < 1e15 {
-        let n = x.round() as u64;
-        let s = n.to_string();
-        let mut out = String::new();
-        for (i, c) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i).is_multiple_of(3) {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        return out;
+        return crate::format::grouped(&(x.round() as u64).to_string(), ',');
     }
     format!("{x:.3e}").replace("e", "e+").replace("e+-", "e-")
 }

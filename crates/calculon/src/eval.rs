@@ -1663,12 +1663,10 @@ fn group_digits(text: &str, mark: char) -> String {
             out.extend(run);
             continue;
         }
-        for (i, c) in run.iter().enumerate() {
-            if i > 0 && (run.len() - i).is_multiple_of(3) {
-                out.push('\u{2009}');
-            }
-            out.push(*c);
-        }
+        out.push_str(&crate::format::grouped(
+            &run.iter().collect::<String>(),
+            '\u{2009}',
+        ));
     }
     out
 }

@@ -312,6 +312,20 @@ fn signed(sign: Sign, text: &str) -> String {
     }
 }
 
+/// A run of digits in groups of three from the right, parted by `sep`:
+/// `1234567` → `1,234,567`.
+pub(crate) fn grouped(digits: &str, sep: char) -> String {
+    let n = digits.chars().count();
+    let mut out = String::with_capacity(digits.len() + n / 3 * sep.len_utf8());
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (n - i).is_multiple_of(3) {
+            out.push(sep);
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Puts the point `places` digits from the right of `digits`, and drops
 /// trailing zeros after it.
 fn place_point(digits: &str, places: usize, style: Style) -> String {

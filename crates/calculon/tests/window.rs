@@ -10,10 +10,22 @@ use egui_kittest::kittest::Queryable;
 
 fn harness() -> Harness<'static, CalculonApp> {
     let ctx = eframe::egui::Context::default();
-    let app = CalculonApp::new(&ctx, Calculator::default(), None);
+    harness_of(CalculonApp::new(&ctx, Calculator::default(), None))
+}
+
+fn harness_of(app: CalculonApp) -> Harness<'static, CalculonApp> {
     Harness::builder()
         .with_size(eframe::egui::vec2(700.0, 700.0))
         .build_ui_state(|ui, app: &mut CalculonApp| app.ui(ui), app)
+}
+
+/// A window with `text` typed into the expression field, answered.
+fn typed(text: &str) -> Harness<'static, CalculonApp> {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression").type_text(text);
+    settle(&mut h);
+    h
 }
 
 /// Steps the UI until the worker has answered (or 10 s pass).
@@ -136,10 +148,7 @@ fn ctrl_q_quits() {
 /// error) and its graph is drawn.
 #[test]
 fn an_expression_in_x_is_a_function_with_its_graph() {
-    let mut h = harness();
-    h.get_by_label("Expression").focus();
-    h.get_by_label("Expression").type_text("sin(x)/x");
-    settle(&mut h);
+    let h = typed("sin(x)/x");
     let shown = result(&h);
     assert_eq!(shown, "a function of x: its graph is below");
     assert!(h.query_by_label_contains("error").is_none());
@@ -154,10 +163,7 @@ fn an_expression_in_x_is_a_function_with_its_graph() {
 /// moment): a stale answer is never shown as the new line's.
 #[test]
 fn a_stale_answer_never_shows_for_a_newer_line() {
-    let mut h = harness();
-    h.get_by_label("Expression").focus();
-    h.get_by_label("Expression").type_text("1+1");
-    settle(&mut h);
+    let mut h = typed("1+1");
     assert_eq!(result(&h), "= 2");
     // Slow to answer: many digits of a huge argument's sine.
     h.get_by_label("Expression").type_text("+sin(10^300000)");
@@ -185,10 +191,7 @@ fn painted(h: &Harness<'static, CalculonApp>) -> Vec<String> {
 /// The graph follows its expression: a new range gives new axes at once.
 #[test]
 fn the_graph_takes_the_range_of_its_line_at_once() {
-    let mut h = harness();
-    h.get_by_label("Expression").focus();
-    h.get_by_label("Expression").type_text("sin(x)/x");
-    settle(&mut h);
+    let mut h = typed("sin(x)/x");
     assert!(!painted(&h).iter().any(|t| t == "-30"));
     h.get_by_label("Expression").focus();
     h.key_press_modifiers(eframe::egui::Modifiers::COMMAND, eframe::egui::Key::A);
@@ -207,10 +210,7 @@ fn the_graph_takes_the_range_of_its_line_at_once() {
 /// and Copy (the whole result, also Ctrl+Shift+C).
 #[test]
 fn a_long_result_shows_its_ends_and_copies_whole() {
-    let mut h = harness();
-    h.get_by_label("Expression").focus();
-    h.get_by_label("Expression").type_text("3000!");
-    settle(&mut h);
+    let mut h = typed("3000!");
     let shown = result(&h);
     assert!(shown.chars().count() < 160, "{} characters", shown.len());
     assert!(shown.ends_with("(9,131 digits)"), "{shown}");
@@ -232,10 +232,7 @@ fn a_long_result_shows_its_ends_and_copies_whole() {
 /// the notation choice applies to lines that ask for no format.
 #[test]
 fn grouping_and_notation_settings() {
-    let mut h = harness();
-    h.get_by_label("Expression").focus();
-    h.get_by_label("Expression").type_text("1234567");
-    settle(&mut h);
+    let mut h = typed("1234567");
     assert_eq!(result(&h), "= 1\u{2009}234\u{2009}567");
     h.get_by_label("Group digits").click();
     settle(&mut h);
@@ -255,10 +252,7 @@ fn the_history_survives_a_restart_and_keeps_each_line_once() {
     let file = dir.path().join("history.txt");
     let open = |file: &std::path::Path| {
         let ctx = eframe::egui::Context::default();
-        let app = CalculonApp::new(&ctx, Calculator::default(), None).with_history(file.into());
-        Harness::builder()
-            .with_size(eframe::egui::vec2(700.0, 700.0))
-            .build_ui_state(|ui, app: &mut CalculonApp| app.ui(ui), app)
+        harness_of(CalculonApp::new(&ctx, Calculator::default(), None).with_history(file.into()))
     };
     let mut h = open(&file);
     for line in ["f(x) = x^2", "2+2", "f(x) = x^2"] {

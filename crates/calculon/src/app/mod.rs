@@ -765,19 +765,8 @@ fn shorten(line: &str) -> String {
     // Short enough for one line of the field at the window's usual width.
     let head: String = chars[..30].iter().collect();
     let tail: String = chars[chars.len() - 12..].iter().collect();
-    format!("{head}…{tail} ({} digits)", group_thousands(digits))
-}
-
-fn group_thousands(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (k, c) in s.chars().enumerate() {
-        if k > 0 && (s.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let digits = crate::format::grouped(&digits.to_string(), ',');
+    format!("{head}…{tail} ({digits} digits)")
 }
 
 fn notation_name(n: Notation) -> &'static str {
