@@ -1072,3 +1072,42 @@ fn stack_covers_get_their_full_thumbnails_after_the_grid_filled_the_atlas() {
         "covers stayed at their small thumbnails"
     );
 }
+
+/// A search's table zoomed into before its thumbnails came stays as the
+/// user left it: it is not laid out and fitted again under their hands.
+#[test]
+fn a_search_table_touched_early_is_not_laid_out_again() {
+    let (_dir, cat) = setup_300();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    h.get_by_label("Search").focus();
+    h.get_by_label("Search").type_text("dsc");
+    // Until the table is built and fitted, a frame at a time.
+    for _ in 0..200 {
+        h.step();
+        if h.state().table_view().is_some_and(|v| v.table.len() > 300) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    h.run_steps(2);
+    let fitted = h.state().table_view().unwrap().zoom();
+    let centre = h.state().table_view().unwrap().screen().center();
+    h.event(egui::Event::PointerMoved(centre));
+    for _ in 0..3 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, 120.0),
+            phase: egui::TouchPhase::Move,
+            modifiers: egui::Modifiers::NONE,
+            source: egui::MouseWheelSource::Wheel,
+        });
+        h.step();
+    }
+    settle(&mut h);
+    let zoom = h.state().table_view().unwrap().zoom();
+    assert!(
+        zoom > fitted * 1.2,
+        "fitted again: zoom {zoom} after the wheel, {fitted} at Fit"
+    );
+}

@@ -102,6 +102,8 @@ pub struct TableView {
     /// (and fitted) once every photo's shape is known, since cells of
     /// photos not yet seen are square.
     pub(super) repack_on_shapes: bool,
+    /// The view Fit gave the table (centre, zoom's logarithm).
+    fitted: Option<(Vec2, f32)>,
     /// When the loaders were last asked, for which view and which cards
     /// (the table's revision): asked again at once when cards came or
     /// went, at most every [`WANT_EVERY`] as the view moves (sorting
@@ -162,6 +164,7 @@ impl TableView {
             built_for,
             fit_pending: saved.view.is_none(),
             repack_on_shapes: false,
+            fitted: None,
             wanted_at: None,
         })
     }
@@ -612,9 +615,13 @@ impl ViewerApp {
                 }
             }
             view.fit_all();
+            view.fitted = Some((view.centre, view.zoom_target));
         }
         view.table.set_view_size(rect.width(), rect.height());
-        if view.repack_on_shapes && view.table.dragged().is_some() {
+        // Touched (a card taken up, the view panned or zoomed): the layout
+        // is the user's now, not to be redone under their hands.
+        let moved = view.fitted != Some((view.centre, view.zoom_target));
+        if view.repack_on_shapes && (view.table.dragged().is_some() || moved) {
             view.repack_on_shapes = false;
         }
         // Every shape known, or every small thumbnail asked answered (a
@@ -627,6 +634,7 @@ impl ViewerApp {
                 tracing::warn!("table: {e}");
             }
             view.fit_all();
+            view.fitted = Some((view.centre, view.zoom_target));
         }
         let hit = |masks: &HashMap<FileId, Option<Mask>>, row: u32, uv: [f32; 2]| {
             let id = library.photos[row as usize].id;
