@@ -1037,8 +1037,12 @@ fn stack_covers_get_their_full_thumbnails_after_the_grid_filled_the_atlas() {
     // The grid, a search, the loupe and back.
     h.get_by_label("Search").focus();
     h.get_by_label("Search").type_text("b_");
-    settle(&mut h);
-    h.key_press(egui::Key::Escape);
+    // Until the search has answered (settling alone may come first).
+    let start = Instant::now();
+    while h.state().shown() != 30 && start.elapsed() < Duration::from_secs(10) {
+        settle(&mut h);
+    }
+    assert_eq!(h.state().shown(), 30, "the search did not answer");
     h.get_by_role_and_label(egui::Role::Button, "b_01.jpg")
         .click();
     h.run_steps(2);
