@@ -313,3 +313,26 @@ fn tab_completes_names() {
         "tanh is not a choice"
     );
 }
+
+/// Shift+Enter starts a new line (Enter alone keeps the lines), and what
+/// is typed after Enter, before the kept lines' answer comes, stays in
+/// the field.
+#[test]
+fn shift_enter_is_a_new_line_and_typing_after_enter_is_kept() {
+    let mut h = typed("1+1");
+    h.key_press_modifiers(eframe::egui::Modifiers::SHIFT, eframe::egui::Key::Enter);
+    h.event(eframe::egui::Event::Text("2+2".into()));
+    settle(&mut h);
+    assert!(h.state().history().is_empty(), "Shift+Enter kept the line");
+    assert_eq!(result(&h), "= 2\n= 4");
+    // Enter on a slow line, then more typed while the worker keeps it.
+    h.event(eframe::egui::Event::Text("+sin(10^300000)".into()));
+    h.step();
+    h.key_press(eframe::egui::Key::Enter);
+    h.event(eframe::egui::Event::Text("7*6".into()));
+    h.step();
+    assert!(h.state().is_busy(), "kept too fast to tell");
+    settle(&mut h);
+    assert_eq!(h.state().history().len(), 2);
+    assert_eq!(result(&h), "= 42", "what was typed after Enter was lost");
+}

@@ -241,7 +241,9 @@ impl CalculonApp {
         let mut root = false;
         let mut complete = false;
         if focused {
-            commit = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Enter));
+            // Enter alone: egui's `consume_key` would take Shift+Enter too,
+            // which starts a new line.
+            commit = ui.input_mut(|i| consume_plain(i, egui::Key::Enter));
             root = ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::R));
             complete = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::Tab));
         }
@@ -499,9 +501,20 @@ impl CalculonApp {
                     }
                     self.calc = *calc;
                     self.status = saved.err();
-                    self.expression.clear();
-                    self.preview = None;
-                    self.generation += 1;
+                    // What was kept leaves the field; what was typed since
+                    // (the worker answers later) stays.
+                    let rest = self
+                        .expression
+                        .strip_prefix(text.as_str())
+                        .map(|r| r.trim_start().to_string());
+                    if let Some(rest) = rest {
+                        self.expression = rest;
+                        self.preview = None;
+                        self.generation += 1;
+                        if !self.expression.is_empty() {
+                            self.preview_now();
+                        }
+                    }
                 }
                 Done::Plot { generation, graph } => {
                     if generation == self.plot_generation {
@@ -780,3 +793,13 @@ fn notation_name(n: Notation) -> &'static str {
 
 /// The most history lines kept.
 const HISTORY_KEPT: usize = 1000;
+
+/// Takes a press of `key` with no modifier at all (not Shift+`key`).
+fn consume_plain(input: &mut egui::InputState, key: egui::Key) -> bool {
+    let before = input.events.len();
+    input.events.retain(|e| {
+        !matches!(e, egui::Event::Key { key: k, pressed: true, modifiers, .. }
+            if *k == key && modifiers.is_none())
+    });
+    input.events.len() != before
+}
