@@ -40,6 +40,8 @@ fi
 optional=()
 have Xvfb || optional+=(xvfb libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 libegl1)
 have openbox || optional+=(openbox)
+#   desktop-file-utils: calculon's installed .desktop entry is validated.
+have desktop-file-validate || optional+=(desktop-file-utils)
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)
 if ((${#optional[@]})); then
   echo "note: some tests will be skipped; for all of them: sudo apt-get install ${optional[*]}" >&2
