@@ -1696,7 +1696,7 @@ fn name_derived_unit(q: &mut Quantity) {
         .filter_map(|name| table().lookup(name))
         .find(|u| u.dim == q.dim)
     {
-        q.shown = vec![(unit, 1)];
+        q.shown = vec![(unit, crate::units::WHOLE)];
     }
 }
 

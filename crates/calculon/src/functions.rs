@@ -452,7 +452,7 @@ fn degrees(work: &Work<'_>, value: Real) -> FnResult {
     Ok(Quantity {
         num: Number::real(work.mul(&value, &size)?),
         dim: Dim::NONE,
-        shown: vec![(deg, 1)],
+        shown: vec![(deg, crate::units::WHOLE)],
     })
 }
 

@@ -18,12 +18,13 @@ use dashu_ratio::RBig;
 
 use crate::complex::Number;
 use crate::real::{NumError, NumResult, Real, Work};
-use crate::units::{Dim, Factor, Unit, table};
+use crate::units::{Dim, Factor, Unit, WHOLE, exponent_text, table};
 
 #[derive(Clone, Debug)]
 pub(crate) struct Quantity {
     pub(crate) num: Number,
     pub(crate) dim: Dim,
+    /// The units to show, each with its exponent in twelfths ([`WHOLE`]).
     pub(crate) shown: Vec<(Unit, i32)>,
 }
 
@@ -60,7 +61,7 @@ impl Quantity {
     /// temperature.
     pub(crate) fn absolute_zero(&self) -> Option<&RBig> {
         match self.shown.as_slice() {
-            [(u, 1)] => u.zero.as_ref(),
+            [(u, WHOLE)] => u.zero.as_ref(),
             _ => None,
         }
     }
@@ -73,10 +74,10 @@ impl Quantity {
 
 pub(crate) fn units_text(shown: &[(Unit, i32)]) -> String {
     let power = |u: &Unit, p: i32| {
-        if p == 1 {
+        if p == WHOLE {
             u.name.clone()
         } else {
-            format!("{}^{p}", u.name)
+            format!("{}^{}", u.name, exponent_text(p))
         }
     };
     let up: Vec<String> = shown
@@ -110,10 +111,24 @@ impl Work<'_> {
     /// The size of the shown units together.
     pub(crate) fn shown_factor(&self, shown: &[(Unit, i32)]) -> NumResult<Real> {
         let mut f = Factor::one();
+        let mut roots = Vec::new();
         for (u, p) in shown {
-            f = f.mul(&u.factor.powi(*p));
+            f = f.mul(&u.factor.powi(p / WHOLE));
+            if p % WHOLE != 0 {
+                roots.push((&u.factor, p % WHOLE));
+            }
         }
-        self.factor(&f)
+        let mut size = self.factor(&f)?;
+        // A unit to a fractional power (lb^(1/2)): its size's root.
+        for (factor, twelfths) in roots {
+            let e = Real::Exact(RBig::from_parts(
+                dashu_int::IBig::from(twelfths),
+                dashu_int::UBig::from(WHOLE.unsigned_abs()),
+            ));
+            let root = self.pow(&self.factor(factor)?, &e)?;
+            size = self.mul(&size, &root)?;
+        }
+        Ok(size)
     }
 
     /// One of a unit.
@@ -121,7 +136,7 @@ impl Work<'_> {
         Ok(Quantity {
             num: Number::real(self.factor(&u.factor)?),
             dim: u.dim,
-            shown: vec![(u, 1)],
+            shown: vec![(u, WHOLE)],
         })
     }
 
@@ -175,7 +190,7 @@ impl Work<'_> {
                 };
                 let shown = table()
                     .lookup(delta)
-                    .map(|u| vec![(u, 1)])
+                    .map(|u| vec![(u, WHOLE)])
                     .unwrap_or_default();
                 Ok(Quantity {
                     num: self.c_sub(&ka, &kb)?,
@@ -233,6 +248,7 @@ impl Work<'_> {
         let mut shown = Vec::new();
         for (u, k) in &a.shown {
             let kp = i64::from(*k) * p;
+            // kp / q must be a whole number of twelfths.
             if kp % q != 0 {
                 return Err(QtyError::FractionalUnit(describe(a)));
             }

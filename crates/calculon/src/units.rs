@@ -22,9 +22,26 @@ use crate::parse::{BinOp, ExprKind, NameKind, Names, Statement, parse};
 pub(crate) const BASE_NAMES: [&str; 8] = ["m", "kg", "s", "A", "K", "mol", "cd", "bit"];
 const BASE_TAGS: [&str; 8] = ["L", "M", "T", "I", "K", "N", "J", "B"];
 
-/// Exponents of the base dimensions.
+/// Unit exponents are kept in twelfths, so that roots of units stay
+/// exact: `kg^(1/3)`, `Hz^(1/2)`, `sqrt(kg^2)`.
+pub(crate) const WHOLE: i32 = 12;
+
+/// An exponent in twelfths as text: `2`, `-1`, `(1/3)`, `(-3/2)`.
+pub(crate) fn exponent_text(p: i32) -> String {
+    if p % WHOLE == 0 {
+        return (p / WHOLE).to_string();
+    }
+    let g = gcd(p.unsigned_abs(), WHOLE.unsigned_abs()) as i32;
+    format!("({}/{})", p / g, WHOLE / g)
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Exponents of the base dimensions, in twelfths ([`WHOLE`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Dim(pub(crate) [i8; 8]);
+pub(crate) struct Dim(pub(crate) [i16; 8]);
 
 impl Dim {
     pub(crate) const NONE: Dim = Dim([0; 8]);
@@ -49,15 +66,16 @@ impl Dim {
         Dim(d)
     }
 
-    /// `self^(num/den)`, if every exponent stays an integer.
+    /// `self^(num/den)`, if every exponent stays a whole number of
+    /// twelfths.
     pub(crate) fn pow(self, num: i64, den: i64) -> Option<Dim> {
-        let mut d = [0i8; 8];
+        let mut d = [0i16; 8];
         for (out, &a) in d.iter_mut().zip(&self.0) {
             let p = i64::from(a).checked_mul(num)?;
             if den == 0 || p % den != 0 {
                 return None;
             }
-            *out = i8::try_from(p / den).ok()?;
+            *out = i16::try_from(p / den).ok()?;
         }
         Some(Dim(d))
     }
@@ -77,10 +95,10 @@ impl fmt::Display for Dim {
                 write!(f, "·")?;
             }
             first = false;
-            if p == 1 {
+            if i32::from(p) == WHOLE {
                 write!(f, "{name}")?;
             } else {
-                write!(f, "{name}^{p}")?;
+                write!(f, "{name}^{}", exponent_text(i32::from(p)))?;
             }
         }
         Ok(())
@@ -348,8 +366,8 @@ impl Table {
             ExprKind::Name(name, _) => {
                 if let Some(tag) = name.strip_prefix("__") {
                     let i = BASE_TAGS.iter().position(|t| *t == tag)?;
-                    let mut d = [0i8; 8];
-                    d[i] = 1;
+                    let mut d = [0i16; 8];
+                    d[i] = WHOLE as i16;
                     // The gram is defined as 0.001 of the kilogram base.
                     return Some((Factor::one(), Dim(d)));
                 }
@@ -539,7 +557,7 @@ mod tests {
         assert_eq!(size("deg").1, 1);
         assert_eq!(size("deg").0, r(1, 180));
         assert_eq!(size("Meter").0, r(1, 1));
-        assert_eq!(size("N").2, Dim([1, 1, -2, 0, 0, 0, 0, 0]));
+        assert_eq!(size("N").2, Dim([12, 12, -24, 0, 0, 0, 0, 0]));
         assert_eq!(size("kWh").0, r(3_600_000, 1));
         assert!(table().lookup("kft").is_none(), "ft takes no prefixes");
         assert!(table().lookup("k°C").is_none());

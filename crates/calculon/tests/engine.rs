@@ -540,6 +540,31 @@ fn unit_powers_per_and_derived_names() {
     ]);
 }
 
+/// Roots of units stay exact: exponents in halves, thirds, quarters and
+/// sixths; anything finer is refused with the unit named.
+#[test]
+fn fractional_unit_powers() {
+    check(&[
+        ("kg^(1/3)", "= 1 kg^(1/3)"),
+        ("cbrt(1 kg)", "= 1 kg^(1/3)"),
+        ("cbrt(27 kg)", "= 3 kg^(1/3)"),
+        ("(kg^(1/3))^3", "= 1 kg"),
+        ("sqrt kg^2", "= 1 kg"),
+        ("sqrt(4 m)", "= 2 m^(1/2)"),
+        ("sqrt(4 m) * sqrt(9 m)", "= 6 m"),
+        ("1 / sqrt(s)", "= 1 s^(-1/2)"),
+        ("m^(3/2)", "= 1 m^(3/2)"),
+        ("8 m^(3/4) * 2 m^(1/4)", "= 16 m"),
+        ("sqrt(1 Hz)", "= 1 Hz^(1/2)"),
+        ("sqrt(4 lb) to kg^(1/2)", "≈ 1.34698533028388991434650833077 kg^(1/2)"),
+        ("sqrt(1 m^2/s^2)", "= 1 m/s"),
+        (
+            "kg^(1/5)",
+            "error: that power of kg would need a fractional unit exponent",
+        ),
+    ]);
+}
+
 /// Unit names of several words, and C / F as temperatures when the other
 /// side of a conversion is one (the reading says which was taken).
 #[test]
