@@ -51,6 +51,11 @@ pub struct Settings {
     /// (`1 234 567.89`), which read back as one number (default off; the
     /// window turns it on).
     pub group_digits: bool,
+    /// The clock for `now` and `today`, in Unix seconds (`None`: the
+    /// system's clock). Tests fix it.
+    pub now: Option<i64>,
+    /// The local time zone, by IANA name (`None`: the system's zone).
+    pub time_zone: Option<String>,
 }
 
 /// The window's notation choice (see [`Settings::notation`]).
@@ -77,6 +82,8 @@ impl Default for Settings {
             max_depth: 1000,
             notation: Notation::Auto,
             group_digits: false,
+            now: None,
+            time_zone: None,
         }
     }
 }
@@ -332,6 +339,52 @@ impl Calculator {
         Ok(answer)
     }
 
+    /// A line about dates and times (see [`crate::dates`]), if it is one;
+    /// a span asked in a unit of time is converted by the unit engine.
+    fn evaluate_date(
+        &mut self,
+        line: &str,
+        cancel: &CancelFlag,
+    ) -> Option<Result<Answer, CalcError>> {
+        let defined = |n: &str| self.variables.contains_key(n) || self.functions.contains_key(n);
+        let context = crate::dates::Context {
+            now: self.settings.now,
+            zone: self.settings.time_zone.as_deref(),
+            defined: &defined,
+        };
+        let outcome = crate::dates::try_line(line, &context)?;
+        Some(outcome.and_then(|o| match o {
+            crate::dates::Outcome::Shown { reading, value } => Ok(Answer {
+                reading,
+                value,
+                approximate: false,
+                fraction: None,
+                kind: AnswerKind::Value,
+            }),
+            crate::dates::Outcome::Convert {
+                reading,
+                seconds,
+                target,
+            } => {
+                let text = format!(
+                    "({}/{}) s to {target}",
+                    seconds.numerator(),
+                    seconds.denominator()
+                );
+                let mut answer = self.evaluate_statement(&text, cancel).map_err(|mut e| {
+                    // The target's error, placed on the target as typed.
+                    let at = line.rfind(target.as_str()).unwrap_or(0);
+                    let from = text.len() - target.len();
+                    e.span = (e.span.start.saturating_sub(from) + at)
+                        ..(e.span.end.saturating_sub(from) + at);
+                    e
+                })?;
+                answer.reading = reading;
+                Ok(answer)
+            }
+        }))
+    }
+
     /// Names typed in capitals (`SIN PI`, `LOG 100`) are the function or
     /// value of that name in small letters, unless the capitals name
     /// something of their own (`G`, the constant; `Pa`, the pascal).
@@ -356,6 +409,9 @@ impl Calculator {
         let options = LexOptions {
             decimal_comma: self.settings.decimal_comma,
         };
+        if let Some(dated) = self.evaluate_date(line, cancel) {
+            return dated;
+        }
         let mut tokens = lex(line, options)?;
         if tokens.is_empty() {
             return Err(CalcError::new(ErrorKind::Empty, 0..line.len()));

@@ -28,6 +28,7 @@ pub mod app;
 mod budget;
 mod complex;
 mod constants;
+mod dates;
 mod error;
 mod eval;
 mod format;
