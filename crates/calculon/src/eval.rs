@@ -108,6 +108,9 @@ pub struct Answer {
     pub fraction: Option<String>,
     /// What kind of line it was.
     pub kind: AnswerKind,
+    /// What the value rests on, shown after it: the day of the exchange
+    /// rates a conversion between currencies used.
+    pub note: Option<String>,
 }
 
 impl Answer {
@@ -116,9 +119,13 @@ impl Answer {
         match &self.kind {
             AnswerKind::Value => {
                 let mark = if self.approximate { "≈" } else { "=" };
-                match &self.fraction {
+                let line = match &self.fraction {
                     Some(f) => format!("{mark} {} (= {f})", self.value),
                     None => format!("{mark} {}", self.value),
+                };
+                match &self.note {
+                    Some(n) => format!("{line} ({n})"),
+                    None => line,
                 }
             }
             AnswerKind::Definition | AnswerKind::Plot(_) => self.value.clone(),
@@ -359,6 +366,7 @@ impl Calculator {
                 value,
                 approximate: false,
                 fraction: None,
+                note: None,
                 kind: AnswerKind::Value,
             }),
             crate::dates::Outcome::Convert {
@@ -439,7 +447,7 @@ impl Calculator {
                     }
                     _ => self.settings.digits,
                 };
-                let (answer, value) = self.with_digits(digits, &budget, |work, calc| {
+                let (mut answer, value) = self.with_digits(digits, &budget, |work, calc| {
                     let q = calc.eval(work, &expr, &Scope::top())?;
                     let reading = match &target {
                         Some((Target::Units(t), _)) => format!("{expr} → {t}"),
@@ -449,6 +457,12 @@ impl Calculator {
                     let answer = calc.present(work, &q, target.as_ref(), reading)?;
                     Ok((answer, q))
                 })?;
+                if value.dim.0[crate::units::MONEY] != 0 && currencies(&tokens) > 1 {
+                    answer.note = Some(format!(
+                        "ECB rates of {}",
+                        crate::rates::Rates::current().date
+                    ));
+                }
                 self.ans = Some(value);
                 Ok(answer)
             }
@@ -471,6 +485,7 @@ impl Calculator {
                     value: format!("{name} = {}", answer.value),
                     approximate: answer.approximate,
                     fraction: answer.fraction,
+                    note: None,
                     kind: AnswerKind::Definition,
                 })
             }
@@ -499,6 +514,7 @@ impl Calculator {
                     value: text,
                     approximate: false,
                     fraction: None,
+                    note: None,
                     kind: AnswerKind::Definition,
                 })
             }
@@ -514,6 +530,7 @@ impl Calculator {
                     value: reading,
                     approximate: false,
                     fraction: None,
+                    note: None,
                     kind: AnswerKind::Plot(PlotRequest {
                         expression: source(&expr),
                         variable: var,
@@ -1291,6 +1308,7 @@ impl Calculator {
                 value: with_unit(format!("{}/{}", r.numerator(), r.denominator()), &q),
                 approximate: false,
                 fraction: None,
+                note: None,
                 kind: AnswerKind::Value,
             });
         }
@@ -1312,8 +1330,28 @@ impl Calculator {
                 value: text,
                 approximate: false,
                 fraction: None,
+                note: None,
                 kind: AnswerKind::Value,
             });
+        }
+        // Money that does not come out in whole cents (a conversion at a
+        // rate) shows to the cent, as the peers do; asked formats win.
+        let money = {
+            let mut d = crate::units::Dim::NONE;
+            d.0[crate::units::MONEY] = crate::units::WHOLE as i16;
+            q.dim == d
+        };
+        if money
+            && style.round.is_none()
+            && !style.scientific
+            && !style.engineering
+            && style.radix == Radix::Decimal
+            && value.is_real()
+            && value.as_rational().is_none_or(|r| {
+                crate::format::terminating_places(r.denominator(), 10).is_none_or(|p| p > 2)
+            })
+        {
+            style.round = Some(Round::Places(2));
         }
         // Places asked: as many significant digits as reach them.
         if let Some(Round::Places(p)) = style.round {
@@ -1354,6 +1392,7 @@ impl Calculator {
             value: with_unit(text, &q),
             approximate: printed.approximate,
             fraction,
+            note: None,
             kind: AnswerKind::Value,
         })
     }
@@ -1477,6 +1516,7 @@ impl Calculator {
             value: text,
             approximate,
             fraction: None,
+            note: None,
             kind: AnswerKind::Value,
         })
     }
@@ -1732,6 +1772,21 @@ fn group_digits(text: &str, mark: char) -> String {
 const DERIVED: &[&str] = &[
     "A", "N", "J", "W", "Pa", "C", "V", "Ω", "F", "S", "Wb", "T", "H",
 ];
+
+/// How many different currencies a line names.
+fn currencies(tokens: &[crate::lex::Token]) -> usize {
+    let mut seen: Vec<crate::units::Factor> = Vec::new();
+    for t in tokens {
+        if let crate::lex::Tok::Ident(name) = &t.tok
+            && let Some(u) = table().lookup(name)
+            && u.dim.0[crate::units::MONEY] != 0
+            && !seen.contains(&u.factor)
+        {
+            seen.push(u.factor);
+        }
+    }
+    seen.len()
+}
 
 /// Shows a quantity whose units are two or more coherent SI units (no
 /// prefix, no other size) in the one named unit of its dimension, if there

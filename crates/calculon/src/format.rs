@@ -190,7 +190,7 @@ fn print_ball(b: &Ball, style: Style, check: Check<'_>) -> Result<Printed, NumEr
 /// `base`, if it does in at most [`EXACT_FRACTION_DIGITS`] places (more
 /// are never printed as a fraction: counting them all would divide a huge
 /// denominator by 2 or 5 once per factor).
-fn terminating_places(den: &UBig, base: u32) -> Option<usize> {
+pub(crate) fn terminating_places(den: &UBig, base: u32) -> Option<usize> {
     let mut d = den.clone();
     let mut places = 0usize;
     let primes: &[u32] = match base {

@@ -38,6 +38,7 @@ mod mag;
 mod parse;
 mod plot;
 mod quantity;
+mod rates;
 mod real;
 mod series;
 mod units;
@@ -50,6 +51,7 @@ pub use eval::{
 };
 pub use format::Radix;
 pub use plot::{Graph, sample};
+pub use rates::{Rates, RatesError, use_rates};
 
 /// Every built-in function with the fewest and most arguments it takes
 /// (`usize::MAX`: any number), for tests and fuzzing that call each one.

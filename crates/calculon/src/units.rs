@@ -18,9 +18,11 @@ use crate::lex::{LexOptions, lex};
 use crate::parse::{BinOp, ExprKind, NameKind, Names, Statement, parse};
 
 /// The base dimensions: length, mass, time, current, temperature, amount,
-/// luminous intensity, information.
-pub(crate) const BASE_NAMES: [&str; 8] = ["m", "kg", "s", "A", "K", "mol", "cd", "bit"];
-const BASE_TAGS: [&str; 8] = ["L", "M", "T", "I", "K", "N", "J", "B"];
+/// luminous intensity, information, money (in euros).
+pub(crate) const BASE_NAMES: [&str; 9] = ["m", "kg", "s", "A", "K", "mol", "cd", "bit", "EUR"];
+const BASE_TAGS: [&str; 9] = ["L", "M", "T", "I", "K", "N", "J", "B", "X"];
+/// Money's place among the base dimensions.
+pub(crate) const MONEY: usize = 8;
 
 /// Unit exponents are kept in twelfths, so that roots of units stay
 /// exact: `kg^(1/3)`, `Hz^(1/2)`, `sqrt(kg^2)`.
@@ -41,10 +43,10 @@ fn gcd(a: u32, b: u32) -> u32 {
 
 /// Exponents of the base dimensions, in twelfths ([`WHOLE`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Dim(pub(crate) [i16; 8]);
+pub(crate) struct Dim(pub(crate) [i16; 9]);
 
 impl Dim {
-    pub(crate) const NONE: Dim = Dim([0; 8]);
+    pub(crate) const NONE: Dim = Dim([0; 9]);
 
     pub(crate) fn is_none(self) -> bool {
         self == Dim::NONE
@@ -69,7 +71,7 @@ impl Dim {
     /// `self^(num/den)`, if every exponent stays a whole number of
     /// twelfths.
     pub(crate) fn pow(self, num: i64, den: i64) -> Option<Dim> {
-        let mut d = [0i16; 8];
+        let mut d = [0i16; 9];
         for (out, &a) in d.iter_mut().zip(&self.0) {
             let p = i64::from(a).checked_mul(num)?;
             if den == 0 || p % den != 0 {
@@ -262,7 +264,13 @@ impl Prefix {
 /// The unit table (built on first use).
 pub(crate) fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| Table::build(include_str!("units.txt")))
+    TABLE.get_or_init(|| {
+        Table::build(&format!(
+            "{}\n{}",
+            include_str!("units.txt"),
+            crate::rates::unit_lines()
+        ))
+    })
 }
 
 impl Table {
@@ -366,7 +374,7 @@ impl Table {
             ExprKind::Name(name, _) => {
                 if let Some(tag) = name.strip_prefix("__") {
                     let i = BASE_TAGS.iter().position(|t| *t == tag)?;
-                    let mut d = [0i16; 8];
+                    let mut d = [0i16; 9];
                     d[i] = WHOLE as i16;
                     // The gram is defined as 0.001 of the kilogram base.
                     return Some((Factor::one(), Dim(d)));
@@ -557,7 +565,7 @@ mod tests {
         assert_eq!(size("deg").1, 1);
         assert_eq!(size("deg").0, r(1, 180));
         assert_eq!(size("Meter").0, r(1, 1));
-        assert_eq!(size("N").2, Dim([12, 12, -24, 0, 0, 0, 0, 0]));
+        assert_eq!(size("N").2, Dim([12, 12, -24, 0, 0, 0, 0, 0, 0]));
         assert_eq!(size("kWh").0, r(3_600_000, 1));
         assert!(table().lookup("kft").is_none(), "ft takes no prefixes");
         assert!(table().lookup("k°C").is_none());

@@ -68,6 +68,27 @@ struct Args {
     #[arg(long)]
     install_desktop: bool,
 
+    /// Fetch the European Central Bank's newest euro reference rates and
+    /// keep them (in --rates FILE) for later runs; prints their day.
+    #[arg(long)]
+    update_rates: bool,
+
+    /// The exchange-rate table to use, and the one --update-rates writes.
+    /// Default: calculon/rates.txt in the platform's data folder if it is
+    /// there, else the table shipped with calculon.
+    #[arg(long, value_name = "FILE")]
+    rates: Option<PathBuf>,
+
+    /// Where --update-rates fetches from (the ECB's daily file; a mirror
+    /// or a test server may stand in).
+    #[arg(
+        long,
+        value_name = "URL",
+        default_value = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml",
+        requires = "update_rates"
+    )]
+    rates_url: String,
+
     /// Where --install-desktop writes (default: $XDG_DATA_HOME, or
     /// ~/.local/share).
     #[arg(long, value_name = "DIR", requires = "install_desktop")]
@@ -159,6 +180,16 @@ fn run(args: Args) -> Result<bool> {
     if args.install_desktop {
         install_desktop(args.prefix)?;
         return Ok(true);
+    }
+    let rates_file = args.rates.clone().or_else(|| {
+        directories::ProjectDirs::from("", "", "calculon").map(|d| d.data_dir().join("rates.txt"))
+    });
+    if args.update_rates {
+        let path = rates_file.context("no data folder to keep the rates in; pass --rates FILE")?;
+        return update_rates(&args.rates_url, &path).map(|()| true);
+    }
+    if let Some(path) = &rates_file {
+        load_rates(path, args.rates.is_some())?;
     }
     if args.digits == 0 || args.digits > calculon::MAX_DIGITS {
         anyhow::bail!("--digits must be between 1 and {}", calculon::MAX_DIGITS);
@@ -415,9 +446,13 @@ impl Session {
 
 /// The value as the command line prints it: `42`, `≈ 1.414…`.
 fn result_text(a: &Answer) -> String {
-    match a.kind {
+    let text = match a.kind {
         AnswerKind::Value if a.approximate => format!("≈ {}", a.value),
         _ => a.value.clone(),
+    };
+    match &a.note {
+        Some(note) => format!("{text} ({note})"),
+        None => text,
     }
 }
 
@@ -474,6 +509,58 @@ fn draw_png(graph: &Graph, title: &str, path: &Path) -> Result<()> {
             .map_err(|e| err(&e))?;
     }
     root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Fetches the ECB's daily file, checks it and keeps it the safe way.
+fn update_rates(url: &str, path: &Path) -> Result<()> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    let xml = agent
+        .get(url)
+        .call()
+        .and_then(|mut r| r.body_mut().read_to_string())
+        .with_context(|| format!("fetching {url}"))?;
+    let rates = calculon::Rates::from_ecb_xml(&xml).with_context(|| format!("reading {url}"))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("making {}", dir.display()))?;
+    }
+    // The table replaced stays beside it, to go back to.
+    let mut previous = path.as_os_str().to_owned();
+    previous.push(".previous");
+    let previous = PathBuf::from(previous);
+    let kept_previous = path.exists();
+    if kept_previous {
+        std::fs::copy(path, &previous)
+            .with_context(|| format!("keeping {}", previous.display()))?;
+    }
+    write_safely(path, rates.to_text().as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    println!(
+        "{} rates of {} kept in {}",
+        rates.per_euro.len(),
+        rates.date,
+        path.display()
+    );
+    if kept_previous {
+        println!("the table before them is in {}", previous.display());
+    }
+    Ok(())
+}
+
+/// Uses the kept rate table, if there is one (a missing default file is
+/// the normal case: the shipped table serves).
+fn load_rates(path: &Path, asked: bool) -> Result<()> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !asked => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let rates =
+        calculon::Rates::parse(&text).with_context(|| format!("reading {}", path.display()))?;
+    calculon::use_rates(rates).context("using the rates")?;
     Ok(())
 }
 
