@@ -163,6 +163,12 @@ fn clean_pasted_line(raw: &str) -> String {
 }
 
 impl PlotRequest {
+    /// The functions to draw: the expression's parts between commas that
+    /// are outside parentheses and not digit groups (`sin x, cos x`).
+    pub fn functions(&self) -> Vec<String> {
+        split_functions(&self.expression)
+    }
+
     /// A plot of `expression` in `variable` over `[from, to]` (each an
     /// expression): what the window's plot button makes.
     pub fn new(expression: &str, variable: &str, from: &str, to: &str) -> Self {
@@ -420,6 +426,27 @@ impl Calculator {
         if let Some(dated) = self.evaluate_date(line, cancel) {
             return dated;
         }
+        // Functions of x between commas (`sin x, cos x`): one error that
+        // says so, and the window draws them together.
+        let parts = split_functions(line);
+        if parts.len() > 1 && !line.trim_start().starts_with("plot") {
+            let mut scratch = self.clone();
+            let free = parts.iter().all(|p| {
+                matches!(
+                    scratch.evaluate_statement(p, cancel),
+                    Err(CalcError {
+                        kind: ErrorKind::FreeVariable { .. },
+                        ..
+                    })
+                )
+            });
+            if free {
+                return Err(CalcError::new(
+                    ErrorKind::FreeVariable { name: "x".into() },
+                    0..line.len(),
+                ));
+            }
+        }
         let mut tokens = lex(line, options)?;
         if tokens.is_empty() {
             return Err(CalcError::new(ErrorKind::Empty, 0..line.len()));
@@ -518,13 +545,34 @@ impl Calculator {
                     kind: AnswerKind::Definition,
                 })
             }
-            Statement::Plot { expr, var, range } => {
+            Statement::Plot {
+                expr,
+                more,
+                var,
+                range,
+            } => {
                 let source = |e: &Expr| line.get(e.span.clone()).unwrap_or_default().to_string();
                 let (from, to, shown) = match &range {
                     Some((a, b)) => (source(a), source(b), (a.to_string(), b.to_string())),
                     None => ("-10".into(), "10".into(), ("-10".into(), "10".into())),
                 };
-                let reading = format!("plot {expr} from {} to {}", shown.0, shown.1);
+                let functions: Vec<String> = std::iter::once(&expr)
+                    .chain(&more)
+                    .map(ToString::to_string)
+                    .collect();
+                let reading = format!(
+                    "plot {} from {} to {}",
+                    functions.join(", "),
+                    shown.0,
+                    shown.1
+                );
+                let expr_source = match more.last() {
+                    Some(last) => line
+                        .get(expr.span.start..last.span.end)
+                        .unwrap_or_default()
+                        .to_string(),
+                    None => source(&expr),
+                };
                 Ok(Answer {
                     reading: reading.clone(),
                     value: reading,
@@ -532,7 +580,7 @@ impl Calculator {
                     fraction: None,
                     note: None,
                     kind: AnswerKind::Plot(PlotRequest {
-                        expression: source(&expr),
+                        expression: expr_source,
                         variable: var,
                         from,
                         to,
@@ -540,6 +588,27 @@ impl Calculator {
                 })
             }
         }
+    }
+
+    /// Samples every function of a request (`sin x, cos x`: two
+    /// graphs), each with its expression.
+    pub fn plot_all(
+        &self,
+        request: &PlotRequest,
+        samples: usize,
+        cancel: &CancelFlag,
+    ) -> Result<Vec<(String, Graph)>, CalcError> {
+        request
+            .functions()
+            .into_iter()
+            .map(|f| {
+                let one = PlotRequest {
+                    expression: f.clone(),
+                    ..request.clone()
+                };
+                self.plot(&one, samples, cancel).map(|g| (f, g))
+            })
+            .collect()
     }
 
     /// Samples a plot: `samples` uniform points over the range, refined
@@ -800,6 +869,13 @@ impl Calculator {
         let v = self.variables.remove(name).is_some();
         let f = self.functions.remove(name).is_some();
         v || f
+    }
+
+    /// The user's definitions: each name with the line that made it.
+    pub(crate) fn definition_lines(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.definitions
+            .iter()
+            .map(|(n, l)| (n.as_str(), l.as_str()))
     }
 
     fn remember(&mut self, name: &str, line: &str) {
@@ -1772,6 +1848,36 @@ fn group_digits(text: &str, mark: char) -> String {
 const DERIVED: &[&str] = &[
     "A", "N", "J", "W", "Pa", "C", "V", "Ω", "F", "S", "Wb", "T", "H",
 ];
+
+/// `text` split at its top-level commas (not inside parentheses, not a
+/// digit group such as `1,000`).
+pub(crate) fn split_functions(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b',' if depth == 0 => {
+                let group = i > 0
+                    && bytes[i - 1].is_ascii_digit()
+                    && bytes.len() >= i + 4
+                    && bytes[i + 1..i + 4].iter().all(u8::is_ascii_digit)
+                    && !bytes.get(i + 4).is_some_and(u8::is_ascii_digit);
+                if !group {
+                    parts.push(text[start..i].trim().to_string());
+                    start = i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim().to_string());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
 
 /// How many different currencies a line names.
 fn currencies(tokens: &[crate::lex::Token]) -> usize {

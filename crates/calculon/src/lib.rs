@@ -40,6 +40,7 @@ mod plot;
 mod quantity;
 mod rates;
 mod real;
+mod reference;
 mod series;
 mod units;
 mod words;
@@ -52,6 +53,7 @@ pub use eval::{
 pub use format::Radix;
 pub use plot::{Graph, sample};
 pub use rates::{Rates, RatesError, use_rates};
+pub use reference::{Entry, EntryKind};
 
 /// Every built-in function with the fewest and most arguments it takes
 /// (`usize::MAX`: any number), for tests and fuzzing that call each one.

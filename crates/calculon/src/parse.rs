@@ -130,6 +130,8 @@ pub(crate) enum Statement {
     },
     Plot {
         expr: Expr,
+        /// Further functions on the same graph.
+        more: Vec<Expr>,
         var: String,
         range: Option<(Expr, Expr)>,
     },
@@ -308,6 +310,12 @@ impl Parser<'_> {
         if self.ident_is(0, "plot") {
             self.pos += 1;
             let expr = self.expr(0)?;
+            // Several functions on one graph: `plot sin x, cos x`.
+            let mut more = Vec::new();
+            while matches!(self.peek(), Some(Tok::Comma)) {
+                self.pos += 1;
+                more.push(self.expr(0)?);
+            }
             let range = if self.ident_is(0, "from") {
                 self.pos += 1;
                 let from = self.expr(0)?;
@@ -328,6 +336,7 @@ impl Parser<'_> {
             };
             return Ok(Statement::Plot {
                 expr,
+                more,
                 var: "x".into(),
                 range,
             });

@@ -177,6 +177,9 @@ struct Def {
     dim: Dim,
     zero: Option<RBig>,
     prefixes: Prefixes,
+    /// Its names and definition as written, for the list of names.
+    names: String,
+    definition: String,
 }
 
 /// The table of units, built once from `units.txt`.
@@ -327,11 +330,27 @@ impl Table {
             None => None,
         };
         let index = self.defs.len();
+        let names: Vec<&str> = symbols
+            .split_whitespace()
+            .chain(words.split_whitespace())
+            .collect();
+        let definition = match definition {
+            d if d.starts_with('!') => "a base unit".to_string(),
+            d => d.to_string(),
+        };
+        let prefixes_text = match prefixes {
+            Prefixes::None => "",
+            Prefixes::Si => " (takes SI prefixes)",
+            Prefixes::Binary => " (takes binary prefixes)",
+            Prefixes::Both => " (takes SI and binary prefixes)",
+        };
         self.defs.push(Def {
             factor,
             dim,
             zero,
             prefixes,
+            names: names.join(", "),
+            definition: format!("{definition}{prefixes_text}"),
         });
         for s in symbols.split_whitespace() {
             self.names.insert(s.to_string(), (index, true));
@@ -475,6 +494,13 @@ impl Table {
     /// Every unit name without a prefix (for suggestions and counting).
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.names.keys().map(String::as_str)
+    }
+
+    /// Every unit: its names and its definition as written.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.defs
+            .iter()
+            .map(|d| (d.names.as_str(), d.definition.as_str()))
     }
 
     /// How many names a lookup accepts, prefixed forms included.

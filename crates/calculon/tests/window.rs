@@ -339,3 +339,101 @@ fn shift_enter_is_a_new_line_and_typing_after_enter_is_kept() {
     assert_eq!(h.state().history().len(), 2);
     assert_eq!(result(&h), "= 42", "what was typed after Enter was lost");
 }
+
+/// Several functions between commas share one graph, each in its colour
+/// and named in a legend; with or without `plot … from … to …`.
+#[test]
+fn several_functions_share_one_graph() {
+    let mut h = typed("sin x, cos x");
+    assert!(result(&h).contains("function of x"), "{}", result(&h));
+    assert_eq!(h.state().graph_functions(), ["sin x", "cos x"]);
+    h.run_steps(2);
+    let texts = painted(&h);
+    assert!(
+        texts.iter().any(|t| t == "sin x") && texts.iter().any(|t| t == "cos x"),
+        "no legend: {texts:?}"
+    );
+    h.get_by_label("Expression").focus();
+    h.key_press_modifiers(eframe::egui::Modifiers::COMMAND, eframe::egui::Key::A);
+    h.get_by_label("Expression")
+        .type_text("plot x^2, 2x, max(1, x) from 0 to 2");
+    settle(&mut h);
+    assert_eq!(h.state().graph_functions(), ["x^2", "2x", "max(1, x)"]);
+}
+
+/// The pointer over the graph shows its coordinates, and the axes are
+/// marked with round numbers.
+#[test]
+fn the_pointer_shows_coordinates_and_axes_read_round() {
+    let mut h = typed("plot x/3 from 0 to 1");
+    h.run_steps(2);
+    let hint = h.get_by_label("point at the graph for its coordinates");
+    let below = hint.rect();
+    // The graph is just above the hint: point at its middle.
+    let at = eframe::egui::pos2(below.center().x, below.top() - 130.0);
+    h.input_mut()
+        .events
+        .push(eframe::egui::Event::PointerMoved(at));
+    h.run_steps(3);
+    let texts = painted(&h);
+    let shown = texts
+        .iter()
+        .find(|t| t.starts_with("x = "))
+        .unwrap_or_else(|| panic!("no coordinates: {texts:?}"));
+    let numbers: Vec<f64> = shown
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers.len(), 2, "{shown}");
+    assert!((0.0..=1.0).contains(&numbers[0]), "{shown}");
+    // Axis marks: short decimals, never float noise such as 0.30000000000000004.
+    for t in &texts {
+        if let Ok(v) = t.parse::<f64>() {
+            let decimals = t.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 3, "{t} ({v}) is not a round label");
+        }
+    }
+}
+
+/// The Names button (or F1) opens a searchable list of every function,
+/// constant and unit with its definition; a click puts the name into the
+/// expression, where typing goes on.
+#[test]
+fn the_list_of_names_searches_and_inserts() {
+    let mut h = typed("2 ");
+    h.get_by_label("Names").click();
+    h.run_steps(2);
+    h.get_by_label("Search names").type_text("boltzmann");
+    h.run_steps(2);
+    h.get_by_label_contains("k_B (k_B, boltzmann, boltzmann_constant) — 1.380649e-23 J/K")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Expression").type_text(" * 300 K");
+    settle(&mut h);
+    assert_eq!(
+        h.get_by_label("Expression").value().as_deref(),
+        Some("2 k_B * 300 K")
+    );
+    assert!(
+        result(&h).contains("8283894") && result(&h).ends_with(" J"),
+        "{}",
+        result(&h)
+    );
+    assert!(
+        h.query_by_label("Search names").is_none(),
+        "the list stayed open"
+    );
+    // F1 opens it too; a function goes in with its parenthesis.
+    h.key_press(eframe::egui::Key::F1);
+    h.run_steps(2);
+    h.get_by_label("Search names")
+        .type_text("inverse hyperbolic");
+    h.run_steps(2);
+    h.get_by_label_contains("inverse hyperbolic functions")
+        .click();
+    h.run_steps(2);
+    assert_eq!(
+        h.get_by_label("Expression").value().as_deref(),
+        Some("2 k_B * 300 Kasinh(")
+    );
+}

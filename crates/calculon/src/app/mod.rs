@@ -6,6 +6,7 @@
 //! cancels the evaluation of the previous text, so a slow line (10,000
 //! digits of π, a huge factorial) never holds the window up.
 
+mod names;
 mod worker;
 
 use std::path::PathBuf;
@@ -46,7 +47,10 @@ pub struct CalculonApp {
     history: Vec<HistoryEntry>,
     plot_generation: u64,
     plot_cancel: CancelFlag,
-    plot: Option<(String, Result<Graph, String>)>,
+    /// The list of names, when open.
+    names: Option<names::NamesList>,
+    /// The graph's title and its functions' curves (or why there are none).
+    plot: Option<(String, Result<Curves, String>)>,
     plot_waiting: bool,
     /// Kept lines sent to the worker whose answers have not come back.
     commits_waiting: usize,
@@ -91,6 +95,7 @@ impl CalculonApp {
             plot_generation: 0,
             plot_cancel: CancelFlag::new(),
             plot: None,
+            names: None,
             plot_waiting: false,
             commits_waiting: 0,
             quitting: false,
@@ -116,10 +121,18 @@ impl CalculonApp {
         &self.history
     }
 
+    /// The functions the graph shows.
+    pub fn graph_functions(&self) -> Vec<String> {
+        match &self.plot {
+            Some((_, Ok(g))) => g.iter().map(|(f, _)| f.clone()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether a graph is shown (and how many pieces it has).
     pub fn graph_segments(&self) -> Option<usize> {
         match &self.plot {
-            Some((_, Ok(g))) => Some(g.segments.len()),
+            Some((_, Ok(g))) => Some(g.iter().map(|(_, g)| g.segments.len()).sum()),
             _ => None,
         }
     }
@@ -263,6 +276,7 @@ impl CalculonApp {
 
         let mut plot = false;
         let mut digits_changed = false;
+        let mut open_names = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F1));
         ui.horizontal(|ui| {
             if ui
                 .button("√")
@@ -277,6 +291,13 @@ impl CalculonApp {
                 .clicked()
             {
                 plot = true;
+            }
+            if ui
+                .button("Names")
+                .on_hover_text("every function, constant and unit, searchable (F1)")
+                .clicked()
+            {
+                open_names = true;
             }
             if ui
                 .button("Keep")
@@ -313,6 +334,20 @@ impl CalculonApp {
                 });
             digits_changed |= self.notation != before;
         });
+        if open_names {
+            self.names = Some(names::NamesList::new(ui.ctx(), self.calc.reference()));
+        }
+        if let Some(list) = &mut self.names {
+            let (picked, open) = list.show(ui.ctx());
+            if let Some(text) = picked {
+                insert_at_cursor(ui.ctx(), expression_id, &mut self.expression, &text);
+                ui.memory_mut(|m| m.request_focus(expression_id));
+                changed = true;
+            }
+            if !open {
+                self.names = None;
+            }
+        }
         if complete && let Some(rest) = self.completion(ui.ctx(), expression_id) {
             insert_at_cursor(ui.ctx(), expression_id, &mut self.expression, &rest);
             ui.memory_mut(|m| m.request_focus(expression_id));
@@ -654,30 +689,63 @@ impl CalculonApp {
             Err(message) => {
                 ui.label(message.as_str());
             }
-            Ok(g) => {
-                let (x0, x1) = g.x_range;
-                let (y0, y1) = g.y_range;
-                // The graph's own range (not the extremes near a pole);
+            Ok(curves) => {
+                let Some((_, first)) = curves.first() else {
+                    return;
+                };
+                let (x0, x1) = first.x_range;
+                // Every curve's own range (not the extremes near a pole);
                 // points far outside it are pinned, so a pole is a line
                 // off the edge rather than a squashed curve.
+                let (y0, y1) = curves
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, g)| {
+                        (lo.min(g.y_range.0), hi.max(g.y_range.1))
+                    });
                 let far = (y1 - y0).max(f64::MIN_POSITIVE) * 10.0;
+                let mut pointer = None;
                 // A new graph gets new axes (its own range), not the last
                 // graph's panned and zoomed view.
-                egui_plot::Plot::new(("calculon-graph", self.plot_generation))
+                let mut plot = egui_plot::Plot::new(("calculon-graph", self.plot_generation))
                     .height(260.0)
                     .default_x_bounds(x0, x1.max(x0 + f64::EPSILON))
                     .default_y_bounds(y0, y1.max(y0 + f64::EPSILON))
-                    .show(ui, |p| {
-                        // One colour for every piece of the one curve.
-                        let colour = egui::Color32::from_rgb(90, 150, 240);
+                    .x_axis_formatter(|mark, _| round_label(mark.value, mark.step_size))
+                    .y_axis_formatter(|mark, _| round_label(mark.value, mark.step_size))
+                    // The coordinates show under the graph instead.
+                    .show_x(false)
+                    .show_y(false);
+                if curves.len() > 1 {
+                    plot = plot.legend(egui_plot::Legend::default());
+                }
+                plot.show(ui, |p| {
+                    for (k, (name, g)) in curves.iter().enumerate() {
+                        // One colour for every piece of one curve.
+                        let colour = CURVE_COLOURS[k % CURVE_COLOURS.len()];
                         for segment in &g.segments {
                             let points: Vec<[f64; 2]> = segment
                                 .iter()
                                 .map(|&[x, y]| [x, y.clamp(y0 - far, y1 + far)])
                                 .collect();
-                            p.line(egui_plot::Line::new("f", points).color(colour));
+                            p.line(egui_plot::Line::new(name.as_str(), points).color(colour));
                         }
-                    });
+                    }
+                    if p.response().hovered()
+                        && let Some(at) = p.pointer_coordinate()
+                    {
+                        let b = p.plot_bounds();
+                        pointer = Some(([at.x, at.y], [b.width(), b.height()]));
+                    }
+                });
+                let text = match pointer {
+                    Some(([x, y], [w, h])) => format!(
+                        "x = {}   y = {}",
+                        round_label(x, w / 1000.0),
+                        round_label(y, h / 1000.0)
+                    ),
+                    None => "point at the graph for its coordinates".to_string(),
+                };
+                ui.label(egui::RichText::new(text).small().weak());
             }
         }
     }
@@ -762,6 +830,39 @@ const STALE_AFTER: std::time::Duration = std::time::Duration::from_millis(150);
 /// Whether an error says the line is a function of a free `x`.
 fn free_x(e: &CalcError) -> bool {
     matches!(&e.kind, ErrorKind::FreeVariable { name } if name == "x")
+}
+
+/// A graph's functions, each with its curve.
+type Curves = Vec<(String, Graph)>;
+
+/// Curve colours, told apart by most eyes (Okabe and Ito's palette).
+const CURVE_COLOURS: [egui::Color32; 6] = [
+    egui::Color32::from_rgb(86, 180, 233),
+    egui::Color32::from_rgb(230, 159, 0),
+    egui::Color32::from_rgb(0, 158, 115),
+    egui::Color32::from_rgb(204, 121, 167),
+    egui::Color32::from_rgb(240, 228, 66),
+    egui::Color32::from_rgb(213, 94, 0),
+];
+
+/// `value` with as many decimals as `step` needs, so axis marks read
+/// `0.2`, `-30`, `1500` (not `0.20000000000000004`).
+pub(crate) fn round_label(value: f64, step: f64) -> String {
+    let decimals = if step > 0.0 && step.is_finite() {
+        (-step.log10().floor()).clamp(0.0, 12.0) as usize
+    } else {
+        3
+    };
+    let text = format!("{value:.decimals$}");
+    // No "-0".
+    if text
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        return text.trim_start_matches('-').to_string();
+    }
+    text
 }
 
 /// Results longer than this many characters are shown by their ends.

@@ -45,7 +45,8 @@ pub(crate) enum Done {
     },
     Plot {
         generation: u64,
-        graph: Result<Graph, String>,
+        /// Each function's expression and curve.
+        graph: Result<Vec<(String, Graph)>, String>,
     },
 }
 
@@ -107,7 +108,7 @@ fn run(job: Job) -> Done {
         } => Done::Plot {
             generation,
             graph: calc
-                .plot(&request, 2000, &cancel)
+                .plot_all(&request, 2000, &cancel)
                 .map_err(|e| e.to_string()),
         },
     }
