@@ -196,6 +196,10 @@ fn tokenize(line: &str) -> Option<Vec<Token>> {
                 }
                 Tok::Num(decimal(&text)?)
             }
+        } else if c == '@' && digits_at(i + 1) == 4 && bytes.get(i + 5) == Some(&b'-') {
+            // fend's `@1970-01-01`: the date itself.
+            i += 1;
+            continue;
         } else if c == '@' && digits_at(i + 1) > 0 {
             let n = digits_at(i + 1);
             i += 1 + n;
@@ -507,6 +511,24 @@ impl Reader<'_> {
             }
             (Value::Moment(a), Value::Moment(b)) if sign == -1 => {
                 Value::Length(self.difference(&a, &b)?)
+            }
+            // `10:31 + 8:30`: the second clock reading is hours and minutes.
+            (
+                Value::Moment(m),
+                Value::Moment(Moment {
+                    at,
+                    kind: Kind::Clock { .. },
+                    days_over: 0,
+                }),
+            ) => {
+                let t = at.time();
+                let secs =
+                    i64::from(t.hour()) * 3600 + i64::from(t.minute()) * 60 + i64::from(t.second());
+                let l = Length {
+                    months: 0,
+                    seconds: RBig::from(IBig::from(secs)),
+                };
+                Value::Moment(self.shift(m, &l, span)?)
             }
             (Value::Moment(_), Value::Moment(_)) => {
                 return Err(err(

@@ -326,7 +326,7 @@ impl Calculator {
             panic!("a bug, as a test");
         }
         // A comment runs from `#` to the end of the line.
-        let code = line.split_once('#').map_or(line, |(code, _)| code);
+        let code = &line[..comment_start(line)];
         // Statements separated by `;` outside parentheses (inside them, with
         // the decimal comma, `;` separates arguments) run in turn; the
         // answer is the last one's, its reading all of theirs.
@@ -1780,6 +1780,33 @@ impl Names for Calculator {
 
 /// The statements of a line: the pieces between `;` outside parentheses,
 /// each with its byte offset.
+/// Where a `#` comment starts (the line's end if none); the `#` of a
+/// base literal (`6#100`, `16#ff`) is not one.
+fn comment_start(line: &str) -> usize {
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b != b'#' {
+            continue;
+        }
+        let base_digits = bytes[..i]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let before = i - base_digits;
+        let is_base = (1..=2).contains(&base_digits)
+            && line[before..i]
+                .parse::<u32>()
+                .is_ok_and(|b| (2..=36).contains(&b))
+            && (before == 0 || !bytes[before - 1].is_ascii_alphanumeric())
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+        if !is_base {
+            return i;
+        }
+    }
+    line.len()
+}
+
 fn statements(line: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
@@ -1914,6 +1941,17 @@ fn name_derived_unit(q: &mut Quantity) {
         .find(|u| u.dim == q.dim)
     {
         q.shown = vec![(unit, crate::units::WHOLE)];
+        return;
+    }
+    // No name, but fewer base units than those shown: `N/Pa` is m².
+    let base: Vec<(crate::units::Unit, i32)> = crate::units::BASE_NAMES
+        .iter()
+        .zip(q.dim.0)
+        .filter(|(_, p)| *p != 0)
+        .filter_map(|(name, p)| table().lookup(name).map(|u| (u, i32::from(p))))
+        .collect();
+    if base.len() < q.shown.len() && base.iter().map(|(_, p)| *p).ne(std::iter::empty()) {
+        q.shown = base;
     }
 }
 

@@ -135,6 +135,9 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
                         single(Tok::RParen, len)
                     }
                     ',' | ';' => single(Tok::Comma, len),
+                    // fend's and C's bitwise operators, as the words.
+                    '&' => single(Tok::Ident("and".into()), len),
+                    '|' => single(Tok::Ident("or".into()), len),
                     '=' if next == Some('=') => {
                         chars.next();
                         single(Tok::Compare(Comparison::Equal), 2)
@@ -326,6 +329,38 @@ fn number(
     let mut value =
         RBig::from(UBig::from_str_radix(&digits, 10).map_err(|_| bad(end, "no digits"))?)
             / RBig::from(UBig::from(10u8).pow(frac_digits));
+    // fend's `base#digits`: `6#100` is 36.
+    if !seen_point && bytes.get(end) == Some(&b'#') {
+        let run = bytes[end + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        if let Ok(base) = digits.parse::<u32>()
+            && (2..=36).contains(&base)
+            && run > 0
+        {
+            let text = &input[end + 1..end + 1 + run];
+            let n = UBig::from_str_radix(text, base)
+                .map_err(|_| bad(end + 1 + run, "digit out of range for the base"))?;
+            return Ok((RBig::from(n), end + 1 + run));
+        }
+    }
+    // Recurring digits after the point, in parentheses: `0.(3)` is 1/3,
+    // `0.0(15)` is 1/66.
+    if seen_point && bytes.get(end) == Some(&b'(') {
+        let run = bytes[end + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if run > 0 && run <= 1000 && bytes.get(end + 1 + run) == Some(&b')') {
+            let repeat = UBig::from_str_radix(&input[end + 1..end + 1 + run], 10)
+                .map_err(|_| bad(end, "no digits"))?;
+            let nines = UBig::from(10u8).pow(run) - UBig::ONE;
+            let scale = UBig::from(10u8).pow(frac_digits);
+            value += RBig::from(repeat) / RBig::from(nines * scale);
+            end += run + 2;
+        }
+    }
     // An exponent: `e`/`E`, optional sign, digits. `2e` alone is 2·e.
     if end < bytes.len() && (bytes[end] == b'e' || bytes[end] == b'E') {
         let mut k = end + 1;

@@ -154,6 +154,7 @@ fn format_name(name: &str) -> Option<Format> {
         "sci" | "scientific" => Format::Scientific,
         "eng" | "engineering" => Format::Engineering,
         "fraction" | "frac" | "exact" | "fractions" => Format::Fraction,
+        "mixed_fraction" | "mixed_frac" => Format::MixedFraction,
         _ => return None,
     })
 }
@@ -667,6 +668,24 @@ impl Parser<'_> {
                         args: vec![operand],
                     },
                     span,
+                })
+            }
+            // `mod(5, 3)`, `xor(a, b)`: the keyword as a function.
+            Tok::Ident(name)
+                if is_keyword(&name)
+                    && matches!(name.as_str(), "mod" | "xor")
+                    && self.peek() == Some(&Tok::LParen) =>
+            {
+                self.pos += 1;
+                let mut args = vec![self.expr(0)?];
+                while self.peek() == Some(&Tok::Comma) {
+                    self.pos += 1;
+                    args.push(self.expr(0)?);
+                }
+                let close = self.expect(Tok::RParen, "',' or ')'")?;
+                Ok(Expr {
+                    kind: ExprKind::Call { name, args },
+                    span: span.start..close.end,
                 })
             }
             Tok::Ident(name) if is_keyword(&name) && name != "in" => Err(CalcError::new(

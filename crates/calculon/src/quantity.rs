@@ -267,6 +267,16 @@ impl Work<'_> {
     /// `q` shown in the units of `target` (dimensions must agree);
     /// conversions to an affine unit are absolute.
     pub(crate) fn q_convert(&self, q: &Quantity, target: &Quantity) -> QtyResult<Quantity> {
+        // A reciprocal unit asked for (`5 m/s to s/m`): the reciprocal.
+        if q.dim != target.dim
+            && !q.dim.is_none()
+            && q.dim == target.dim.inv()
+            && q.absolute_zero().is_none()
+            && target.absolute_zero().is_none()
+        {
+            let inverse = self.q_div(&Quantity::plain(Number::int(1)), q)?;
+            return self.q_convert(&inverse, target);
+        }
         if q.dim != target.dim {
             return Err(QtyError::Mismatch(describe(q), describe(target)));
         }

@@ -477,7 +477,13 @@ impl Table {
                             continue;
                         };
                         let def = self.defs.get(index)?;
-                        if is_symbol == symbol && allowed.contains(&def.prefixes) {
+                        // A word prefix may also go before a symbol that
+                        // is a word itself (`megabit`, `millisec`).
+                        let word_symbol = !symbol
+                            && is_symbol
+                            && rest.len() >= 3
+                            && rest.bytes().all(|b| b.is_ascii_lowercase());
+                        if (is_symbol == symbol || word_symbol) && allowed.contains(&def.prefixes) {
                             return self.unit(name, index, Some(prefix));
                         }
                     }
