@@ -318,6 +318,16 @@ fn number(
             end += 1;
         } else if c == group && groups_here && three_digits_then_end(bytes, end + 1) {
             end += 1;
+        } else if c == b' '
+            && !seen_point
+            && !digits.is_empty()
+            && (end - start <= 3 || bytes[end - 4] == b' ')
+            && three_digits_then_end(bytes, end + 1)
+        {
+            // A space between groups of three, as many locales print and
+            // spreadsheets paste (`12 345`): two numbers side by side mean
+            // nothing else here.
+            end += 1;
         } else if input[end..].starts_with('\u{2009}')
             && input[end + 3..].starts_with(|c: char| c.is_ascii_digit())
         {

@@ -654,3 +654,37 @@ fn notation_setting() {
         Some("= 12.345678e6")
     );
 }
+
+/// Numbers as locales print them and spreadsheets paste them: groups of
+/// three parted by spaces; recurring decimals; other bases by prefix.
+#[test]
+fn numbers_as_pasted_and_written_elsewhere() {
+    check(&[
+        ("12 345", "= 12345"),
+        ("1 234 567.5", "= 1234567.5"),
+        ("12 345 + 1", "= 12346"),
+        ("max(1 000, 2)", "= 1000"),
+        ("1 234 567 m", "= 1234567 m"),
+        // Not groups of three: two numbers, which is an error.
+        (
+            "1234 567",
+            "error: expected an operator between the numbers, found a second number",
+        ),
+        ("8 1/2", "= 8.5"),
+        ("0.(3)", "≈ 0.333333333333333333333333333333 (= 1/3)"),
+        ("1.2(3) to fraction", "= 37/30"),
+        ("6#100", "= 36"),
+        ("16#ff", "= 255"),
+        (
+            "2#102",
+            "error: malformed number \"2#102\": digit out of range for the base",
+        ),
+        ("5 # five", "= 5"),
+        ("0xff & 0xcb", "= 203"),
+        ("0b0011 | 0b0101", "= 7"),
+        ("mod(-7, 3)", "= 2"),
+        ("5 m/s to s/m", "= 0.2 s/m"),
+        ("10 N / 5 Pa", "= 2 m^2"),
+        ("1 N s", "= 1 N·s"),
+    ]);
+}
