@@ -1,17 +1,19 @@
-//! calculon side by side with qalc (libqalculate) and GNU bc, in one run:
+//! calculon side by side with qalc (libqalculate), fend and GNU bc, in one
+//! run:
 //!
 //! - π, e, √2 and ln 2 to 10,000 digits, every digit checked against each
 //!   peer that finishes;
 //! - a pasted column of 10,000 lines (digit groups, currency signs, CRLF,
 //!   tabs) with its total;
-//! - cold start to the first answer.
+//! - cold start to the first answer, from the command line and (with an X
+//!   display) to the first answer painted in the window.
 //!
 //! Run (the calculon binary must be built beside this one):
 //!
 //!     cargo build --release -p calculon && cargo run --release -p calculon-bench
 //!
-//! Peers come from Debian (`apt-get install qalc bc`); a missing peer is
-//! reported and left out.
+//! Peers come from Debian (`apt-get install qalc bc`) and crates.io
+//! (`cargo install fend`); a missing peer is reported and left out.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -28,7 +30,7 @@ struct Args {
     #[arg(long, default_value_t = 10_000)]
     digits: usize,
     /// Lines in the pasted column.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 1_000)]
     lines: usize,
     /// Runs per timing (the median is reported).
     #[arg(long, default_value_t = 5)]
@@ -36,8 +38,9 @@ struct Args {
     /// Seconds after which a bc run is stopped (its long series).
     #[arg(long, default_value_t = 30)]
     bc_timeout: u64,
-    /// Which tables: any of digits, column, start.
-    #[arg(long, value_delimiter = ',', default_value = "digits,column,start")]
+    /// Which tables: any of digits, column, start, window (the last needs
+    /// an X display).
+    #[arg(long, value_delimiter = ',', default_value = "digits,column,start,window")]
     parts: Vec<String>,
 }
 
@@ -81,13 +84,18 @@ fn main() -> Result<()> {
     let ours = our_binary()?;
     let qalc = which("qalc");
     let bc = which("bc");
-    for (name, found) in [("qalc", &qalc), ("bc", &bc)] {
+    let fend = which("fend");
+    for (name, found, how) in [
+        ("qalc", &qalc, "apt-get install qalc"),
+        ("bc", &bc, "apt-get install bc"),
+        ("fend", &fend, "cargo install fend"),
+    ] {
         if found.is_none() {
-            eprintln!("{name} not found (apt-get install {name}): left out");
+            eprintln!("{name} not found ({how}): left out");
         }
     }
     println!(
-        "# calculon vs qalc and bc ({} runs each, median wall time)\n",
+        "# calculon vs qalc, fend and bc ({} runs each, median wall time)\n",
         args.runs
     );
     let part = |name: &str| args.parts.iter().any(|p| p == name);
@@ -98,7 +106,10 @@ fn main() -> Result<()> {
         column(&args, &ours, qalc.as_deref(), bc.as_deref())?;
     }
     if part("start") {
-        cold_start(&args, &ours, qalc.as_deref(), bc.as_deref())?;
+        cold_start(&args, &ours, qalc.as_deref(), bc.as_deref(), fend.as_deref())?;
+    }
+    if part("window") {
+        window_start(&args, &ours)?;
     }
     Ok(())
 }
@@ -448,7 +459,13 @@ fn column(args: &Args, ours: &Path, qalc: Option<&Path>, bc: Option<&Path>) -> R
     Ok(())
 }
 
-fn cold_start(args: &Args, ours: &Path, qalc: Option<&Path>, bc: Option<&Path>) -> Result<()> {
+fn cold_start(
+    args: &Args,
+    ours: &Path,
+    qalc: Option<&Path>,
+    bc: Option<&Path>,
+    fend: Option<&Path>,
+) -> Result<()> {
     let runs = args.runs.max(21);
     println!("## Cold start to the first answer (`1+1`, median of {runs})\n");
     let mine = median_run(runs, Duration::from_secs(10), None, || {
@@ -469,6 +486,15 @@ fn cold_start(args: &Args, ours: &Path, qalc: Option<&Path>, bc: Option<&Path>) 
     {
         println!("| qalc -t 1+1 | {} | {} |", ms(t), ratio(Some(t), mine.1));
     }
+    if let Some(f) = fend
+        && let Some((_, t)) = median_run(runs, Duration::from_secs(10), None, || {
+            let mut cmd = Command::new(f);
+            cmd.arg("1+1");
+            cmd
+        })?
+    {
+        println!("| fend 1+1 | {} | {} |", ms(t), ratio(Some(t), mine.1));
+    }
     if let Some(b) = bc
         && let Some((_, t)) = median_run(runs, Duration::from_secs(10), Some("1+1\n"), || {
             let mut cmd = Command::new(b);
@@ -482,6 +508,52 @@ fn cold_start(args: &Args, ours: &Path, qalc: Option<&Path>, bc: Option<&Path>) 
             ratio(Some(t), mine.1)
         );
     }
+    println!();
+    Ok(())
+}
+
+/// The window: from starting `calculon --gui 1+1` to its first answer
+/// painted (the app logs that frame), median of the runs; needs $DISPLAY.
+fn window_start(args: &Args, ours: &Path) -> Result<()> {
+    use std::io::BufRead;
+    if std::env::var_os("DISPLAY").is_none() {
+        eprintln!("no X display ($DISPLAY): the window's start-up is left out");
+        return Ok(());
+    }
+    let runs = args.runs.max(11);
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut child = Command::new(ours)
+            .args(["--no-definitions", "--gui", "1+1"])
+            .env("RUST_LOG", "calculon::startup=info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("starting the window")?;
+        let err = child.stderr.take().context("no stderr")?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                if line.contains("first answer shown") {
+                    let _ = tx.send(Instant::now());
+                    return;
+                }
+            }
+        });
+        let shown = rx.recv_timeout(Duration::from_secs(20));
+        let _ = child.kill();
+        let _ = child.wait();
+        match shown {
+            Ok(at) => times.push(at - start),
+            Err(_) => bail!("the window showed no answer within 20 s"),
+        }
+    }
+    println!("## The window: start to the first answer painted (`calculon --gui 1+1`, median of {runs})\n");
+    println!("| program | time |");
+    println!("| --- | ---: |");
+    println!("| calculon --gui 1+1 | {} |", ms(median(times)));
     println!();
     Ok(())
 }

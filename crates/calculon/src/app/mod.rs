@@ -47,6 +47,9 @@ pub struct CalculonApp {
     history: Vec<HistoryEntry>,
     plot_generation: u64,
     plot_cancel: CancelFlag,
+    /// Whether an answer has been shown yet (logged once, for the
+    /// start-up figure).
+    first_answer_shown: bool,
     /// The list of names, when open.
     names: Option<names::NamesList>,
     /// The graph's title and its functions' curves (or why there are none).
@@ -96,6 +99,7 @@ impl CalculonApp {
             plot_cancel: CancelFlag::new(),
             plot: None,
             names: None,
+            first_answer_shown: false,
             plot_waiting: false,
             commits_waiting: 0,
             quitting: false,
@@ -567,6 +571,11 @@ impl CalculonApp {
         let (text, reading, total) = match &self.preview {
             None => (String::new(), String::new(), None),
             Some(column) => {
+                if !self.first_answer_shown {
+                    // For the start-up benchmark (RUST_LOG=calculon::startup=info).
+                    tracing::info!(target: "calculon::startup", "first answer shown");
+                    self.first_answer_shown = true;
+                }
                 let lines: Vec<String> = column
                     .lines
                     .iter()
@@ -706,10 +715,19 @@ impl CalculonApp {
                 let mut pointer = None;
                 // A new graph gets new axes (its own range), not the last
                 // graph's panned and zoomed view.
+                // As tall as the window allows, leaving room for the
+                // coordinates and a few lines of history.
+                let height = (ui.available_height() - 150.0).clamp(240.0, 700.0);
                 let mut plot = egui_plot::Plot::new(("calculon-graph", self.plot_generation))
-                    .height(260.0)
+                    .height(height)
                     .default_x_bounds(x0, x1.max(x0 + f64::EPSILON))
                     .default_y_bounds(y0, y1.max(y0 + f64::EPSILON))
+                    .x_grid_spacer(egui_plot::uniform_grid_spacer(|input| {
+                        round_steps(input.bounds.1 - input.bounds.0)
+                    }))
+                    .y_grid_spacer(egui_plot::uniform_grid_spacer(|input| {
+                        round_steps(input.bounds.1 - input.bounds.0)
+                    }))
                     .x_axis_formatter(|mark, _| round_label(mark.value, mark.step_size))
                     .y_axis_formatter(|mark, _| round_label(mark.value, mark.step_size))
                     // The coordinates show under the graph instead.
@@ -745,7 +763,7 @@ impl CalculonApp {
                     ),
                     None => "point at the graph for its coordinates".to_string(),
                 };
-                ui.label(egui::RichText::new(text).small().weak());
+                ui.label(egui::RichText::new(text).weak());
             }
         }
     }
@@ -844,6 +862,25 @@ const CURVE_COLOURS: [egui::Color32; 6] = [
     egui::Color32::from_rgb(240, 228, 66),
     egui::Color32::from_rgb(213, 94, 0),
 ];
+
+/// Grid steps for a visible `range`: about eight labelled marks, each a
+/// 1, 2 or 5 times a power of ten, with thinner lines at a fifth of it.
+pub(crate) fn round_steps(range: f64) -> [f64; 3] {
+    let target = (range.abs() / 8.0).max(f64::MIN_POSITIVE);
+    let power = 10f64.powf(target.log10().floor());
+    let m = target / power;
+    let step = power
+        * if m < 1.5 {
+            1.0
+        } else if m < 3.5 {
+            2.0
+        } else if m < 7.5 {
+            5.0
+        } else {
+            10.0
+        };
+    [step / 5.0, step, step * 5.0]
+}
 
 /// `value` with as many decimals as `step` needs, so axis marks read
 /// `0.2`, `-30`, `1500` (not `0.20000000000000004`).

@@ -61,8 +61,12 @@ impl NamesList {
     pub(crate) fn show(&mut self, ctx: &egui::Context) -> (Option<String>, bool) {
         let mut open = true;
         let mut picked = None;
+        // At the right, below the fields: the expression stays in view.
+        let screen = ctx.content_rect();
         egui::Window::new("Names")
             .open(&mut open)
+            .pivot(egui::Align2::RIGHT_TOP)
+            .default_pos(screen.right_top() + egui::vec2(-12.0, 150.0))
             .default_width(460.0)
             .default_height(420.0)
             .show(ctx, |ui| {
@@ -94,10 +98,22 @@ impl NamesList {
                             ui.label(egui::RichText::new(kind_name(entry.kind)).strong());
                             last_kind = Some(entry.kind);
                         }
-                        let text = if entry.names == entry.usage {
+                        let others: Vec<&str> = entry
+                            .names
+                            .split(", ")
+                            .filter(|n| {
+                                *n != entry.usage && !entry.usage.starts_with(&format!("{n}("))
+                            })
+                            .collect();
+                        let text = if others.is_empty() {
                             format!("{} — {}", entry.usage, entry.definition)
                         } else {
-                            format!("{} ({}) — {}", entry.usage, entry.names, entry.definition)
+                            format!(
+                                "{} ({}) — {}",
+                                entry.usage,
+                                others.join(", "),
+                                entry.definition
+                            )
                         };
                         if ui
                             .add(egui::Button::new(text).wrap().frame(false))
