@@ -40,7 +40,11 @@ struct Args {
     bc_timeout: u64,
     /// Which tables: any of digits, column, start, window (the last needs
     /// an X display).
-    #[arg(long, value_delimiter = ',', default_value = "digits,column,start,window")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "digits,column,start,window"
+    )]
     parts: Vec<String>,
 }
 
@@ -106,7 +110,13 @@ fn main() -> Result<()> {
         column(&args, &ours, qalc.as_deref(), bc.as_deref())?;
     }
     if part("start") {
-        cold_start(&args, &ours, qalc.as_deref(), bc.as_deref(), fend.as_deref())?;
+        cold_start(
+            &args,
+            &ours,
+            qalc.as_deref(),
+            bc.as_deref(),
+            fend.as_deref(),
+        )?;
     }
     if part("window") {
         window_start(&args, &ours)?;
@@ -550,7 +560,9 @@ fn window_start(args: &Args, ours: &Path) -> Result<()> {
             Err(_) => bail!("the window showed no answer within 20 s"),
         }
     }
-    println!("## The window: start to the first answer painted (`calculon --gui 1+1`, median of {runs})\n");
+    println!(
+        "## The window: start to the first answer painted (`calculon --gui 1+1`, median of {runs})\n"
+    );
     println!("| program | time |");
     println!("| --- | ---: |");
     println!("| calculon --gui 1+1 | {} |", ms(median(times)));
