@@ -50,6 +50,10 @@ use collide::mask::Mask;
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
+mod mesh;
+
+pub use mesh::{MeshId, MeshPair, MeshPlacement};
+
 /// Why the GPU path could not run.
 #[derive(Debug, Error)]
 pub enum GpuError {
@@ -122,6 +126,15 @@ pub enum GpuError {
     /// Reading results back failed.
     #[error("reading results back from the GPU failed: {0}")]
     Readback(String),
+    /// A mesh id from another collider.
+    #[error("mesh {0} does not exist here")]
+    UnknownMesh(usize),
+    /// Mesh data that cannot be drawn: what was wrong with it.
+    #[error("bad mesh: {0}")]
+    BadMesh(String),
+    /// An outline that is not a simple polygon.
+    #[error("the polygon cannot be cut into triangles: {0}")]
+    Polygon(collide::CollideError),
 }
 
 /// What this adapter's occlusion queries report.
@@ -340,6 +353,8 @@ pub struct GpuCollider {
     count: wgpu::ComputePipeline,
     target_buf: wgpu::Buffer,
     sprites: Vec<Sprite>,
+    mesh_pipelines: mesh::MeshPipelines,
+    meshes: Vec<mesh::Mesh>,
 }
 
 /// The depth a layer's sprites are drawn at (distinct and exact in a
@@ -587,7 +602,10 @@ impl GpuCollider {
             contents: bytemuck::cast_slice(&[side as f32, side as f32, 0.0, 0.0]),
             usage: wgpu::BufferUsages::UNIFORM,
         });
+        let mesh_pipelines = mesh::MeshPipelines::new(&device, &draw_layout);
         Ok(GpuCollider {
+            mesh_pipelines,
+            meshes: Vec::new(),
             device,
             queue,
             info,

@@ -67,6 +67,7 @@ pub mod moertel;
 mod narrow;
 mod narrow3d;
 mod pair;
+pub mod raster;
 mod transform;
 
 pub use aabb::Aabb;

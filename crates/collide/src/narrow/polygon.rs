@@ -371,7 +371,7 @@ fn merge_across(
 }
 
 /// Ear clipping: O(n²) for typical input. Returns counter-clockwise index triangles.
-fn ear_clip(points: &[Vec2]) -> Result<Vec<[usize; 3]>, CollideError> {
+pub(crate) fn ear_clip(points: &[Vec2]) -> Result<Vec<[usize; 3]>, CollideError> {
     let n = points.len();
     let mut prev: Vec<usize> = (0..n).map(|i| (i + n - 1) % n).collect();
     let mut next: Vec<usize> = (0..n).map(|i| (i + 1) % n).collect();

@@ -1,0 +1,465 @@
+//! Meshes: what a game draws, tested the seed's way. Indexed triangles in
+//! model coordinates are uploaded once into buffers the collider owns;
+//! each test draws the first mesh into the stencil buffer and the second
+//! with the stencil test "equal" inside an occlusion query, each with its
+//! own turn, scale and move read from a per-batch buffer.
+//!
+//! A pixel is covered where its centre is inside a triangle, by the
+//! rasteriser's top-left rule on edges: `collide::raster::rasterize` on
+//! [`GpuCollider::placed_triangles`] is the CPU twin. The GPU snaps
+//! vertices to its sub-pixel grid (1/256 pixel on common hardware), so a
+//! centre within about that of an edge may go either way.
+
+use collide::Vec2;
+use wgpu::util::DeviceExt;
+
+use crate::{
+    DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_PASS, PAIRS_PER_SUBMIT, Path, layer_depth,
+};
+
+/// A mesh uploaded with [`GpuCollider::add_mesh`] or
+/// [`GpuCollider::add_polygon`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MeshId(usize);
+
+/// Where a 2-D mesh is drawn: its model coordinates (pixels, y down),
+/// turned by `angle` (radians, counter-clockwise on screen) and scaled by
+/// `scale` about the model's origin, then moved by `(x, y)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshPlacement {
+    /// Where the model's origin lands, x.
+    pub x: f32,
+    /// Where the model's origin lands, y.
+    pub y: f32,
+    /// Turn, radians.
+    pub angle: f32,
+    /// Scale.
+    pub scale: f32,
+    /// Layer: meshes on different layers never collide.
+    pub layer: u8,
+}
+
+impl MeshPlacement {
+    /// Unturned, unscaled, the model's origin at (x, y), layer 0.
+    pub fn at(x: f32, y: f32) -> MeshPlacement {
+        MeshPlacement {
+            x,
+            y,
+            angle: 0.0,
+            scale: 1.0,
+            layer: 0,
+        }
+    }
+
+    /// Where a model point lands: the vertex shader's arithmetic.
+    pub fn apply(&self, p: [f32; 2]) -> [f64; 2] {
+        let (s, c) = self.angle.sin_cos();
+        let (x, y) = (p[0], p[1]);
+        [
+            f64::from((c * x + s * y) * self.scale + self.x),
+            f64::from((-s * x + c * y) * self.scale + self.y),
+        ]
+    }
+}
+
+/// Two meshes to test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshPair {
+    /// The first mesh (drawn into the stencil buffer).
+    pub a: MeshId,
+    /// Where it is.
+    pub at_a: MeshPlacement,
+    /// The second mesh (drawn with the stencil test, inside the query).
+    pub b: MeshId,
+    /// Where it is.
+    pub at_b: MeshPlacement,
+}
+
+/// A mesh on the GPU, and its model kept for the CPU side.
+pub(crate) struct Mesh {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    /// The farthest vertex from the model's origin (the placed mesh's
+    /// bounding box is its circle's).
+    radius: f32,
+    model: Vec<[f32; 2]>,
+    triangles: Vec<[u32; 3]>,
+}
+
+/// The per-draw record of `mesh.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct MeshDraw {
+    pos: [f32; 2],
+    cos_sin: [f32; 2],
+    depth: f32,
+    scale: f32,
+    pad: [f32; 2],
+    colour: [f32; 4],
+}
+
+/// The mesh renderer in its two collision modes.
+pub(crate) struct MeshPipelines {
+    write: wgpu::RenderPipeline,
+    test: wgpu::RenderPipeline,
+}
+
+impl MeshPipelines {
+    pub(crate) fn new(device: &wgpu::Device, draw_layout: &wgpu::BindGroupLayout) -> MeshPipelines {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("mesh"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("mesh.wgsl").into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("mesh"),
+            bind_group_layouts: &[Some(draw_layout)],
+            immediate_size: 0,
+        });
+        let vertex_layout = [Some(wgpu::VertexBufferLayout {
+            array_stride: 8,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &[wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Float32x2,
+                offset: 0,
+                shader_location: 0,
+            }],
+        })];
+        let pipeline = |label, face: wgpu::StencilFaceState, depth_write, depth_compare| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs"),
+                    compilation_options: Default::default(),
+                    buffers: &vertex_layout,
+                },
+                // Both windings: a model's triangles may turn either way.
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_STENCIL,
+                    depth_write_enabled: Some(depth_write),
+                    depth_compare: Some(depth_compare),
+                    stencil: wgpu::StencilState {
+                        front: face,
+                        back: face,
+                        read_mask: 0xff,
+                        write_mask: 0xff,
+                    },
+                    bias: wgpu::DepthBiasState::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs"),
+                    compilation_options: Default::default(),
+                    targets: &[],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        MeshPipelines {
+            write: pipeline(
+                "mesh: write stencil",
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Always,
+                    fail_op: wgpu::StencilOperation::Keep,
+                    depth_fail_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Replace,
+                },
+                true,
+                wgpu::CompareFunction::Always,
+            ),
+            test: pipeline(
+                "mesh: test stencil",
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Equal,
+                    fail_op: wgpu::StencilOperation::Keep,
+                    depth_fail_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Keep,
+                },
+                false,
+                wgpu::CompareFunction::Equal,
+            ),
+        }
+    }
+}
+
+impl GpuCollider {
+    /// Uploads a mesh: vertices in model coordinates (pixels) and
+    /// triangles as indices into them. Uploaded once; every test draws it
+    /// from the collider's own buffers.
+    ///
+    /// # Errors
+    /// [`GpuError::BadMesh`] for no triangles, an index past the vertices
+    /// or a vertex that is not finite.
+    pub fn add_mesh(
+        &mut self,
+        vertices: &[[f32; 2]],
+        triangles: &[[u32; 3]],
+    ) -> Result<MeshId, GpuError> {
+        let bad = |what: String| Err(GpuError::BadMesh(what));
+        if triangles.is_empty() {
+            return bad("a mesh needs at least one triangle".into());
+        }
+        if let Some(k) = vertices
+            .iter()
+            .position(|v| !(v[0].is_finite() && v[1].is_finite()))
+        {
+            return bad(format!("vertex {k} is not finite: {:?}", vertices[k]));
+        }
+        if let Some((t, i)) = triangles
+            .iter()
+            .enumerate()
+            .flat_map(|(t, tri)| tri.iter().map(move |&i| (t, i)))
+            .find(|&(_, i)| i as usize >= vertices.len())
+        {
+            return bad(format!(
+                "triangle {t} uses vertex {i}; there are {}",
+                vertices.len()
+            ));
+        }
+        let index_count = u32::try_from(triangles.len() * 3)
+            .map_err(|_| GpuError::BadMesh("over 2^32 indices".into()))?;
+        let radius = vertices
+            .iter()
+            .map(|v| v[0].hypot(v[1]))
+            .fold(0.0f32, f32::max);
+        let vertex_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh vertices"),
+                contents: bytemuck::cast_slice(vertices),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+        let index_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh indices"),
+                contents: bytemuck::cast_slice(triangles),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+        self.meshes.push(Mesh {
+            vertices: vertex_buffer,
+            indices: index_buffer,
+            index_count,
+            radius,
+            model: vertices.to_vec(),
+            triangles: triangles.to_vec(),
+        });
+        Ok(MeshId(self.meshes.len() - 1))
+    }
+
+    /// Uploads a simple polygon (concave allowed; model coordinates in
+    /// pixels), cut into triangles by `collide::raster::triangulate`.
+    ///
+    /// # Errors
+    /// [`GpuError::Polygon`] when the outline is not a simple polygon.
+    pub fn add_polygon(&mut self, outline: &[Vec2]) -> Result<MeshId, GpuError> {
+        let triangles = collide::raster::triangulate(outline).map_err(GpuError::Polygon)?;
+        let vertices: Vec<[f32; 2]> = triangles.iter().flatten().map(|p| [p.x, p.y]).collect();
+        let indices: Vec<[u32; 3]> = (0..triangles.len() as u32)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .collect();
+        self.add_mesh(&vertices, &indices)
+    }
+
+    fn mesh(&self, id: MeshId) -> Result<&Mesh, GpuError> {
+        self.meshes.get(id.0).ok_or(GpuError::UnknownMesh(id.0))
+    }
+
+    /// A mesh's triangles where `at` puts them (pixel coordinates): what
+    /// `collide::raster::rasterize` takes to give the CPU's coverage.
+    pub fn placed_triangles(
+        &self,
+        id: MeshId,
+        at: MeshPlacement,
+    ) -> Result<Vec<[[f64; 2]; 3]>, GpuError> {
+        let m = self.mesh(id)?;
+        Ok(m.triangles
+            .iter()
+            .map(|t| t.map(|i| at.apply(m.model[i as usize])))
+            .collect())
+    }
+
+    /// A placed mesh's draw record and its bounding box (the circle's
+    /// around the model's origin, in pixels: `[x0, y0, x1, y1]`).
+    fn mesh_draw(
+        &self,
+        index: usize,
+        id: MeshId,
+        p: MeshPlacement,
+    ) -> Result<(MeshDraw, [f64; 4]), GpuError> {
+        let m = self.mesh(id)?;
+        if !(p.angle.is_finite()
+            && p.scale.is_finite()
+            && p.scale > 0.0
+            && p.x.is_finite()
+            && p.y.is_finite())
+        {
+            return Err(GpuError::BadPlacement {
+                index,
+                angle: p.angle,
+                scale: p.scale,
+            });
+        }
+        let r = f64::from(m.radius) * f64::from(p.scale) + 1.0;
+        let (x, y) = (f64::from(p.x), f64::from(p.y));
+        let (s, c) = p.angle.sin_cos();
+        Ok((
+            MeshDraw {
+                pos: [p.x, p.y],
+                cos_sin: [c, s],
+                depth: layer_depth(p.layer),
+                scale: p.scale,
+                pad: [0.0; 2],
+                colour: [1.0; 4],
+            },
+            [x - r, y - r, x + r, y + r],
+        ))
+    }
+
+    /// Tests mesh pairs with the stencil buffer and occlusion queries, many
+    /// per submission; pairs whose bounding boxes do not meet are answered
+    /// without drawing.
+    ///
+    /// # Errors
+    /// An unknown mesh, a bad placement, a pair too large for the target,
+    /// or a failed read-back.
+    pub fn test_mesh_pairs(&self, pairs: &[MeshPair]) -> Result<Vec<Hit>, GpuError> {
+        let mut out = Vec::with_capacity(pairs.len());
+        for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
+            let base = chunk_index * PAIRS_PER_SUBMIT;
+            let mut draws = Vec::with_capacity(chunk.len() * 2);
+            let mut scissors = Vec::with_capacity(chunk.len());
+            let mut drawn = Vec::with_capacity(chunk.len());
+            let mut answers = vec![
+                Hit {
+                    hit: false,
+                    query: 0,
+                    path: Path::BoundingBoxes,
+                };
+                chunk.len()
+            ];
+            for (k, pair) in chunk.iter().enumerate() {
+                let index = base + k;
+                let (mut da, ba) = self.mesh_draw(index, pair.a, pair.at_a)?;
+                let (mut db, bb) = self.mesh_draw(index, pair.b, pair.at_b)?;
+                if !(ba[0] < bb[2] && bb[0] < ba[2] && ba[1] < bb[3] && bb[1] < ba[3]) {
+                    continue;
+                }
+                // Both moved by whole pixels so the union starts at (1, 1).
+                let (x0, y0) = (ba[0].min(bb[0]).floor(), ba[1].min(bb[1]).floor());
+                let (x1, y1) = (ba[2].max(bb[2]).ceil(), ba[3].max(bb[3]).ceil());
+                let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
+                if w > f64::from(self.side) || h > f64::from(self.side) {
+                    return Err(GpuError::PairTooLarge {
+                        index,
+                        width: w as i64,
+                        height: h as i64,
+                        side: self.side,
+                    });
+                }
+                let (tx, ty) = (1.0 - x0, 1.0 - y0);
+                for d in [&mut da, &mut db] {
+                    d.pos = [
+                        (f64::from(d.pos[0]) + tx) as f32,
+                        (f64::from(d.pos[1]) + ty) as f32,
+                    ];
+                }
+                // The seed's scissor: only the boxes' overlap can hold a
+                // shared pixel.
+                let sx0 = (ba[0].max(bb[0]) + tx).floor().max(0.0);
+                let sy0 = (ba[1].max(bb[1]) + ty).floor().max(0.0);
+                let sx1 = (ba[2].min(bb[2]) + tx).ceil().min(f64::from(self.side));
+                let sy1 = (ba[3].min(bb[3]) + ty).ceil().min(f64::from(self.side));
+                scissors.push([
+                    sx0 as u32,
+                    sy0 as u32,
+                    (sx1 - sx0).max(1.0) as u32,
+                    (sy1 - sy0).max(1.0) as u32,
+                ]);
+                draws.push(da);
+                draws.push(db);
+                drawn.push(k);
+            }
+            if !drawn.is_empty() {
+                let picked: Vec<MeshPair> = drawn.iter().map(|&k| chunk[k]).collect();
+                for (hit, &k) in self
+                    .run_mesh_queries(&picked, &draws, &scissors)?
+                    .into_iter()
+                    .zip(&drawn)
+                {
+                    answers[k] = hit;
+                }
+            }
+            out.extend(answers);
+        }
+        Ok(out)
+    }
+
+    fn run_mesh_queries(
+        &self,
+        pairs: &[MeshPair],
+        draws: &[MeshDraw],
+        scissors: &[[u32; 4]],
+    ) -> Result<Vec<Hit>, GpuError> {
+        let draw_buf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh draws"),
+                contents: bytemuck::cast_slice(draws),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let draw_bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mesh draws"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.target_buf.as_entire_binding(),
+                },
+            ],
+        });
+        let queries = self.queries(pairs.len() as u32);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("mesh pairs"),
+            });
+        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
+            let mut pass = self.stencil_pass(&mut enc, &queries);
+            pass.set_bind_group(0, &draw_bind, &[]);
+            for (k, pair) in pass_pairs.iter().enumerate() {
+                let i = (pass_index * PAIRS_PER_PASS + k) as u32;
+                let [sx, sy, sw, sh] = scissors[i as usize];
+                pass.set_scissor_rect(sx, sy, sw, sh);
+                pass.set_stencil_reference(k as u32 + 1);
+                let (a, b) = (self.mesh(pair.a)?, self.mesh(pair.b)?);
+                pass.set_pipeline(&self.mesh_pipelines.write);
+                pass.set_vertex_buffer(0, a.vertices.slice(..));
+                pass.set_index_buffer(a.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..a.index_count, 0, 2 * i..2 * i + 1);
+                pass.set_pipeline(&self.mesh_pipelines.test);
+                pass.set_vertex_buffer(0, b.vertices.slice(..));
+                pass.set_index_buffer(b.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.begin_occlusion_query(i);
+                pass.draw_indexed(0..b.index_count, 0, 2 * i + 1..2 * i + 2);
+                pass.end_occlusion_query();
+            }
+        }
+        queries.resolve_into(&mut enc);
+        self.queue.submit([enc.finish()]);
+        Ok(self
+            .read_back::<u64>(&queries.read)?
+            .into_iter()
+            .map(|q| self.hit(q))
+            .collect())
+    }
+}

@@ -1,0 +1,328 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Meshes on the GPU against the CPU rasteriser: random polygon pairs
+//! (concave stars and convex polygons, turned, scaled), each pixel
+//! classified on the CPU as surely in, surely out, or within the GPU's
+//! sub-pixel snapping of an edge (either way is right there). Runs on
+//! whatever adapter wgpu finds (lavapipe in CI); without one it prints a
+//! skip line, and fails when `REQUIRE_GPU=1`.
+
+use collide::Vec2;
+use collide::raster::rasterize;
+use collide_gpu::{GpuCollider, GpuError, MeshId, MeshPair, MeshPlacement, Occlusion};
+
+fn gpu() -> Option<GpuCollider> {
+    match GpuCollider::new(512) {
+        Ok(g) => {
+            eprintln!(
+                "mesh tests on {}, occlusion queries give {:?}",
+                g.adapter(),
+                g.occlusion()
+            );
+            Some(g)
+        }
+        Err(e @ (GpuError::NoAdapter(_) | GpuError::Device(_))) => {
+            assert!(
+                std::env::var("REQUIRE_GPU").as_deref() != Ok("1"),
+                "REQUIRE_GPU=1 but {e}"
+            );
+            eprintln!("SKIPPED: collide-gpu mesh tests: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A star (concave) or a regular polygon (convex) about the origin.
+fn polygon(rng: &mut Rng) -> Vec<Vec2> {
+    let points = 3 + (rng.unit() * 9.0) as usize;
+    let star = rng.unit() < 0.6;
+    let outer = 4.0 + rng.unit() * 12.0;
+    let inner = outer * (0.25 + rng.unit() * 0.6);
+    let n = if star { 2 * points } else { points };
+    (0..n)
+        .map(|k| {
+            let a = k as f64 * std::f64::consts::TAU / n as f64;
+            let r = if star && k % 2 == 1 { inner } else { outer };
+            Vec2::new((r * a.cos()) as f32, (r * a.sin()) as f32)
+        })
+        .collect()
+}
+
+/// How sure the CPU is of one pixel.
+#[derive(Clone, Copy, PartialEq)]
+enum Cover {
+    Out,
+    Unsure,
+    In,
+}
+
+/// Each pixel of `rect` (`[x0, y0, x1, y1)`) classified against placed
+/// triangles: in or out when its centre is farther than `band` pixels
+/// from every edge that could decide it.
+fn classify(triangles: &[[[f64; 2]; 3]], rect: [i64; 4], band: f64) -> Vec<Cover> {
+    let (w, h) = ((rect[2] - rect[0]) as usize, (rect[3] - rect[1]) as usize);
+    let mut out = vec![Cover::Out; w * h];
+    for t in triangles {
+        let [a, b, c] = *t;
+        let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        if area.abs() < 1e-12 {
+            continue;
+        }
+        let [a, b, c] = if area > 0.0 { [a, b, c] } else { [a, c, b] };
+        let lo_x = (a[0].min(b[0]).min(c[0]) - 1.0).floor() as i64;
+        let hi_x = (a[0].max(b[0]).max(c[0]) + 1.0).ceil() as i64;
+        let lo_y = (a[1].min(b[1]).min(c[1]) - 1.0).floor() as i64;
+        let hi_y = (a[1].max(b[1]).max(c[1]) + 1.0).ceil() as i64;
+        for y in lo_y.max(rect[1])..hi_y.min(rect[3]) {
+            for x in lo_x.max(rect[0])..hi_x.min(rect[2]) {
+                let p = [x as f64 + 0.5, y as f64 + 0.5];
+                let mut inside = true;
+                let mut sure = true;
+                for (e0, e1) in [(a, b), (b, c), (c, a)] {
+                    let (dx, dy) = (e1[0] - e0[0], e1[1] - e0[1]);
+                    let dist = (dx * (p[1] - e0[1]) - dy * (p[0] - e0[0])) / dx.hypot(dy);
+                    if dist < -band {
+                        inside = false;
+                        sure = true;
+                        break;
+                    }
+                    if dist <= band {
+                        sure = false;
+                    }
+                }
+                let here = if !inside {
+                    Cover::Out
+                } else if sure {
+                    Cover::In
+                } else {
+                    Cover::Unsure
+                };
+                let slot = &mut out[(y - rect[1]) as usize * w + (x - rect[0]) as usize];
+                *slot = match (*slot, here) {
+                    (Cover::In, _) | (_, Cover::In) => Cover::In,
+                    (Cover::Unsure, _) | (_, Cover::Unsure) => Cover::Unsure,
+                    _ => Cover::Out,
+                };
+            }
+        }
+    }
+    out
+}
+
+/// The shared pixels' count bounds `[surely, possibly]`, and the CPU
+/// rasteriser's own count (the top-left rule, no band).
+fn oracle(a: &[[[f64; 2]; 3]], b: &[[[f64; 2]; 3]]) -> (u64, u64, u64) {
+    let bounds = |ts: &[[[f64; 2]; 3]]| {
+        ts.iter()
+            .flatten()
+            .fold([f64::MAX, f64::MAX, f64::MIN, f64::MIN], |r, p| {
+                [
+                    r[0].min(p[0]),
+                    r[1].min(p[1]),
+                    r[2].max(p[0]),
+                    r[3].max(p[1]),
+                ]
+            })
+    };
+    let (ba, bb) = (bounds(a), bounds(b));
+    let rect = [
+        ba[0].max(bb[0]).floor() as i64 - 1,
+        ba[1].max(bb[1]).floor() as i64 - 1,
+        ba[2].min(bb[2]).ceil() as i64 + 1,
+        ba[3].min(bb[3]).ceil() as i64 + 1,
+    ];
+    if rect[0] >= rect[2] || rect[1] >= rect[3] {
+        return (0, 0, 0);
+    }
+    // The GPU snaps to 1/256 pixel; its f32 transform is within 1e-4 here.
+    let band = 1.0 / 64.0;
+    let (ca, cb) = (classify(a, rect, band), classify(b, rect, band));
+    let surely = ca
+        .iter()
+        .zip(&cb)
+        .filter(|(x, y)| **x == Cover::In && **y == Cover::In)
+        .count();
+    let possibly = ca
+        .iter()
+        .zip(&cb)
+        .filter(|(x, y)| **x != Cover::Out && **y != Cover::Out)
+        .count();
+    // The rasteriser on the same window (moved to the origin).
+    let shift = |ts: &[[[f64; 2]; 3]]| -> Vec<[[f64; 2]; 3]> {
+        ts.iter()
+            .map(|t| t.map(|p| [p[0] - rect[0] as f64, p[1] - rect[1] as f64]))
+            .collect()
+    };
+    let (w, h) = ((rect[2] - rect[0]) as usize, (rect[3] - rect[1]) as usize);
+    let ma = rasterize(w, h, shift(a)).unwrap();
+    let mb = rasterize(w, h, shift(b)).unwrap();
+    (surely as u64, possibly as u64, ma.overlap_area(&mb, 0, 0))
+}
+
+#[test]
+fn random_polygon_pairs_agree_with_the_cpu_rasteriser() {
+    let Some(mut g) = gpu() else { return };
+    let mut rng = Rng(37);
+    let meshes: Vec<MeshId> = (0..64)
+        .map(|_| g.add_polygon(&polygon(&mut rng)).unwrap())
+        .collect();
+    let mut pairs = Vec::new();
+    for _ in 0..10_000 {
+        let pick = |rng: &mut Rng| meshes[(rng.unit() * meshes.len() as f64) as usize];
+        let place = |rng: &mut Rng| MeshPlacement {
+            x: (100.0 + rng.unit() * 30.0) as f32,
+            y: (100.0 + rng.unit() * 30.0) as f32,
+            angle: (rng.unit() * std::f64::consts::TAU) as f32,
+            scale: (0.5 + rng.unit() * 1.5) as f32,
+            layer: 0,
+        };
+        pairs.push(MeshPair {
+            a: pick(&mut rng),
+            at_a: place(&mut rng),
+            b: pick(&mut rng),
+            at_b: place(&mut rng),
+        });
+    }
+    let hits = g.test_mesh_pairs(&pairs).unwrap();
+    let (mut touching, mut apart, mut unsure) = (0, 0, 0);
+    for (k, (pair, hit)) in pairs.iter().zip(&hits).enumerate() {
+        let ta = g.placed_triangles(pair.a, pair.at_a).unwrap();
+        let tb = g.placed_triangles(pair.b, pair.at_b).unwrap();
+        let (surely, possibly, cpu) = oracle(&ta, &tb);
+        assert!(
+            (surely..=possibly).contains(&cpu),
+            "pair {k}: the CPU rasteriser's {cpu} is outside {surely}..={possibly}"
+        );
+        if surely > 0 {
+            assert!(
+                hit.hit,
+                "pair {k}: {surely} shared pixels for sure, the GPU saw none"
+            );
+            touching += 1;
+        } else if possibly == 0 {
+            assert!(
+                !hit.hit,
+                "pair {k}: nothing shared, the GPU saw {}",
+                hit.query
+            );
+            apart += 1;
+        } else {
+            unsure += 1;
+        }
+        if g.occlusion() == Occlusion::SampleCount && hit.hit {
+            assert!(
+                (surely..=possibly).contains(&hit.query),
+                "pair {k}: the GPU counted {}, the CPU {surely}..={possibly}",
+                hit.query
+            );
+        }
+    }
+    eprintln!(
+        "10,000 pairs: {touching} touching, {apart} apart, {unsure} decided by edge pixels alone"
+    );
+    assert!(
+        touching > 1000 && apart > 1000,
+        "the pairs should test both answers"
+    );
+}
+
+/// A concave L with a square in its notch: the boxes meet, the shapes
+/// do not; squares sharing an edge share no pixel; layers never meet.
+#[test]
+fn concave_shapes_edges_and_layers() {
+    let Some(mut g) = gpu() else { return };
+    let v = |pts: &[(f32, f32)]| {
+        pts.iter()
+            .map(|&(x, y)| Vec2::new(x, y))
+            .collect::<Vec<_>>()
+    };
+    let l = g
+        .add_polygon(&v(&[
+            (0.0, 0.0),
+            (30.0, 0.0),
+            (30.0, 10.0),
+            (10.0, 10.0),
+            (10.0, 30.0),
+            (0.0, 30.0),
+        ]))
+        .unwrap();
+    let square = g
+        .add_polygon(&v(&[(0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0)]))
+        .unwrap();
+    let at = MeshPlacement::at;
+    let pair = |a, at_a, b, at_b| MeshPair { a, at_a, b, at_b };
+    let hits = g
+        .test_mesh_pairs(&[
+            pair(l, at(50.0, 50.0), square, at(65.0, 65.0)),
+            pair(l, at(50.0, 50.0), square, at(55.0, 55.0)),
+            pair(square, at(50.0, 50.0), square, at(60.0, 50.0)),
+            pair(square, at(50.0, 50.0), square, at(59.0, 50.0)),
+            pair(
+                square,
+                at(50.0, 50.0),
+                square,
+                MeshPlacement {
+                    layer: 1,
+                    ..at(52.0, 52.0)
+                },
+            ),
+            pair(square, at(50.0, 50.0), square, at(300.0, 300.0)),
+        ])
+        .unwrap();
+    let got: Vec<bool> = hits.iter().map(|h| h.hit).collect();
+    assert_eq!(got, [false, true, false, true, false, false]);
+    if g.occlusion() == Occlusion::SampleCount {
+        assert_eq!(hits[1].query, 75);
+        assert_eq!(hits[3].query, 10);
+    }
+    assert_eq!(hits[5].path, collide_gpu::Path::BoundingBoxes);
+}
+
+#[test]
+fn bad_meshes_are_refused_with_what_was_wrong() {
+    let Some(mut g) = gpu() else { return };
+    let e = g
+        .add_mesh(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], &[[0, 1, 3]])
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "bad mesh: triangle 0 uses vertex 3; there are 3"
+    );
+    let e = g
+        .add_mesh(&[[0.0, f32::NAN], [1.0, 0.0], [0.0, 1.0]], &[[0, 1, 2]])
+        .unwrap_err();
+    assert!(e.to_string().contains("vertex 0 is not finite"), "{e}");
+    let bow_tie =
+        [(0.0, 0.0), (10.0, 10.0), (10.0, 0.0), (0.0, 10.0)].map(|(x, y)| Vec2::new(x, y));
+    assert!(matches!(g.add_polygon(&bow_tie), Err(GpuError::Polygon(_))));
+    let m = g
+        .add_mesh(&[[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], &[[0, 1, 2]])
+        .unwrap();
+    let bad = MeshPlacement {
+        scale: 0.0,
+        ..MeshPlacement::at(5.0, 5.0)
+    };
+    assert!(matches!(
+        g.test_mesh_pairs(&[MeshPair {
+            a: m,
+            at_a: bad,
+            b: m,
+            at_b: bad
+        }]),
+        Err(GpuError::BadPlacement { .. })
+    ));
+}
