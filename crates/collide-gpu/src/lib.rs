@@ -51,8 +51,10 @@ use thiserror::Error;
 use wgpu::util::DeviceExt;
 
 mod mesh;
+mod mesh3;
 
 pub use mesh::{MeshId, MeshPair, MeshPlacement};
+pub use mesh3::{DepthSlabs, Mesh3Id, Mesh3Pair, Model3};
 
 /// Why the GPU path could not run.
 #[derive(Debug, Error)]
@@ -355,6 +357,8 @@ pub struct GpuCollider {
     sprites: Vec<Sprite>,
     mesh_pipelines: mesh::MeshPipelines,
     meshes: Vec<mesh::Mesh>,
+    mesh3_pipelines: mesh3::Mesh3Pipelines,
+    meshes3: Vec<mesh3::Mesh3>,
 }
 
 /// The depth a layer's sprites are drawn at (distinct and exact in a
@@ -603,9 +607,12 @@ impl GpuCollider {
             usage: wgpu::BufferUsages::UNIFORM,
         });
         let mesh_pipelines = mesh::MeshPipelines::new(&device, &draw_layout);
+        let mesh3_pipelines = mesh3::Mesh3Pipelines::new(&device, &draw_layout);
         Ok(GpuCollider {
             mesh_pipelines,
             meshes: Vec::new(),
+            mesh3_pipelines,
+            meshes3: Vec::new(),
             device,
             queue,
             info,

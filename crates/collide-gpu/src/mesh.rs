@@ -172,13 +172,15 @@ impl MeshPipelines {
                 true,
                 wgpu::CompareFunction::Always,
             ),
+            // A passing fragment clears its pixel: overlapping triangles
+            // of one mesh count a pixel once.
             test: pipeline(
                 "mesh: test stencil",
                 wgpu::StencilFaceState {
                     compare: wgpu::CompareFunction::Equal,
                     fail_op: wgpu::StencilOperation::Keep,
                     depth_fail_op: wgpu::StencilOperation::Keep,
-                    pass_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Zero,
                 },
                 false,
                 wgpu::CompareFunction::Equal,

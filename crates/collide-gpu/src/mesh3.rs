@@ -1,0 +1,467 @@
+//! 3-D meshes: each object drawn with its own model-view-projection, the
+//! seed's way (the first into the stencil, the second inside an occlusion
+//! query), with two of the seed's 3-D refinements:
+//!
+//! - **The screen rectangle** of each object's bounding box, clipped to the
+//!   near plane (`collide::screen_rect_of_box`), is the prefilter and the
+//!   scissor: objects whose rectangles do not meet are never drawn.
+//! - **Depth slabs**: each object is drawn only where its depth lies within
+//!   the other's bounding depth range, so a floor's far part behind a
+//!   standing object, or any part of one object in front of or behind the
+//!   whole other, cannot count.
+//!
+//! Where it can still be wrong: two objects whose depth ranges overlap and
+//! whose pixels meet at a common depth *range* but not a common point (two
+//! slanted rods crossing on screen a little apart) give a false hit; an
+//! object wholly inside another, touching no surface, is no hit (surfaces
+//! are drawn, not solids). Both are tests in `tests/meshes3.rs`.
+
+use collide::{Aabb, DepthRange, Mat4, Vec3, Viewport, screen_rect_of_box};
+use wgpu::util::DeviceExt;
+
+use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_PASS, PAIRS_PER_SUBMIT, Path};
+
+/// Whether each mesh is kept to the other's depth range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepthSlabs {
+    /// Kept (the default): only the parts at the other's depths count.
+    On,
+    /// Not kept: screen overlap alone (the seed's 2-D test on a 3-D
+    /// scene; a standing object then meets the floor's far part).
+    Off,
+}
+
+/// A 3-D mesh's model: vertices and triangles as uploaded.
+#[derive(Clone, Copy, Debug)]
+pub struct Model3<'a> {
+    /// Vertices in model space.
+    pub vertices: &'a [[f32; 3]],
+    /// Triangles, as indices into `vertices`.
+    pub triangles: &'a [[u32; 3]],
+}
+
+/// A 3-D mesh uploaded with [`GpuCollider::add_mesh_3d`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mesh3Id(usize);
+
+/// Two 3-D meshes to test, each with its model-view-projection (model
+/// space to wgpu clip space: depth 0 at the near plane, 1 at the far).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mesh3Pair {
+    /// The first mesh (drawn into the stencil buffer).
+    pub a: Mesh3Id,
+    /// Its model-view-projection.
+    pub mvp_a: Mat4,
+    /// The second mesh (drawn inside the query).
+    pub b: Mesh3Id,
+    /// Its model-view-projection.
+    pub mvp_b: Mat4,
+}
+
+pub(crate) struct Mesh3 {
+    vertices: wgpu::Buffer,
+    indices: wgpu::Buffer,
+    index_count: u32,
+    min: Vec3,
+    max: Vec3,
+    model: Vec<[f32; 3]>,
+    triangles: Vec<[u32; 3]>,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Mesh3Draw {
+    mvp: [[f32; 4]; 4],
+    slab: [f32; 2],
+    pad: [f32; 2],
+}
+
+pub(crate) struct Mesh3Pipelines {
+    write: wgpu::RenderPipeline,
+    test: wgpu::RenderPipeline,
+}
+
+impl Mesh3Pipelines {
+    pub(crate) fn new(device: &wgpu::Device, draw_layout: &wgpu::BindGroupLayout) -> Self {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("mesh3"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("mesh3.wgsl").into()),
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("mesh3"),
+            bind_group_layouts: &[Some(draw_layout)],
+            immediate_size: 0,
+        });
+        let vertex_layout = [Some(wgpu::VertexBufferLayout {
+            array_stride: 12,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &[wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Float32x3,
+                offset: 0,
+                shader_location: 0,
+            }],
+        })];
+        let pipeline = |label, face: wgpu::StencilFaceState| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs"),
+                    compilation_options: Default::default(),
+                    buffers: &vertex_layout,
+                },
+                // Front and back faces: the slab decides, not the facing.
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_STENCIL,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(wgpu::CompareFunction::Always),
+                    stencil: wgpu::StencilState {
+                        front: face,
+                        back: face,
+                        read_mask: 0xff,
+                        write_mask: 0xff,
+                    },
+                    bias: wgpu::DepthBiasState::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs"),
+                    compilation_options: Default::default(),
+                    targets: &[],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        Mesh3Pipelines {
+            write: pipeline(
+                "mesh3: write stencil",
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Always,
+                    fail_op: wgpu::StencilOperation::Keep,
+                    depth_fail_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Replace,
+                },
+            ),
+            // A passing fragment clears its pixel, so the surface's other
+            // layers there (a closed mesh's back faces) do not count it
+            // again: the query counts pixels, not fragments.
+            test: pipeline(
+                "mesh3: test stencil",
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Equal,
+                    fail_op: wgpu::StencilOperation::Keep,
+                    depth_fail_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Zero,
+                },
+            ),
+        }
+    }
+}
+
+/// The clip-space depth range (wgpu's 0..1) of a box's corners in front of
+/// the eye; corners behind it widen the range to the near plane.
+fn depth_range(min: Vec3, max: Vec3, m: &Mat4) -> [f32; 2] {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for k in 0..8 {
+        let p = [
+            if k & 1 == 0 { min.x } else { max.x },
+            if k & 2 == 0 { min.y } else { max.y },
+            if k & 4 == 0 { min.z } else { max.z },
+        ];
+        let clip = |row: usize| {
+            (0..3)
+                .map(|c| f64::from(m[c][row]) * f64::from(p[c]))
+                .sum::<f64>()
+                + f64::from(m[3][row])
+        };
+        let (z, w) = (clip(2), clip(3));
+        if w <= 0.0 {
+            lo = 0.0;
+            continue;
+        }
+        lo = lo.min(z / w);
+        hi = hi.max(z / w);
+    }
+    [lo.max(0.0) as f32, hi.min(1.0).max(lo.max(0.0)) as f32]
+}
+
+/// `m` followed by the move of the game's viewport onto the collision
+/// buffer: screen pixel `(px, py)` lands at `(px + tx, py + ty)` of the
+/// `side × side` buffer (an affine map of NDC, applied in clip space so
+/// depth and perspective are untouched).
+fn onto_buffer(m: &Mat4, viewport: &Viewport, tx: f64, ty: f64, side: f64) -> [[f32; 4]; 4] {
+    let (vx, vy, vw, vh) = (
+        f64::from(viewport.x),
+        f64::from(viewport.y),
+        f64::from(viewport.width),
+        f64::from(viewport.height),
+    );
+    let sx = vw / side;
+    let ox = (2.0 * (vx + tx) + vw) / side - 1.0;
+    // The buffer's rows grow down; a y-up viewport lands upside down,
+    // which changes no overlap.
+    let sy = if viewport.y_down {
+        vh / side
+    } else {
+        -vh / side
+    };
+    let oy = 1.0 - (2.0 * (vy + ty) + vh) / side;
+    let mut out = [[0.0f32; 4]; 4];
+    for (c, column) in m.iter().enumerate() {
+        let (x, y, z, w) = (
+            f64::from(column[0]),
+            f64::from(column[1]),
+            f64::from(column[2]),
+            f64::from(column[3]),
+        );
+        out[c] = [
+            (sx * x + ox * w) as f32,
+            (sy * y + oy * w) as f32,
+            z as f32,
+            w as f32,
+        ];
+    }
+    out
+}
+
+impl GpuCollider {
+    /// Uploads a 3-D mesh: vertices in model space and triangles as indices.
+    ///
+    /// # Errors
+    /// [`GpuError::BadMesh`] for no triangles, an index past the vertices
+    /// or a vertex that is not finite.
+    pub fn add_mesh_3d(
+        &mut self,
+        vertices: &[[f32; 3]],
+        triangles: &[[u32; 3]],
+    ) -> Result<Mesh3Id, GpuError> {
+        let bad = |what: String| Err(GpuError::BadMesh(what));
+        if triangles.is_empty() {
+            return bad("a mesh needs at least one triangle".into());
+        }
+        if let Some(k) = vertices
+            .iter()
+            .position(|v| !v.iter().all(|c| c.is_finite()))
+        {
+            return bad(format!("vertex {k} is not finite: {:?}", vertices[k]));
+        }
+        if let Some((t, i)) = triangles
+            .iter()
+            .enumerate()
+            .flat_map(|(t, tri)| tri.iter().map(move |&i| (t, i)))
+            .find(|&(_, i)| i as usize >= vertices.len())
+        {
+            return bad(format!(
+                "triangle {t} uses vertex {i}; there are {}",
+                vertices.len()
+            ));
+        }
+        let index_count = u32::try_from(triangles.len() * 3)
+            .map_err(|_| GpuError::BadMesh("over 2^32 indices".into()))?;
+        let mut min = Vec3::new(f32::MAX, f32::MAX, f32::MAX);
+        let mut max = Vec3::new(f32::MIN, f32::MIN, f32::MIN);
+        for v in triangles.iter().flatten().map(|&i| vertices[i as usize]) {
+            min = Vec3::new(min.x.min(v[0]), min.y.min(v[1]), min.z.min(v[2]));
+            max = Vec3::new(max.x.max(v[0]), max.y.max(v[1]), max.z.max(v[2]));
+        }
+        let vertex_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh3 vertices"),
+                contents: bytemuck::cast_slice(vertices),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+        let index_buffer = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh3 indices"),
+                contents: bytemuck::cast_slice(triangles),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+        self.meshes3.push(Mesh3 {
+            vertices: vertex_buffer,
+            indices: index_buffer,
+            index_count,
+            min,
+            max,
+            model: vertices.to_vec(),
+            triangles: triangles.to_vec(),
+        });
+        Ok(Mesh3Id(self.meshes3.len() - 1))
+    }
+
+    fn mesh3(&self, id: Mesh3Id) -> Result<&Mesh3, GpuError> {
+        self.meshes3.get(id.0).ok_or(GpuError::UnknownMesh(id.0))
+    }
+
+    /// A mesh's model as uploaded (for a CPU check).
+    pub fn mesh_3d_model(&self, id: Mesh3Id) -> Result<Model3<'_>, GpuError> {
+        let m = self.mesh3(id)?;
+        Ok(Model3 {
+            vertices: &m.model,
+            triangles: &m.triangles,
+        })
+    }
+
+    /// The depth slab `[near, far]` (clip depth, 0..1) a mesh is kept to
+    /// when tested against the mesh `id` at `mvp`: that mesh's box's range.
+    pub fn depth_slab(&self, id: Mesh3Id, mvp: &Mat4) -> Result<[f32; 2], GpuError> {
+        let m = self.mesh3(id)?;
+        Ok(depth_range(m.min, m.max, mvp))
+    }
+
+    /// Tests 3-D mesh pairs seen through `viewport` (the game's screen, in
+    /// pixels): screen rectangles first, then the stencil and an occlusion
+    /// query per pair, each mesh kept to the other's depth slab.
+    ///
+    /// # Errors
+    /// An unknown mesh, a non-finite matrix, a rectangles' overlap larger
+    /// than the collision buffer, or a failed read-back.
+    pub fn test_mesh_3d_pairs(
+        &self,
+        pairs: &[Mesh3Pair],
+        viewport: &Viewport,
+        slabs: DepthSlabs,
+    ) -> Result<Vec<Hit>, GpuError> {
+        let slab = |m: &Mesh3, mvp: &Mat4| match slabs {
+            DepthSlabs::On => depth_range(m.min, m.max, mvp),
+            DepthSlabs::Off => [0.0, 1.0],
+        };
+        let side = f64::from(self.side);
+        let mut out = Vec::with_capacity(pairs.len());
+        for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
+            let base = chunk_index * PAIRS_PER_SUBMIT;
+            let mut draws = Vec::with_capacity(chunk.len() * 2);
+            let mut scissors = Vec::with_capacity(chunk.len());
+            let mut drawn = Vec::with_capacity(chunk.len());
+            let mut answers = vec![
+                Hit {
+                    hit: false,
+                    query: 0,
+                    path: Path::BoundingBoxes,
+                };
+                chunk.len()
+            ];
+            for (k, pair) in chunk.iter().enumerate() {
+                let index = base + k;
+                let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
+                let rect = |m: &Mesh3, mvp: &Mat4| -> Result<Option<Aabb>, GpuError> {
+                    screen_rect_of_box(m.min, m.max, mvp, viewport, DepthRange::ZeroToOne)
+                        .map_err(|e| GpuError::BadMesh(format!("pair {index}: {e}")))
+                };
+                let (Some(ra), Some(rb)) = (rect(a, &pair.mvp_a)?, rect(b, &pair.mvp_b)?) else {
+                    continue;
+                };
+                let x0 = f64::from(ra.min().x.max(rb.min().x)).floor();
+                let y0 = f64::from(ra.min().y.max(rb.min().y)).floor();
+                let x1 = f64::from(ra.max().x.min(rb.max().x)).ceil();
+                let y1 = f64::from(ra.max().y.min(rb.max().y)).ceil();
+                if x0 >= x1 || y0 >= y1 {
+                    continue;
+                }
+                let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
+                if w > side || h > side {
+                    return Err(GpuError::PairTooLarge {
+                        index,
+                        width: w as i64,
+                        height: h as i64,
+                        side: self.side,
+                    });
+                }
+                let (tx, ty) = (1.0 - x0, 1.0 - y0);
+                draws.push(Mesh3Draw {
+                    mvp: onto_buffer(&pair.mvp_a, viewport, tx, ty, side),
+                    slab: slab(b, &pair.mvp_b),
+                    pad: [0.0; 2],
+                });
+                draws.push(Mesh3Draw {
+                    mvp: onto_buffer(&pair.mvp_b, viewport, tx, ty, side),
+                    slab: slab(a, &pair.mvp_a),
+                    pad: [0.0; 2],
+                });
+                scissors.push([1, 1, (x1 - x0) as u32, (y1 - y0) as u32]);
+                drawn.push(k);
+            }
+            if !drawn.is_empty() {
+                let picked: Vec<Mesh3Pair> = drawn.iter().map(|&k| chunk[k]).collect();
+                for (hit, &k) in self
+                    .run_mesh3_queries(&picked, &draws, &scissors)?
+                    .into_iter()
+                    .zip(&drawn)
+                {
+                    answers[k] = hit;
+                }
+            }
+            out.extend(answers);
+        }
+        Ok(out)
+    }
+
+    fn run_mesh3_queries(
+        &self,
+        pairs: &[Mesh3Pair],
+        draws: &[Mesh3Draw],
+        scissors: &[[u32; 4]],
+    ) -> Result<Vec<Hit>, GpuError> {
+        let draw_buf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh3 draws"),
+                contents: bytemuck::cast_slice(draws),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let draw_bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mesh3 draws"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.target_buf.as_entire_binding(),
+                },
+            ],
+        });
+        let queries = self.queries(pairs.len() as u32);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("mesh3 pairs"),
+            });
+        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
+            let mut pass = self.stencil_pass(&mut enc, &queries);
+            pass.set_bind_group(0, &draw_bind, &[]);
+            for (k, pair) in pass_pairs.iter().enumerate() {
+                let i = (pass_index * PAIRS_PER_PASS + k) as u32;
+                let [sx, sy, sw, sh] = scissors[i as usize];
+                pass.set_scissor_rect(sx, sy, sw, sh);
+                pass.set_stencil_reference(k as u32 + 1);
+                let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
+                pass.set_pipeline(&self.mesh3_pipelines.write);
+                pass.set_vertex_buffer(0, a.vertices.slice(..));
+                pass.set_index_buffer(a.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..a.index_count, 0, 2 * i..2 * i + 1);
+                pass.set_pipeline(&self.mesh3_pipelines.test);
+                pass.set_vertex_buffer(0, b.vertices.slice(..));
+                pass.set_index_buffer(b.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.begin_occlusion_query(i);
+                pass.draw_indexed(0..b.index_count, 0, 2 * i + 1..2 * i + 2);
+                pass.end_occlusion_query();
+            }
+        }
+        queries.resolve_into(&mut enc);
+        self.queue.submit([enc.finish()]);
+        Ok(self
+            .read_back::<u64>(&queries.read)?
+            .into_iter()
+            .map(|q| self.hit(q))
+            .collect())
+    }
+}

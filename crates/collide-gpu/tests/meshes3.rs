@@ -1,0 +1,408 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! 3-D meshes on the GPU: the perspective floor (the seed's footnote), the
+//! documented limits of depth slabs, and 1,000 random box pairs against a
+//! CPU rasteriser of the same rule (each pixel surely in, surely out, or
+//! within a band of an edge or of a slab's end). Without an adapter: a
+//! skip line, and a failure under `REQUIRE_GPU=1`.
+
+use collide::{Mat4, Viewport};
+use collide_gpu::{DepthSlabs, GpuCollider, GpuError, Mesh3Id, Mesh3Pair, Occlusion};
+
+fn gpu() -> Option<GpuCollider> {
+    match GpuCollider::new(512) {
+        Ok(g) => Some(g),
+        Err(e @ (GpuError::NoAdapter(_) | GpuError::Device(_))) => {
+            assert!(
+                std::env::var("REQUIRE_GPU").as_deref() != Ok("1"),
+                "REQUIRE_GPU=1 but {e}"
+            );
+            eprintln!("SKIPPED: collide-gpu 3-D mesh tests: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+const SCREEN: Viewport = Viewport {
+    x: 0.0,
+    y: 0.0,
+    width: 400.0,
+    height: 400.0,
+    y_down: true,
+};
+
+fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    let mut out = [[0.0f32; 4]; 4];
+    for c in 0..4 {
+        for r in 0..4 {
+            out[c][r] = (0..4).map(|k| a[k][r] * b[c][k]).sum();
+        }
+    }
+    out
+}
+
+/// A right-handed perspective with wgpu's 0..1 depth, looking down -z.
+fn perspective(fov_y: f32, near: f32, far: f32) -> Mat4 {
+    let f = 1.0 / (fov_y / 2.0).tan();
+    [
+        [f, 0.0, 0.0, 0.0],
+        [0.0, f, 0.0, 0.0],
+        [0.0, 0.0, far / (near - far), -1.0],
+        [0.0, 0.0, near * far / (near - far), 0.0],
+    ]
+}
+
+/// Translation, then a turn about a unit axis, then a scale per axis.
+fn model(at: [f32; 3], axis: [f32; 3], angle: f32, scale: [f32; 3]) -> Mat4 {
+    let (s, c) = angle.sin_cos();
+    let [x, y, z] = axis;
+    let t = 1.0 - c;
+    let r = [
+        [t * x * x + c, t * x * y + s * z, t * x * z - s * y],
+        [t * x * y - s * z, t * y * y + c, t * y * z + s * x],
+        [t * x * z + s * y, t * y * z - s * x, t * z * z + c],
+    ];
+    [
+        [
+            r[0][0] * scale[0],
+            r[0][1] * scale[0],
+            r[0][2] * scale[0],
+            0.0,
+        ],
+        [
+            r[1][0] * scale[1],
+            r[1][1] * scale[1],
+            r[1][2] * scale[1],
+            0.0,
+        ],
+        [
+            r[2][0] * scale[2],
+            r[2][1] * scale[2],
+            r[2][2] * scale[2],
+            0.0,
+        ],
+        [at[0], at[1], at[2], 1.0],
+    ]
+}
+
+/// The unit cube from -0.5 to 0.5: 8 corners, 12 triangles.
+fn cube(g: &mut GpuCollider) -> Mesh3Id {
+    let v: Vec<[f32; 3]> = (0..8)
+        .map(|k| {
+            [
+                if k & 1 == 0 { -0.5 } else { 0.5 },
+                if k & 2 == 0 { -0.5 } else { 0.5 },
+                if k & 4 == 0 { -0.5 } else { 0.5 },
+            ]
+        })
+        .collect();
+    let faces = [
+        [0, 1, 3, 2],
+        [4, 6, 7, 5],
+        [0, 4, 5, 1],
+        [2, 3, 7, 6],
+        [0, 2, 6, 4],
+        [1, 5, 7, 3],
+    ];
+    let t: Vec<[u32; 3]> = faces
+        .iter()
+        .flat_map(|f| [[f[0], f[1], f[2]], [f[0], f[2], f[3]]])
+        .collect();
+    g.add_mesh_3d(&v, &t).unwrap()
+}
+
+/// A floor: the square y = 0, x in -50..50, z in -100..0.
+fn floor(g: &mut GpuCollider) -> Mesh3Id {
+    g.add_mesh_3d(
+        &[
+            [-50.0, 0.0, 0.0],
+            [50.0, 0.0, 0.0],
+            [50.0, 0.0, -100.0],
+            [-50.0, 0.0, -100.0],
+        ],
+        &[[0, 1, 2], [0, 2, 3]],
+    )
+    .unwrap()
+}
+
+/// The camera at (0, 0.5, 5) looking down -z, level.
+fn camera() -> Mat4 {
+    let view = model([0.0, -0.5, -5.0], [0.0, 1.0, 0.0], 0.0, [1.0; 3]);
+    mul(&perspective(1.0, 0.5, 200.0), &view)
+}
+
+/// A cube standing on a floor meets it; lifted a little it does not, though
+/// the floor's far part is behind it on screen (and meets it without slabs).
+#[test]
+fn the_perspective_floor() {
+    let Some(mut g) = gpu() else { return };
+    let (box_mesh, floor_mesh) = (cube(&mut g), floor(&mut g));
+    let vp = camera();
+    let cube_at = |lift: f32| {
+        mul(
+            &vp,
+            &model([0.0, 0.5 + lift, -5.0], [0.0, 1.0, 0.0], 0.4, [1.0; 3]),
+        )
+    };
+    let pair = |lift| Mesh3Pair {
+        a: floor_mesh,
+        mvp_a: vp,
+        b: box_mesh,
+        mvp_b: cube_at(lift),
+    };
+    let pairs = [pair(-0.05), pair(0.3)];
+    let on = g
+        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
+        .unwrap();
+    let off = g
+        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::Off)
+        .unwrap();
+    assert!(on[0].hit, "standing on the floor");
+    assert!(!on[1].hit, "0.3 above the floor: {} pixels", on[1].query);
+    assert!(
+        off[1].hit,
+        "without slabs the far floor behind the cube counts"
+    );
+}
+
+/// The limits, as the README states them: two slanted rods crossing on
+/// screen 0.3 apart, at overlapping depths, are a false hit; a cube wholly
+/// inside a larger one touches no surface and is no hit.
+#[test]
+fn the_documented_limits_of_depth_slabs() {
+    let Some(mut g) = gpu() else { return };
+    let rod = cube(&mut g);
+    let vp = camera();
+    // Each rod tilted on screen (about z) and slanted in depth (about y);
+    // the second 0.3 behind the first: an X on screen, never touching.
+    let slanted = |z: f32, tilt: f32, slant: f32| {
+        let tilted = model([0.0, 0.5, z], [0.0, 0.0, 1.0], tilt, [1.0; 3]);
+        mul(
+            &vp,
+            &mul(
+                &tilted,
+                &model([0.0; 3], [0.0, 1.0, 0.0], slant, [4.0, 0.1, 0.1]),
+            ),
+        )
+    };
+    let crossing = Mesh3Pair {
+        a: rod,
+        mvp_a: slanted(-8.0, 0.5, 0.6),
+        b: rod,
+        mvp_b: slanted(-8.3, -0.5, -0.6),
+    };
+    let big = mul(
+        &vp,
+        &model([0.0, 0.5, -8.0], [0.0, 1.0, 0.0], 0.2, [3.0; 3]),
+    );
+    let small = mul(
+        &vp,
+        &model([0.0, 0.5, -8.0], [1.0, 0.0, 0.0], 0.7, [0.5; 3]),
+    );
+    let inside = Mesh3Pair {
+        a: rod,
+        mvp_a: big,
+        b: rod,
+        mvp_b: small,
+    };
+    let hits = g
+        .test_mesh_3d_pairs(&[crossing, inside], &SCREEN, DepthSlabs::On)
+        .unwrap();
+    assert!(hits[0].hit, "the rods' false hit is documented; it changed");
+    assert!(
+        !hits[1].hit,
+        "containment is documented as no hit; it changed"
+    );
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Cover {
+    Out,
+    Unsure,
+    In,
+}
+
+/// A placed mesh's pixels on the screen, each in, out or unsure, kept to
+/// the depth slab `slab` (clip depth).
+fn classify(
+    g: &GpuCollider,
+    id: Mesh3Id,
+    mvp: &Mat4,
+    slab: [f32; 2],
+    rect: [i64; 4],
+) -> Vec<Cover> {
+    let model = g.mesh_3d_model(id).unwrap();
+    let (vertices, triangles) = (model.vertices, model.triangles);
+    let project = |p: [f32; 3]| {
+        let row = |r: usize| {
+            (0..3)
+                .map(|c| f64::from(mvp[c][r]) * f64::from(p[c]))
+                .sum::<f64>()
+                + f64::from(mvp[3][r])
+        };
+        let w = row(3);
+        assert!(
+            w > 0.1,
+            "the test keeps every vertex in front of the camera"
+        );
+        let (x, y, z) = (row(0) / w, row(1) / w, row(2) / w);
+        [(x + 1.0) * 200.0, (1.0 - y) * 200.0, z]
+    };
+    let (w, h) = ((rect[2] - rect[0]) as usize, (rect[3] - rect[1]) as usize);
+    let mut out = vec![Cover::Out; w * h];
+    let band = 1.0 / 64.0;
+    let depth_band = 2e-5;
+    for t in triangles {
+        let [a, b, c] = t.map(|i| project(vertices[i as usize]));
+        let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        if area.abs() < 1e-9 {
+            continue;
+        }
+        let [a, b, c] = if area > 0.0 { [a, b, c] } else { [a, c, b] };
+        let area = area.abs();
+        let lo_x = (a[0].min(b[0]).min(c[0]) - 1.0).floor() as i64;
+        let hi_x = (a[0].max(b[0]).max(c[0]) + 1.0).ceil() as i64;
+        let lo_y = (a[1].min(b[1]).min(c[1]) - 1.0).floor() as i64;
+        let hi_y = (a[1].max(b[1]).max(c[1]) + 1.0).ceil() as i64;
+        for y in lo_y.max(rect[1])..hi_y.min(rect[3]) {
+            for x in lo_x.max(rect[0])..hi_x.min(rect[2]) {
+                let p = [x as f64 + 0.5, y as f64 + 0.5];
+                let mut weights = [0.0; 3];
+                let mut inside = true;
+                let mut sure = true;
+                for (k, (e0, e1)) in [(b, c), (c, a), (a, b)].into_iter().enumerate() {
+                    let (dx, dy) = (e1[0] - e0[0], e1[1] - e0[1]);
+                    let e = dx * (p[1] - e0[1]) - dy * (p[0] - e0[0]);
+                    weights[k] = e / area;
+                    let dist = e / dx.hypot(dy);
+                    if dist < -band {
+                        inside = false;
+                    } else if dist <= band {
+                        sure = false;
+                    }
+                }
+                if !inside {
+                    continue;
+                }
+                let z = weights[0] * a[2] + weights[1] * b[2] + weights[2] * c[2];
+                let (lo, hi) = (f64::from(slab[0]), f64::from(slab[1]));
+                let here = if z < lo - depth_band || z > hi + depth_band {
+                    Cover::Out
+                } else if sure && z > lo + depth_band && z < hi - depth_band {
+                    Cover::In
+                } else {
+                    Cover::Unsure
+                };
+                let slot = &mut out[(y - rect[1]) as usize * w + (x - rect[0]) as usize];
+                *slot = match (*slot, here) {
+                    (Cover::In, _) | (_, Cover::In) => Cover::In,
+                    (Cover::Unsure, _) | (_, Cover::Unsure) => Cover::Unsure,
+                    _ => Cover::Out,
+                };
+            }
+        }
+    }
+    out
+}
+
+struct Rng(u64);
+impl Rng {
+    fn unit(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+#[test]
+fn random_box_pairs_agree_with_the_cpu_rasteriser() {
+    let Some(mut g) = gpu() else { return };
+    let mesh = cube(&mut g);
+    let vp = camera();
+    let mut rng = Rng(3);
+    let place = |rng: &mut Rng| {
+        let axis = [rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5];
+        let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
+            .sqrt()
+            .max(1e-3);
+        mul(
+            &vp,
+            &model(
+                [
+                    rng.unit() * 2.0 - 1.0,
+                    rng.unit() * 2.0 - 0.5,
+                    -6.0 - rng.unit() * 3.0,
+                ],
+                [axis[0] / n, axis[1] / n, axis[2] / n],
+                rng.unit() * std::f32::consts::TAU,
+                [0.3 + rng.unit(), 0.3 + rng.unit(), 0.3 + rng.unit()],
+            ),
+        )
+    };
+    let pairs: Vec<Mesh3Pair> = (0..1000)
+        .map(|_| Mesh3Pair {
+            a: mesh,
+            mvp_a: place(&mut rng),
+            b: mesh,
+            mvp_b: place(&mut rng),
+        })
+        .collect();
+    let hits = g
+        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
+        .unwrap();
+    let (mut touching, mut apart, mut unsure) = (0, 0, 0);
+    for (k, (p, hit)) in pairs.iter().zip(&hits).enumerate() {
+        let rect = [0, 0, 400, 400];
+        let ca = classify(
+            &g,
+            p.a,
+            &p.mvp_a,
+            g.depth_slab(p.b, &p.mvp_b).unwrap(),
+            rect,
+        );
+        let cb = classify(
+            &g,
+            p.b,
+            &p.mvp_b,
+            g.depth_slab(p.a, &p.mvp_a).unwrap(),
+            rect,
+        );
+        let surely = ca
+            .iter()
+            .zip(&cb)
+            .filter(|(x, y)| **x == Cover::In && **y == Cover::In)
+            .count() as u64;
+        let possibly = ca
+            .iter()
+            .zip(&cb)
+            .filter(|(x, y)| **x != Cover::Out && **y != Cover::Out)
+            .count() as u64;
+        if surely > 0 {
+            assert!(
+                hit.hit,
+                "pair {k}: {surely} pixels shared for sure, the GPU saw none"
+            );
+            touching += 1;
+        } else if possibly == 0 {
+            assert!(
+                !hit.hit,
+                "pair {k}: nothing shared, the GPU saw {}",
+                hit.query
+            );
+            apart += 1;
+        } else {
+            unsure += 1;
+        }
+        if g.occlusion() == Occlusion::SampleCount && hit.hit {
+            assert!(
+                (surely..=possibly).contains(&hit.query),
+                "pair {k}: GPU {} against {surely}..={possibly}",
+                hit.query
+            );
+        }
+    }
+    eprintln!("1,000 box pairs: {touching} touching, {apart} apart, {unsure} decided at a band");
+    assert!(touching > 100 && apart > 100, "both answers tested");
+}
