@@ -50,10 +50,12 @@ use collide::mask::Mask;
 use thiserror::Error;
 use wgpu::util::DeviceExt;
 
+mod cost;
 mod mesh;
 mod mesh3;
 
-pub use mesh::{MeshId, MeshPair, MeshPlacement};
+pub use cost::{MeshCosts, MeshWork};
+pub use mesh::{MeshId, MeshPair, MeshPath, MeshPlacement};
 pub use mesh3::{DepthSlabs, Mesh3Id, Mesh3Pair, Model3};
 
 /// Why the GPU path could not run.
@@ -210,6 +212,9 @@ pub enum Path {
     BoundingBoxes,
     /// An occlusion query, of the kind this adapter gives.
     Occlusion(Occlusion),
+    /// The CPU rasteriser (`collide::raster`), chosen by the cost model or
+    /// asked for: the exact count by the same pixel rule.
+    CpuRaster,
 }
 
 /// One pair's answer from the occlusion path.
@@ -357,6 +362,7 @@ pub struct GpuCollider {
     sprites: Vec<Sprite>,
     mesh_pipelines: mesh::MeshPipelines,
     meshes: Vec<mesh::Mesh>,
+    mesh_costs: cost::MeshCosts,
     mesh3_pipelines: mesh3::Mesh3Pipelines,
     meshes3: Vec<mesh3::Mesh3>,
 }
@@ -611,6 +617,7 @@ impl GpuCollider {
         Ok(GpuCollider {
             mesh_pipelines,
             meshes: Vec::new(),
+            mesh_costs: cost::MeshCosts::default_for(info.device_type == wgpu::DeviceType::Cpu),
             mesh3_pipelines,
             meshes3: Vec::new(),
             device,

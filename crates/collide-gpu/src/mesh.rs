@@ -62,6 +62,17 @@ impl MeshPlacement {
     }
 }
 
+/// Which path tests a batch of mesh pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshPath {
+    /// The one the cost model estimates cheaper for the batch.
+    Auto,
+    /// The stencil buffer and occlusion queries.
+    Gpu,
+    /// `collide::raster` on the CPU, by the same pixel rule.
+    Cpu,
+}
+
 /// Two meshes to test.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MeshPair {
@@ -323,14 +334,93 @@ impl GpuCollider {
         ))
     }
 
-    /// Tests mesh pairs with the stencil buffer and occlusion queries, many
-    /// per submission; pairs whose bounding boxes do not meet are answered
-    /// without drawing.
+    /// Tests mesh pairs on the path the cost model picks for the batch
+    /// ([`GpuCollider::mesh_costs`]); each [`Hit`] says which path gave it.
     ///
     /// # Errors
     /// An unknown mesh, a bad placement, a pair too large for the target,
     /// or a failed read-back.
     pub fn test_mesh_pairs(&self, pairs: &[MeshPair]) -> Result<Vec<Hit>, GpuError> {
+        self.test_mesh_pairs_on(pairs, MeshPath::Auto)
+    }
+
+    /// Tests mesh pairs on the path asked for.
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_mesh_pairs`].
+    pub fn test_mesh_pairs_on(
+        &self,
+        pairs: &[MeshPair],
+        path: MeshPath,
+    ) -> Result<Vec<Hit>, GpuError> {
+        match path {
+            MeshPath::Gpu => self.test_mesh_pairs_gpu(pairs),
+            MeshPath::Cpu => self.test_mesh_pairs_cpu(pairs),
+            MeshPath::Auto => {
+                let work = self.mesh_work(pairs)?;
+                let costs = self.mesh_costs();
+                if costs.cpu(&work) < costs.gpu(&work) {
+                    self.test_mesh_pairs_cpu(pairs)
+                } else {
+                    self.test_mesh_pairs_gpu(pairs)
+                }
+            }
+        }
+    }
+
+    /// The CPU path: both meshes placed and rasterised
+    /// (`collide::raster::rasterize`) over their boxes' overlap, the masks
+    /// ANDed; the count is exact for that rule.
+    pub(crate) fn test_mesh_pairs_cpu(&self, pairs: &[MeshPair]) -> Result<Vec<Hit>, GpuError> {
+        let mut out = Vec::with_capacity(pairs.len());
+        for (index, p) in pairs.iter().enumerate() {
+            let (ba, _) = self.mesh_box(index, p.a, p.at_a)?;
+            let (bb, _) = self.mesh_box(index, p.b, p.at_b)?;
+            let (x0, y0) = (ba[0].max(bb[0]).floor(), ba[1].max(bb[1]).floor());
+            let (x1, y1) = (ba[2].min(bb[2]).ceil(), ba[3].min(bb[3]).ceil());
+            if x0 >= x1 || y0 >= y1 {
+                out.push(Hit {
+                    hit: false,
+                    query: 0,
+                    path: Path::BoundingBoxes,
+                });
+                continue;
+            }
+            let window = |id, at| -> Result<collide::mask::Mask, GpuError> {
+                let moved: Vec<[[f64; 2]; 3]> = self
+                    .placed_triangles(id, at)?
+                    .into_iter()
+                    .map(|t| t.map(|q| [q[0] - x0, q[1] - y0]))
+                    .collect();
+                collide::raster::rasterize((x1 - x0) as usize, (y1 - y0) as usize, moved)
+                    .map_err(|e| GpuError::BadMesh(format!("pair {index}: {e}")))
+            };
+            let count = window(p.a, p.at_a)?.overlap_area(&window(p.b, p.at_b)?, 0, 0);
+            out.push(Hit {
+                hit: count > 0,
+                query: count,
+                path: Path::CpuRaster,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A placed mesh's bounding box (the circle's around the model's
+    /// origin) and its triangle count.
+    pub(crate) fn mesh_box(
+        &self,
+        index: usize,
+        id: MeshId,
+        at: MeshPlacement,
+    ) -> Result<([f64; 4], usize), GpuError> {
+        let (_, b) = self.mesh_draw(index, id, at)?;
+        Ok((b, self.mesh(id)?.triangles.len()))
+    }
+
+    /// The GPU path: the stencil buffer and occlusion queries, many pairs
+    /// per submission; pairs whose bounding boxes do not meet are answered
+    /// without drawing.
+    pub(crate) fn test_mesh_pairs_gpu(&self, pairs: &[MeshPair]) -> Result<Vec<Hit>, GpuError> {
         let mut out = Vec::with_capacity(pairs.len());
         for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
             let base = chunk_index * PAIRS_PER_SUBMIT;

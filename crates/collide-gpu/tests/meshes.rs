@@ -8,7 +8,9 @@
 
 use collide::Vec2;
 use collide::raster::rasterize;
-use collide_gpu::{GpuCollider, GpuError, MeshId, MeshPair, MeshPlacement, Occlusion};
+use collide_gpu::{
+    GpuCollider, GpuError, MeshCosts, MeshId, MeshPair, MeshPath, MeshPlacement, Occlusion, Path,
+};
 
 fn gpu() -> Option<GpuCollider> {
     match GpuCollider::new(512) {
@@ -197,7 +199,8 @@ fn random_polygon_pairs_agree_with_the_cpu_rasteriser() {
             at_b: place(&mut rng),
         });
     }
-    let hits = g.test_mesh_pairs(&pairs).unwrap();
+    let hits = g.test_mesh_pairs_on(&pairs, MeshPath::Gpu).unwrap();
+    let cpu_hits = g.test_mesh_pairs_on(&pairs, MeshPath::Cpu).unwrap();
     let (mut touching, mut apart, mut unsure) = (0, 0, 0);
     for (k, (pair, hit)) in pairs.iter().zip(&hits).enumerate() {
         let ta = g.placed_triangles(pair.a, pair.at_a).unwrap();
@@ -207,6 +210,12 @@ fn random_polygon_pairs_agree_with_the_cpu_rasteriser() {
             (surely..=possibly).contains(&cpu),
             "pair {k}: the CPU rasteriser's {cpu} is outside {surely}..={possibly}"
         );
+        // The CPU path is that rasteriser, its count exact.
+        assert_eq!(cpu_hits[k].query, cpu, "pair {k}: the CPU path");
+        assert!(matches!(
+            cpu_hits[k].path,
+            Path::CpuRaster | Path::BoundingBoxes
+        ));
         if surely > 0 {
             assert!(
                 hit.hit,
@@ -266,22 +275,25 @@ fn concave_shapes_edges_and_layers() {
     let at = MeshPlacement::at;
     let pair = |a, at_a, b, at_b| MeshPair { a, at_a, b, at_b };
     let hits = g
-        .test_mesh_pairs(&[
-            pair(l, at(50.0, 50.0), square, at(65.0, 65.0)),
-            pair(l, at(50.0, 50.0), square, at(55.0, 55.0)),
-            pair(square, at(50.0, 50.0), square, at(60.0, 50.0)),
-            pair(square, at(50.0, 50.0), square, at(59.0, 50.0)),
-            pair(
-                square,
-                at(50.0, 50.0),
-                square,
-                MeshPlacement {
-                    layer: 1,
-                    ..at(52.0, 52.0)
-                },
-            ),
-            pair(square, at(50.0, 50.0), square, at(300.0, 300.0)),
-        ])
+        .test_mesh_pairs_on(
+            &[
+                pair(l, at(50.0, 50.0), square, at(65.0, 65.0)),
+                pair(l, at(50.0, 50.0), square, at(55.0, 55.0)),
+                pair(square, at(50.0, 50.0), square, at(60.0, 50.0)),
+                pair(square, at(50.0, 50.0), square, at(59.0, 50.0)),
+                pair(
+                    square,
+                    at(50.0, 50.0),
+                    square,
+                    MeshPlacement {
+                        layer: 1,
+                        ..at(52.0, 52.0)
+                    },
+                ),
+                pair(square, at(50.0, 50.0), square, at(300.0, 300.0)),
+            ],
+            MeshPath::Gpu,
+        )
         .unwrap();
     let got: Vec<bool> = hits.iter().map(|h| h.hit).collect();
     assert_eq!(got, [false, true, false, true, false, false]);
@@ -325,4 +337,77 @@ fn bad_meshes_are_refused_with_what_was_wrong() {
         }]),
         Err(GpuError::BadPlacement { .. })
     ));
+}
+
+/// The cost model: calibrated on this machine, it picks a path per batch;
+/// told that one path is free, it takes that one; asked, either path gives
+/// the same answers.
+#[test]
+fn the_cost_model_picks_a_path_per_batch() {
+    let Some(mut g) = gpu() else { return };
+    let costs = g.calibrate_mesh_costs().unwrap();
+    for c in [
+        costs.gpu_batch,
+        costs.gpu_pair,
+        costs.gpu_triangle,
+        costs.cpu_pair,
+        costs.cpu_triangle,
+        costs.cpu_pixel,
+    ] {
+        assert!(c.is_finite() && c >= 0.0, "{costs:?}");
+    }
+    eprintln!("calibrated on {}: {costs:?}", g.adapter());
+    let mut rng = Rng(5);
+    let meshes: Vec<MeshId> = (0..8)
+        .map(|_| g.add_polygon(&polygon(&mut rng)).unwrap())
+        .collect();
+    let pairs: Vec<MeshPair> = (0..200)
+        .map(|k| MeshPair {
+            a: meshes[k % 8],
+            at_a: MeshPlacement::at(100.0, 100.0),
+            b: meshes[(k * 3 + 1) % 8],
+            at_b: MeshPlacement {
+                angle: k as f32 * 0.05,
+                ..MeshPlacement::at(100.0 + (k % 20) as f32, 100.0)
+            },
+        })
+        .collect();
+    let free_gpu = MeshCosts {
+        gpu_batch: 0.0,
+        gpu_pair: 0.0,
+        gpu_triangle: 0.0,
+        cpu_pair: 1.0,
+        ..costs
+    };
+    g.set_mesh_costs(free_gpu);
+    let on_gpu = g.test_mesh_pairs(&pairs).unwrap();
+    assert!(
+        on_gpu
+            .iter()
+            .all(|h| matches!(h.path, Path::Occlusion(_) | Path::BoundingBoxes))
+    );
+    let free_cpu = MeshCosts {
+        cpu_pair: 0.0,
+        cpu_triangle: 0.0,
+        cpu_pixel: 0.0,
+        gpu_pair: 1.0,
+        ..costs
+    };
+    g.set_mesh_costs(free_cpu);
+    let on_cpu = g.test_mesh_pairs(&pairs).unwrap();
+    assert!(on_cpu.iter().any(|h| h.path == Path::CpuRaster));
+    let differ = on_gpu
+        .iter()
+        .zip(&on_cpu)
+        .filter(|(a, b)| a.hit != b.hit)
+        .count();
+    assert!(
+        differ <= 2,
+        "{differ} of 200 answers differ between the paths (edge pixels only)"
+    );
+    // A single small pair: the calibrated model prefers the CPU (a
+    // submission costs more than rasterising a few hundred pixels).
+    g.set_mesh_costs(costs);
+    let one = g.test_mesh_pairs(&pairs[..1]).unwrap();
+    eprintln!("one pair went to {:?}", one[0].path);
 }

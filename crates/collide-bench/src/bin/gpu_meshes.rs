@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use collide::raster::rasterize;
 use collide::{Shape, Transform, Vec2, intersects};
-use collide_gpu::{GpuCollider, MeshId, MeshPair, MeshPlacement};
+use collide_gpu::{GpuCollider, MeshId, MeshPair, MeshPath, MeshPlacement};
 
 #[path = "../splitmix.rs"]
 mod splitmix;
@@ -55,10 +55,20 @@ fn main() -> Result<()> {
     };
     println!("# collide-gpu meshes vs the CPU rasteriser and collide's narrow phase\n");
     println!("Adapter: {}\n", gpu.adapter());
+    let costs = gpu.calibrate_mesh_costs()?;
     println!(
-        "| triangles per mesh | pairs | GPU µs/pair | CPU raster µs/pair | narrow phase µs/pair | raster ÷ GPU | GPU and raster agree | GPU and narrow agree |"
+        "Cost model, calibrated here (µs): GPU {:.0} a batch + {:.2} a pair + {:.4} a triangle; CPU {:.2} a pair + {:.3} a triangle + {:.4} a pixel\n",
+        costs.gpu_batch * 1e6,
+        costs.gpu_pair * 1e6,
+        costs.gpu_triangle * 1e6,
+        costs.cpu_pair * 1e6,
+        costs.cpu_triangle * 1e6,
+        costs.cpu_pixel * 1e6
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!(
+        "| triangles per mesh | pairs | GPU µs/pair | CPU raster µs/pair | narrow phase µs/pair | raster ÷ GPU | the model chose | GPU and raster agree | GPU and narrow agree |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut rng = Rng(2026);
     for (triangles, pairs_n) in [(16usize, 20_000usize), (256, 5_000), (4096, 1_000)] {
         let mut meshes: Vec<(MeshId, Vec<[f32; 2]>, Shape)> = Vec::new();
@@ -98,7 +108,7 @@ fn main() -> Result<()> {
         // Warm-up, then the timed batch.
         gpu.test_mesh_pairs(&gpu_pairs[..gpu_pairs.len().min(64)])?;
         let t = Instant::now();
-        let hits = gpu.test_mesh_pairs(&gpu_pairs)?;
+        let hits = gpu.test_mesh_pairs_on(&gpu_pairs, MeshPath::Gpu)?;
         let gpu_s = t.elapsed().as_secs_f64();
         // The CPU rasteriser: both meshes placed and rasterised over their
         // boxes' overlap, then the masks ANDed.
@@ -152,8 +162,14 @@ fn main() -> Result<()> {
             format!("{:.2}%", 100.0 * same as f64 / hits.len() as f64)
         };
         let per = |s: f64| s * 1e6 / pairs_n as f64;
+        let work = gpu.mesh_work(&gpu_pairs)?;
+        let chose = if costs.cpu(&work) < costs.gpu(&work) {
+            "CPU"
+        } else {
+            "GPU"
+        };
         println!(
-            "| {triangles} | {pairs_n} | {:.2} | {:.2} | {:.2} | {:.1}× | {} | {} |",
+            "| {triangles} | {pairs_n} | {:.2} | {:.2} | {:.2} | {:.1}× | {chose} | {} | {} |",
             per(gpu_s),
             per(raster_s),
             per(narrow_s),
