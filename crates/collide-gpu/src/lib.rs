@@ -215,6 +215,10 @@ pub enum Path {
     /// The CPU rasteriser (`collide::raster`), chosen by the cost model or
     /// asked for: the exact count by the same pixel rule.
     CpuRaster,
+    /// The compute pass's exact count ([`GpuCollider::count_pairs`]), when
+    /// occlusion queries are not used
+    /// ([`GpuCollider::set_occlusion_queries`]).
+    ComputeCount,
 }
 
 /// One pair's answer from the occlusion path.
@@ -363,6 +367,9 @@ pub struct GpuCollider {
     mesh_pipelines: mesh::MeshPipelines,
     meshes: Vec<mesh::Mesh>,
     mesh_costs: cost::MeshCosts,
+    /// Whether pair tests use occlusion queries (else the compute count for
+    /// sprites and the CPU rasteriser for 2-D meshes).
+    use_queries: bool,
     mesh3_pipelines: mesh3::Mesh3Pipelines,
     meshes3: Vec<mesh3::Mesh3>,
 }
@@ -618,6 +625,7 @@ impl GpuCollider {
             mesh_pipelines,
             meshes: Vec::new(),
             mesh_costs: cost::MeshCosts::default_for(info.device_type == wgpu::DeviceType::Cpu),
+            use_queries: true,
             mesh3_pipelines,
             meshes3: Vec::new(),
             device,
@@ -930,9 +938,30 @@ impl GpuCollider {
         Ok(([da, db], [moved(ba), moved(bb)]))
     }
 
+    /// Whether pair tests use occlusion queries (the default). Without
+    /// them, sprite pairs are answered by the compute pass's exact count
+    /// and 2-D mesh pairs by the CPU rasteriser, each `Hit` saying so: the
+    /// path for an adapter whose queries are missing or not trusted. Group
+    /// tests and 3-D meshes always use queries.
+    pub fn set_occlusion_queries(&mut self, use_them: bool) {
+        self.use_queries = use_them;
+    }
+
     /// Tests pairs with the stencil buffer and occlusion queries, many per
-    /// submission.
+    /// submission (or, with [`GpuCollider::set_occlusion_queries`] off, with
+    /// the compute pass's exact counts).
     pub fn test_pairs(&self, pairs: &[Pair]) -> Result<Vec<Hit>, GpuError> {
+        if !self.use_queries {
+            return Ok(self
+                .count_pairs(pairs)?
+                .into_iter()
+                .map(|count| Hit {
+                    hit: count > 0,
+                    query: count,
+                    path: Path::ComputeCount,
+                })
+                .collect());
+        }
         let mut out = Vec::with_capacity(pairs.len());
         for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
             let base = chunk_index * PAIRS_PER_SUBMIT;

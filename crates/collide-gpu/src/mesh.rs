@@ -353,6 +353,9 @@ impl GpuCollider {
         pairs: &[MeshPair],
         path: MeshPath,
     ) -> Result<Vec<Hit>, GpuError> {
+        if !self.use_queries {
+            return self.test_mesh_pairs_cpu(pairs);
+        }
         match path {
             MeshPath::Gpu => self.test_mesh_pairs_gpu(pairs),
             MeshPath::Cpu => self.test_mesh_pairs_cpu(pairs),

@@ -548,3 +548,31 @@ fn group_stencils_answer_later() {
     );
     assert!(touching > 5 && touching < groups.len());
 }
+
+/// With occlusion queries off (an adapter whose queries are missing or not
+/// trusted), the same pairs get the same answers through the compute count,
+/// and each answer says so.
+#[test]
+fn without_queries_the_compute_count_answers_the_same() {
+    let Some(mut gpu) = gpu() else { return };
+    let mut rng = Rng(11);
+    let masks: Vec<Mask> = (0..32).map(|_| sprite(&mut rng)).collect();
+    let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
+    let pairs = random_pairs(&mut rng, &masks, &ids, 2000, true);
+    let with = gpu.test_pairs(&pairs).unwrap();
+    gpu.set_occlusion_queries(false);
+    let without = gpu.test_pairs(&pairs).unwrap();
+    assert!(
+        without
+            .iter()
+            .all(|h| h.path == collide_gpu::Path::ComputeCount)
+    );
+    let differ = with
+        .iter()
+        .zip(&without)
+        .filter(|(a, b)| a.hit != b.hit)
+        .count();
+    // The compute pass and the rasteriser map pixel centres alike; f32
+    // rounding may move a pixel in rare pairs.
+    assert!(differ <= 2, "{differ} of 2000 answers differ");
+}

@@ -405,6 +405,17 @@ fn the_cost_model_picks_a_path_per_batch() {
         differ <= 2,
         "{differ} of 200 answers differ between the paths (edge pixels only)"
     );
+    // Without occlusion queries even a GPU request is answered on the CPU,
+    // and says so.
+    g.set_occlusion_queries(false);
+    let fallback = g.test_mesh_pairs_on(&pairs, MeshPath::Gpu).unwrap();
+    assert!(
+        fallback
+            .iter()
+            .all(|h| matches!(h.path, Path::CpuRaster | Path::BoundingBoxes))
+    );
+    assert_eq!(fallback, on_cpu);
+    g.set_occlusion_queries(true);
     // A single small pair: the calibrated model prefers the CPU (a
     // submission costs more than rasterising a few hundred pixels).
     g.set_mesh_costs(costs);
