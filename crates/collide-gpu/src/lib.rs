@@ -55,7 +55,7 @@ mod mesh;
 mod mesh3;
 
 pub use cost::{MeshCosts, MeshWork};
-pub use mesh::{MeshId, MeshPair, MeshPath, MeshPlacement};
+pub use mesh::{MeshId, MeshPair, MeshPath, MeshPlacement, Resolution};
 pub use mesh3::{DepthSlabs, Mesh3Id, Mesh3Pair, Model3};
 
 /// Why the GPU path could not run.
@@ -370,6 +370,8 @@ pub struct GpuCollider {
     /// Whether pair tests use occlusion queries (else the compute count for
     /// sprites and the CPU rasteriser for 2-D meshes).
     use_queries: bool,
+    /// The mesh tests' buffer resolution.
+    resolution: mesh::Resolution,
     mesh3_pipelines: mesh3::Mesh3Pipelines,
     meshes3: Vec<mesh3::Mesh3>,
 }
@@ -626,6 +628,7 @@ impl GpuCollider {
             meshes: Vec::new(),
             mesh_costs: cost::MeshCosts::default_for(info.device_type == wgpu::DeviceType::Cpu),
             use_queries: true,
+            resolution: mesh::Resolution::Full,
             mesh3_pipelines,
             meshes3: Vec::new(),
             device,

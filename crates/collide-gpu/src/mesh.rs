@@ -62,6 +62,31 @@ impl MeshPlacement {
     }
 }
 
+/// The collision buffer's resolution against the screen's, for meshes:
+/// a lower one draws a quarter or a sixteenth of the pixels (fill rate)
+/// and answers for a coarser picture; its error against full resolution is
+/// measured by `gpu_meshes` (collide-bench).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    /// One buffer pixel per screen pixel.
+    Full,
+    /// One per 2 × 2.
+    Half,
+    /// One per 4 × 4.
+    Quarter,
+}
+
+impl Resolution {
+    /// Buffer pixels per screen pixel, along a side.
+    pub fn factor(self) -> f32 {
+        match self {
+            Resolution::Full => 1.0,
+            Resolution::Half => 0.5,
+            Resolution::Quarter => 0.25,
+        }
+    }
+}
+
 /// Which path tests a batch of mesh pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MeshPath {
@@ -201,6 +226,11 @@ impl MeshPipelines {
 }
 
 impl GpuCollider {
+    /// Sets the collision buffer's resolution for mesh tests (2-D and 3-D).
+    pub fn set_resolution(&mut self, resolution: Resolution) {
+        self.resolution = resolution;
+    }
+
     /// Uploads a mesh: vertices in model coordinates (pixels) and
     /// triangles as indices into them. Uploaded once; every test draws it
     /// from the collider's own buffers.
@@ -344,7 +374,8 @@ impl GpuCollider {
         self.test_mesh_pairs_on(pairs, MeshPath::Auto)
     }
 
-    /// Tests mesh pairs on the path asked for.
+    /// Tests mesh pairs on the path asked for, at the collider's
+    /// [`Resolution`] (counts are then in buffer pixels).
     ///
     /// # Errors
     /// As [`GpuCollider::test_mesh_pairs`].
@@ -353,6 +384,28 @@ impl GpuCollider {
         pairs: &[MeshPair],
         path: MeshPath,
     ) -> Result<Vec<Hit>, GpuError> {
+        // A lower resolution is the same scene drawn smaller.
+        let scaled: Vec<MeshPair>;
+        let pairs = if self.resolution == Resolution::Full {
+            pairs
+        } else {
+            let f = self.resolution.factor();
+            let shrink = |p: MeshPlacement| MeshPlacement {
+                x: p.x * f,
+                y: p.y * f,
+                scale: p.scale * f,
+                ..p
+            };
+            scaled = pairs
+                .iter()
+                .map(|p| MeshPair {
+                    at_a: shrink(p.at_a),
+                    at_b: shrink(p.at_b),
+                    ..*p
+                })
+                .collect();
+            &scaled
+        };
         if !self.use_queries {
             return self.test_mesh_pairs_cpu(pairs);
         }

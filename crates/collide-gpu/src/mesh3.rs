@@ -328,6 +328,16 @@ impl GpuCollider {
         viewport: &Viewport,
         slabs: DepthSlabs,
     ) -> Result<Vec<Hit>, GpuError> {
+        // A lower resolution is the same view on a smaller viewport.
+        let f = self.resolution.factor();
+        let scaled = Viewport {
+            x: viewport.x * f,
+            y: viewport.y * f,
+            width: viewport.width * f,
+            height: viewport.height * f,
+            y_down: viewport.y_down,
+        };
+        let viewport = &scaled;
         let slab = |m: &Mesh3, mvp: &Mat4| match slabs {
             DepthSlabs::On => depth_range(m.min, m.max, mvp),
             DepthSlabs::Off => [0.0, 1.0],

@@ -422,3 +422,43 @@ fn the_cost_model_picks_a_path_per_batch() {
     let one = g.test_mesh_pairs(&pairs[..1]).unwrap();
     eprintln!("one pair went to {:?}", one[0].path);
 }
+
+/// At half and quarter resolution the same overlap covers a quarter and a
+/// sixteenth of the pixels; 3-D pairs shrink with their viewport.
+#[test]
+fn a_lower_resolution_draws_fewer_pixels() {
+    let Some(mut g) = gpu() else { return };
+    let square = g
+        .add_polygon(
+            &[(0.0, 0.0), (40.0, 0.0), (40.0, 40.0), (0.0, 40.0)].map(|(x, y)| Vec2::new(x, y)),
+        )
+        .unwrap();
+    let pair = MeshPair {
+        a: square,
+        at_a: MeshPlacement::at(100.0, 100.0),
+        b: square,
+        at_b: MeshPlacement::at(120.0, 120.0),
+    };
+    let mut counts = Vec::new();
+    for r in [
+        collide_gpu::Resolution::Full,
+        collide_gpu::Resolution::Half,
+        collide_gpu::Resolution::Quarter,
+    ] {
+        g.set_resolution(r);
+        for path in [MeshPath::Gpu, MeshPath::Cpu] {
+            let h = g.test_mesh_pairs_on(&[pair], path).unwrap()[0];
+            assert!(h.hit);
+            if path == MeshPath::Cpu || g.occlusion() == Occlusion::SampleCount {
+                counts.push(h.query);
+            }
+        }
+    }
+    assert!(
+        counts
+            .chunks(counts.len() / 3)
+            .zip([400, 100, 25])
+            .all(|(c, want)| c.iter().all(|&n| n == want)),
+        "{counts:?}"
+    );
+}
