@@ -56,7 +56,7 @@ mod mesh3;
 
 pub use cost::{MeshCosts, MeshWork};
 pub use mesh::{MeshId, MeshPair, MeshPath, MeshPlacement, Resolution};
-pub use mesh3::{DepthSlabs, Mesh3Id, Mesh3Pair, Model3};
+pub use mesh3::{DepthSlabs, Mesh3Id, Mesh3Pair, Model3, SceneObject};
 
 /// Why the GPU path could not run.
 #[derive(Debug, Error)]

@@ -74,12 +74,21 @@ struct Mesh3Draw {
     mvp: [[f32; 4]; 4],
     slab: [f32; 2],
     pad: [f32; 2],
+    colour: [f32; 4],
 }
 
 pub(crate) struct Mesh3Pipelines {
     write: wgpu::RenderPipeline,
     test: wgpu::RenderPipeline,
+    /// Normal mode: colour with a depth test.
+    colour: wgpu::RenderPipeline,
+    /// The demo's touching pixels: a stencil mark, then colour on it.
+    mark: wgpu::RenderPipeline,
+    paint: wgpu::RenderPipeline,
 }
+
+/// The colour format of [`GpuCollider::render_meshes_3d`].
+const SCENE: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 impl Mesh3Pipelines {
     pub(crate) fn new(device: &wgpu::Device, draw_layout: &wgpu::BindGroupLayout) -> Self {
@@ -101,7 +110,16 @@ impl Mesh3Pipelines {
                 shader_location: 0,
             }],
         })];
-        let pipeline = |label, face: wgpu::StencilFaceState| {
+        let with_colour = |label,
+                           face: wgpu::StencilFaceState,
+                           colour: Option<wgpu::ColorWrites>,
+                           entry: &str,
+                           depth_test: bool| {
+            let targets = [colour.map(|write_mask| wgpu::ColorTargetState {
+                format: SCENE,
+                blend: None,
+                write_mask,
+            })];
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -115,8 +133,12 @@ impl Mesh3Pipelines {
                 primitive: wgpu::PrimitiveState::default(),
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_STENCIL,
-                    depth_write_enabled: Some(false),
-                    depth_compare: Some(wgpu::CompareFunction::Always),
+                    depth_write_enabled: Some(depth_test),
+                    depth_compare: Some(if depth_test {
+                        wgpu::CompareFunction::Less
+                    } else {
+                        wgpu::CompareFunction::Always
+                    }),
                     stencil: wgpu::StencilState {
                         front: face,
                         back: face,
@@ -128,15 +150,50 @@ impl Mesh3Pipelines {
                 multisample: wgpu::MultisampleState::default(),
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
-                    entry_point: Some("fs"),
+                    entry_point: Some(entry),
                     compilation_options: Default::default(),
-                    targets: &[],
+                    targets: if colour.is_some() { &targets } else { &[] },
                 }),
                 multiview_mask: None,
                 cache: None,
             })
         };
+        let pipeline =
+            |label, face: wgpu::StencilFaceState| with_colour(label, face, None, "fs", false);
+        let keep = wgpu::StencilFaceState {
+            compare: wgpu::CompareFunction::Always,
+            fail_op: wgpu::StencilOperation::Keep,
+            depth_fail_op: wgpu::StencilOperation::Keep,
+            pass_op: wgpu::StencilOperation::Keep,
+        };
         Mesh3Pipelines {
+            colour: with_colour(
+                "mesh3: colour",
+                keep,
+                Some(wgpu::ColorWrites::ALL),
+                "fs_colour",
+                true,
+            ),
+            mark: with_colour(
+                "mesh3: mark",
+                wgpu::StencilFaceState {
+                    pass_op: wgpu::StencilOperation::Replace,
+                    ..keep
+                },
+                Some(wgpu::ColorWrites::empty()),
+                "fs_mark",
+                false,
+            ),
+            paint: with_colour(
+                "mesh3: paint",
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Equal,
+                    ..keep
+                },
+                Some(wgpu::ColorWrites::ALL),
+                "fs_mark",
+                false,
+            ),
             write: pipeline(
                 "mesh3: write stencil",
                 wgpu::StencilFaceState {
@@ -388,11 +445,13 @@ impl GpuCollider {
                     mvp: onto_buffer(&pair.mvp_a, viewport, tx, ty, side),
                     slab: slab(b, &pair.mvp_b),
                     pad: [0.0; 2],
+                    colour: [1.0; 4],
                 });
                 draws.push(Mesh3Draw {
                     mvp: onto_buffer(&pair.mvp_b, viewport, tx, ty, side),
                     slab: slab(a, &pair.mvp_a),
                     pad: [0.0; 2],
+                    colour: [1.0; 4],
                 });
                 scissors.push([1, 1, (x1 - x0) as u32, (y1 - y0) as u32]);
                 drawn.push(k);
@@ -472,6 +531,209 @@ impl GpuCollider {
             .read_back::<u64>(&queries.read)?
             .into_iter()
             .map(|q| self.hit(q))
+            .collect())
+    }
+}
+
+/// One object of a 3-D scene to draw: the mesh, its model-view-projection
+/// (onto the image) and its colour (RGBA, 0..1).
+pub type SceneObject = (Mesh3Id, Mat4, [f32; 4]);
+
+impl GpuCollider {
+    /// Normal mode for 3-D meshes: draws the objects in their colours with
+    /// a depth test into a `width × height` RGBA image, then, for each
+    /// `(a, b, colour)` in `touching`, paints in `colour` the pixels where
+    /// object `b` meets object `a` by the collision rule (each kept to the
+    /// other's depth slab), over everything. The same draw as the tests.
+    ///
+    /// # Errors
+    /// An unknown mesh, an index past `objects`, more than 255 touching
+    /// pairs, or a failed read-back.
+    pub fn render_meshes_3d(
+        &self,
+        width: u32,
+        height: u32,
+        background: [f64; 4],
+        objects: &[SceneObject],
+        touching: &[(usize, usize, [f32; 4])],
+    ) -> Result<Vec<u8>, GpuError> {
+        if touching.len() > 255 {
+            return Err(GpuError::BadMesh(format!(
+                "{} touching pairs; at most 255",
+                touching.len()
+            )));
+        }
+        let dev = &self.device;
+        let mut draws: Vec<Mesh3Draw> = Vec::new();
+        for &(id, mvp, colour) in objects {
+            self.mesh3(id)?;
+            draws.push(Mesh3Draw {
+                mvp,
+                slab: [0.0, 1.0],
+                pad: [0.0; 2],
+                colour,
+            });
+        }
+        for &(a, b, colour) in touching {
+            let object = |k: usize| {
+                objects
+                    .get(k)
+                    .ok_or_else(|| GpuError::BadMesh(format!("object {k} of {}", objects.len())))
+            };
+            let ((ia, ma, _), (ib, mb, _)) = (object(a)?, object(b)?);
+            let (ma_, mb_) = (self.mesh3(*ia)?, self.mesh3(*ib)?);
+            draws.push(Mesh3Draw {
+                mvp: *ma,
+                slab: depth_range(mb_.min, mb_.max, mb),
+                pad: [0.0; 2],
+                colour,
+            });
+            draws.push(Mesh3Draw {
+                mvp: *mb,
+                slab: depth_range(ma_.min, ma_.max, ma),
+                pad: [0.0; 2],
+                colour,
+            });
+        }
+        if draws.is_empty() {
+            draws.push(Mesh3Draw {
+                mvp: [[0.0; 4]; 4],
+                slab: [0.0; 2],
+                pad: [0.0; 2],
+                colour: [0.0; 4],
+            });
+        }
+        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("scene draws"),
+            contents: bytemuck::cast_slice(&draws),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scene draws"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.target_buf.as_entire_binding(),
+                },
+            ],
+        });
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let texture = |format, usage| {
+            dev.create_texture(&wgpu::TextureDescriptor {
+                label: Some("scene"),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let target = texture(
+            SCENE,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
+        let depth = texture(DEPTH_STENCIL, wgpu::TextureUsages::RENDER_ATTACHMENT);
+        let (view, depth_view) = (
+            target.create_view(&Default::default()),
+            depth.create_view(&Default::default()),
+        );
+        let row = (width * 4).div_ceil(256) * 256;
+        let read = dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scene readback"),
+            size: u64::from(row) * u64::from(height),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("scene"),
+        });
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("scene"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: background[0],
+                            g: background[1],
+                            b: background[2],
+                            a: background[3],
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_bind_group(0, &bind, &[]);
+            let draw =
+                |pass: &mut wgpu::RenderPass<'_>, id: Mesh3Id, k: usize| -> Result<(), GpuError> {
+                    let m = self.mesh3(id)?;
+                    pass.set_vertex_buffer(0, m.vertices.slice(..));
+                    pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(0..m.index_count, 0, k as u32..k as u32 + 1);
+                    Ok(())
+                };
+            pass.set_pipeline(&self.mesh3_pipelines.colour);
+            for (k, &(id, _, _)) in objects.iter().enumerate() {
+                draw(&mut pass, id, k)?;
+            }
+            for (t, &(a, b, _)) in touching.iter().enumerate() {
+                let k = objects.len() + 2 * t;
+                pass.set_stencil_reference(t as u32 + 1);
+                pass.set_pipeline(&self.mesh3_pipelines.mark);
+                draw(&mut pass, objects[a].0, k)?;
+                pass.set_pipeline(&self.mesh3_pipelines.paint);
+                draw(&mut pass, objects[b].0, k + 1)?;
+            }
+        }
+        enc.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &target,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &read,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(height),
+                },
+            },
+            size,
+        );
+        self.queue.submit([enc.finish()]);
+        let padded = self.read_back::<u8>(&read)?;
+        Ok(padded
+            .chunks_exact(row as usize)
+            .flat_map(|r| r[..width as usize * 4].iter().copied())
             .collect())
     }
 }
