@@ -737,3 +737,141 @@ impl GpuCollider {
             .collect())
     }
 }
+
+/// A mesh's triangles placed by `mvp` on the screen, as `[x, y, depth]`
+/// in pixels relative to `origin`, clipped to the near plane first (a
+/// triangle crossing it becomes one or two).
+fn screen_triangles(
+    m: &Mesh3,
+    mvp: &Mat4,
+    viewport: &Viewport,
+    origin: [f64; 2],
+) -> Vec<[[f64; 3]; 3]> {
+    let clip = |p: [f32; 3]| -> [f64; 4] {
+        std::array::from_fn(|row| {
+            (0..3)
+                .map(|c| f64::from(mvp[c][row]) * f64::from(p[c]))
+                .sum::<f64>()
+                + f64::from(mvp[3][row])
+        })
+    };
+    let (vx, vy, vw, vh) = (
+        f64::from(viewport.x),
+        f64::from(viewport.y),
+        f64::from(viewport.width),
+        f64::from(viewport.height),
+    );
+    let screen = |c: [f64; 4]| -> [f64; 3] {
+        let (x, y, z) = (c[0] / c[3], c[1] / c[3], c[2] / c[3]);
+        let py = if viewport.y_down {
+            (1.0 - y) * 0.5
+        } else {
+            (1.0 + y) * 0.5
+        };
+        [
+            vx + (x + 1.0) * 0.5 * vw - origin[0],
+            vy + py * vh - origin[1],
+            z,
+        ]
+    };
+    let mut out = Vec::with_capacity(m.triangles.len());
+    for t in &m.triangles {
+        let corners = t.map(|i| clip(m.model[i as usize]));
+        // Sutherland–Hodgman against the near plane, z ≥ 0 in wgpu's clip
+        // space.
+        let mut kept: Vec<[f64; 4]> = Vec::with_capacity(4);
+        for k in 0..3 {
+            let (p, q) = (corners[k], corners[(k + 1) % 3]);
+            if p[2] >= 0.0 {
+                kept.push(p);
+            }
+            if (p[2] >= 0.0) != (q[2] >= 0.0) {
+                let s = p[2] / (p[2] - q[2]);
+                kept.push(std::array::from_fn(|i| p[i] + (q[i] - p[i]) * s));
+            }
+        }
+        for k in 1..kept.len().saturating_sub(1) {
+            if [kept[0], kept[k], kept[k + 1]].iter().all(|c| c[3] > 0.0) {
+                out.push([screen(kept[0]), screen(kept[k]), screen(kept[k + 1])]);
+            }
+        }
+    }
+    out
+}
+
+impl GpuCollider {
+    /// [`GpuCollider::test_mesh_3d_pairs`] on the path asked for: `Cpu`
+    /// projects and rasterises both meshes on the CPU
+    /// (`collide::raster::rasterize_depth`, the same rule and slabs); `Auto`
+    /// is the GPU unless occlusion queries are off.
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_mesh_3d_pairs`].
+    pub fn test_mesh_3d_pairs_on(
+        &self,
+        pairs: &[Mesh3Pair],
+        viewport: &Viewport,
+        slabs: DepthSlabs,
+        path: crate::MeshPath,
+    ) -> Result<Vec<Hit>, GpuError> {
+        if path != crate::MeshPath::Cpu && self.use_queries {
+            return self.test_mesh_3d_pairs(pairs, viewport, slabs);
+        }
+        let f = self.resolution.factor();
+        let viewport = &Viewport {
+            x: viewport.x * f,
+            y: viewport.y * f,
+            width: viewport.width * f,
+            height: viewport.height * f,
+            y_down: viewport.y_down,
+        };
+        let mut out = Vec::with_capacity(pairs.len());
+        for (index, pair) in pairs.iter().enumerate() {
+            let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
+            let rect = |m: &Mesh3, mvp: &Mat4| -> Result<Option<Aabb>, GpuError> {
+                screen_rect_of_box(m.min, m.max, mvp, viewport, DepthRange::ZeroToOne)
+                    .map_err(|e| GpuError::BadMesh(format!("pair {index}: {e}")))
+            };
+            let miss = Hit {
+                hit: false,
+                query: 0,
+                path: Path::BoundingBoxes,
+            };
+            let (Some(ra), Some(rb)) = (rect(a, &pair.mvp_a)?, rect(b, &pair.mvp_b)?) else {
+                out.push(miss);
+                continue;
+            };
+            let x0 = f64::from(ra.min().x.max(rb.min().x)).floor();
+            let y0 = f64::from(ra.min().y.max(rb.min().y)).floor();
+            let x1 = f64::from(ra.max().x.min(rb.max().x)).ceil();
+            let y1 = f64::from(ra.max().y.min(rb.max().y)).ceil();
+            if x0 >= x1 || y0 >= y1 {
+                out.push(miss);
+                continue;
+            }
+            let keep = |m: &Mesh3, mvp: &Mat4| match slabs {
+                DepthSlabs::On => depth_range(m.min, m.max, mvp).map(f64::from),
+                DepthSlabs::Off => [0.0, 1.0],
+            };
+            let (w, h) = ((x1 - x0) as usize, (y1 - y0) as usize);
+            let coverage = |m: &Mesh3, mvp: &Mat4, within: [f64; 2]| {
+                collide::raster::rasterize_depth(
+                    w,
+                    h,
+                    screen_triangles(m, mvp, viewport, [x0, y0]),
+                    within,
+                )
+                .map_err(|e| GpuError::BadMesh(format!("pair {index}: {e}")))
+            };
+            let ma = coverage(a, &pair.mvp_a, keep(b, &pair.mvp_b))?;
+            let mb = coverage(b, &pair.mvp_b, keep(a, &pair.mvp_a))?;
+            let count = ma.overlap_area(&mb, 0, 0);
+            out.push(Hit {
+                hit: count > 0,
+                query: count,
+                path: Path::CpuRaster,
+            });
+        }
+        Ok(out)
+    }
+}

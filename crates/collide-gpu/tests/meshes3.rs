@@ -6,7 +6,9 @@
 //! skip line, and a failure under `REQUIRE_GPU=1`.
 
 use collide::{Mat4, Viewport};
-use collide_gpu::{DepthSlabs, GpuCollider, GpuError, Mesh3Id, Mesh3Pair, Occlusion};
+use collide_gpu::{
+    DepthSlabs, GpuCollider, GpuError, Mesh3Id, Mesh3Pair, MeshPath, Occlusion, Path,
+};
 
 fn gpu() -> Option<GpuCollider> {
     match GpuCollider::new(512) {
@@ -352,6 +354,9 @@ fn random_box_pairs_agree_with_the_cpu_rasteriser() {
     let hits = g
         .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
         .unwrap();
+    let cpu = g
+        .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, MeshPath::Cpu)
+        .unwrap();
     let (mut touching, mut apart, mut unsure) = (0, 0, 0);
     for (k, (p, hit)) in pairs.iter().zip(&hits).enumerate() {
         let rect = [0, 0, 400, 400];
@@ -379,6 +384,13 @@ fn random_box_pairs_agree_with_the_cpu_rasteriser() {
             .zip(&cb)
             .filter(|(x, y)| **x != Cover::Out && **y != Cover::Out)
             .count() as u64;
+        // The CPU path: the same rule, in f64, so within the same bounds.
+        assert!(matches!(cpu[k].path, Path::CpuRaster | Path::BoundingBoxes));
+        assert!(
+            (surely..=possibly).contains(&cpu[k].query),
+            "pair {k}: CPU path {} against {surely}..={possibly}",
+            cpu[k].query
+        );
         if surely > 0 {
             assert!(
                 hit.hit,

@@ -58,24 +58,61 @@ pub fn rasterize(
     try_reserve_exact(&mut covered, width * height, "raster coverage")?;
     covered.resize(width * height, false);
     for t in triangles {
-        cover(&mut covered, width, height, t);
+        cover(
+            &mut covered,
+            width,
+            height,
+            t.map(|p| [p[0], p[1], 0.0]),
+            [0.0, 0.0],
+        );
     }
     Mask::from_fn(width, height, |x, y| covered[y * width + x])
 }
 
-/// Marks the centres one triangle covers.
-fn cover(covered: &mut [bool], width: usize, height: usize, t: [[f64; 2]; 3]) {
+/// [`rasterize`] for triangles with a depth at each corner (`[x, y,
+/// depth]`): a centre is covered only where the depth interpolated there
+/// (linearly on the screen, as projected depth is) lies in `keep` (both
+/// ends included). The CPU twin of `collide-gpu`'s depth slabs.
+///
+/// # Errors
+/// As [`rasterize`].
+pub fn rasterize_depth(
+    width: usize,
+    height: usize,
+    triangles: impl IntoIterator<Item = [[f64; 3]; 3]>,
+    keep: [f64; 2],
+) -> Result<Mask, CollideError> {
+    let _ = Mask::new(width, height)?;
+    let mut covered: Vec<bool> = Vec::new();
+    try_reserve_exact(&mut covered, width * height, "raster coverage")?;
+    covered.resize(width * height, false);
+    for t in triangles {
+        cover(&mut covered, width, height, t, keep);
+    }
+    Mask::from_fn(width, height, |x, y| covered[y * width + x])
+}
+
+/// Marks the centres one triangle covers (with a depth in `keep`, unless
+/// `keep` is `[0, 0]` and every depth is 0: plain coverage).
+fn cover(covered: &mut [bool], width: usize, height: usize, t: [[f64; 3]; 3], keep: [f64; 2]) {
     if t.iter().flatten().any(|v| !v.is_finite()) {
         return;
     }
-    let [a, b, c] = t;
+    let depths = t.map(|p| p[2]);
+    let plain = keep == [0.0, 0.0] && depths == [0.0; 3];
+    let [a, b, c] = t.map(|p| [p[0], p[1]]);
     let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
     if area == 0.0 {
         return;
     }
     // Oriented so that the inside is where every edge function is
     // positive (edge `p → q`: (q - p) × (centre - p) > 0).
-    let [a, b, c] = if area > 0.0 { [a, b, c] } else { [a, c, b] };
+    let ([a, b, c], [da, db, dc]) = if area > 0.0 {
+        ([a, b, c], depths)
+    } else {
+        ([a, c, b], [depths[0], depths[2], depths[1]])
+    };
+    let area = area.abs();
     let edges = [(a, b), (b, c), (c, a)];
     // With y down and this orientation, a top edge runs in +x along a
     // constant y and a left edge runs in -y.
@@ -95,11 +132,21 @@ fn cover(covered: &mut [bool], width: usize, height: usize, t: [[f64; 2]; 3]) {
         let py = y as f64 + 0.5;
         for x in x0 as i64..=x1 {
             let px = x as f64 + 0.5;
-            let inside = edges.iter().zip(takes_ties).all(|(&(p, q), ties)| {
-                let e = (q[0] - p[0]) * (py - p[1]) - (q[1] - p[1]) * (px - p[0]);
-                e > 0.0 || (e == 0.0 && ties)
-            });
-            if inside {
+            let mut e = [0.0; 3];
+            let inside = edges
+                .iter()
+                .zip(takes_ties)
+                .enumerate()
+                .all(|(k, (&(p, q), ties))| {
+                    e[k] = (q[0] - p[0]) * (py - p[1]) - (q[1] - p[1]) * (px - p[0]);
+                    e[k] > 0.0 || (e[k] == 0.0 && ties)
+                });
+            // Edge k's function weighs the corner opposite it.
+            let kept = plain || {
+                let z = (e[1] * da + e[2] * db + e[0] * dc) / area;
+                z >= keep[0] && z <= keep[1]
+            };
+            if inside && kept {
                 covered[y as usize * width + x as usize] = true;
             }
         }
@@ -124,6 +171,23 @@ mod tests {
             .map(|m| m.count())
             .unwrap_or(0);
         assert_eq!(both, 16);
+    }
+
+    /// Depth across a square from 0 (left) to 1 (right): keeping depths up
+    /// to 0.5 keeps the left half's centres, columns 0 to 4 of 10.
+    #[test]
+    fn depth_keeps_what_lies_in_its_range() {
+        let (p, q, r, s) = (
+            [0.0, 0.0, 0.0],
+            [10.0, 0.0, 1.0],
+            [10.0, 6.0, 1.0],
+            [0.0, 6.0, 0.0],
+        );
+        let m =
+            rasterize_depth(10, 6, [[p, q, r], [p, r, s]], [0.0, 0.5]).map_err(|e| e.to_string());
+        let m = m.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.count(), 5 * 6);
+        assert!(m.get(4, 3) && !m.get(5, 3));
     }
 
     proptest! {
