@@ -43,7 +43,21 @@ pub enum GpuError {
     Retarget(#[from] RetargetError),
 }
 
-/// A device with the two pipelines ready.
+/// Where one GPU resize's time went, in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuTimings {
+    /// The plan (energy and the cumulative maps), on the CPU.
+    pub plan: f64,
+    /// Packing the pixels and the tap tables and copying them to the device.
+    pub upload: f64,
+    /// The two resampling passes, from submission to completion.
+    pub passes: f64,
+    /// Mapping the result back and unpacking it.
+    pub read_back: f64,
+}
+
+/// A device with the two pipelines ready: start it once and keep it for
+/// every image (starting is most of a single small resize's time).
 pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -194,8 +208,24 @@ impl Gpu {
         height: u32,
         opts: &Options,
     ) -> Result<Raster<u8>, GpuError> {
+        self.retarget_timed(src, width, height, opts)
+            .map(|(r, _)| r)
+    }
+
+    /// [`Gpu::retarget`], and where its time went.
+    pub fn retarget_timed(
+        &self,
+        src: &Raster<u8>,
+        width: u32,
+        height: u32,
+        opts: &Options,
+    ) -> Result<(Raster<u8>, GpuTimings), GpuError> {
+        let started = std::time::Instant::now();
         let plan = crate::plan(src, width, height, opts)?;
-        self.render(src, &plan, width, height)
+        let planned = started.elapsed().as_secs_f64();
+        let (out, mut timings) = self.render_timed(src, &plan, width, height)?;
+        timings.plan = planned;
+        Ok((out, timings))
     }
 
     /// Draws `src` through a separable plan on the GPU.
@@ -206,6 +236,18 @@ impl Gpu {
         width: u32,
         height: u32,
     ) -> Result<Raster<u8>, GpuError> {
+        self.render_timed(src, plan, width, height).map(|(r, _)| r)
+    }
+
+    fn render_timed(
+        &self,
+        src: &Raster<u8>,
+        plan: &Plan,
+        width: u32,
+        height: u32,
+    ) -> Result<(Raster<u8>, GpuTimings), GpuError> {
+        let clock = std::time::Instant::now();
+        let mut timings = GpuTimings::default();
         let lim = crate::Limits::default();
         lim.check("target", u64::from(width), u64::from(height))
             .map_err(GpuError::from)?;
@@ -321,7 +363,11 @@ impl Gpu {
             pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
         }
         enc.copy_buffer_to_buffer(&out_buf, 0, &read_buf, 0, out_bytes);
+        timings.upload = clock.elapsed().as_secs_f64();
         self.queue.submit([enc.finish()]);
+        dev.poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        timings.passes = clock.elapsed().as_secs_f64() - timings.upload;
         let (tx, rx) = std::sync::mpsc::channel();
         read_buf.map_async(wgpu::MapMode::Read, .., move |r| {
             let _receiver_gone = tx.send(r);
@@ -341,7 +387,8 @@ impl Gpu {
                 *v = (wd >> (8 * i)) as u8;
             }
         }
-        Ok(out)
+        timings.read_back = clock.elapsed().as_secs_f64() - timings.upload - timings.passes;
+        Ok((out, timings))
     }
 }
 

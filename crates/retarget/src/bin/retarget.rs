@@ -1,6 +1,7 @@
-//! `retarget IN --width W [--height H] -o OUT`: content-aware resizing from
-//! the command line. All the work is in the library; this file reads the
-//! arguments and the files.
+//! `retarget IN… --width W [--height H] -o OUT`: content-aware resizing
+//! from the command line, one image or many (then `OUT` is a folder, and
+//! `--gpu` starts the device once for all of them). All the work is in
+//! the library; this file reads the arguments and the files.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -13,15 +14,18 @@ use retarget::{EnergyOptions, Limits, Mode, Options, Raster, Sample};
 #[derive(Parser, Debug)]
 #[command(version, about = "Content-aware image resizing by accumulated energy")]
 struct Args {
-    /// The image to resize (PNG, JPEG, GIF, TIFF, WebP, BMP).
-    input: PathBuf,
+    /// The images to resize (PNG, JPEG, GIF, TIFF, WebP, BMP).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
     /// Target width in pixels, or a percentage of the source ("50%").
     #[arg(long, short = 'W')]
     width: Option<String>,
     /// Target height in pixels, or a percentage ("75%"). Default: unchanged.
     #[arg(long, short = 'H')]
     height: Option<String>,
-    /// Where to write the result; the format follows the extension.
+    /// Where to write the result, the format following the extension; with
+    /// several inputs, a folder (made if missing) that gets each under its
+    /// own name.
     #[arg(long, short = 'o')]
     output: PathBuf,
     /// The method.
@@ -49,9 +53,13 @@ struct Args {
     /// picked from the target).
     #[arg(long)]
     k: Option<f64>,
-    /// Run the per-pixel work on the GPU (separable mode, 8-bit images).
+    /// Run the per-pixel work on the GPU (separable mode, 8-bit images); a
+    /// hardware GPU only, since a software one is slower than the CPU path.
     #[arg(long)]
     gpu: bool,
+    /// With --gpu: any adapter, software renderers too (for measuring).
+    #[arg(long, requires = "gpu")]
+    any_adapter: bool,
     /// Largest side accepted, for input and output.
     #[arg(long, default_value_t = Limits::default().max_side)]
     max_side: u32,
@@ -145,12 +153,28 @@ fn run<S: Sample>(src: &Raster<S>, w: u32, h: u32, opts: &Options) -> Result<Ras
     Ok(retarget::retarget(src, w, h, opts)?)
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
+    match run_all(&args) {
+        Ok(0) => std::process::ExitCode::SUCCESS,
+        Ok(failed) => {
+            eprintln!("retarget: {failed} of {} images failed", args.inputs.len());
+            std::process::ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("retarget: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+/// Resizes every input; how many failed (each failure is reported, and the
+/// others go on).
+fn run_all(args: &Args) -> Result<usize> {
     if args.gpu && !valid_runtime_dir() && std::env::var_os("NODEVICE_SELECT").is_none() {
         // Mesa's device-select Vulkan layer asks Wayland for the display's
         // GPU, and libwayland prints "XDG_RUNTIME_DIR is invalid" twice
@@ -162,13 +186,48 @@ fn main() -> Result<()> {
     if args.width.is_none() && args.height.is_none() {
         bail!("give --width, --height or both");
     }
+    let batch = args.inputs.len() > 1;
+    if batch {
+        std::fs::create_dir_all(&args.output)
+            .with_context(|| format!("making the output folder {}", args.output.display()))?;
+    }
+    // The device starts once, when the first 8-bit image needs it.
+    let mut gpu: Option<Option<retarget::gpu::Gpu>> = None;
+    let mut failed = 0;
+    for input in &args.inputs {
+        let output = if batch {
+            match input.file_name() {
+                Some(name) => args.output.join(name),
+                None => {
+                    eprintln!("retarget: {}: not a file name", input.display());
+                    failed += 1;
+                    continue;
+                }
+            }
+        } else {
+            args.output.clone()
+        };
+        if let Err(e) = resize_one(args, input, &output, &mut gpu) {
+            eprintln!("retarget: {}: {e:#}", input.display());
+            failed += 1;
+        }
+    }
+    Ok(failed)
+}
+
+fn resize_one(
+    args: &Args,
+    input: &std::path::Path,
+    output: &std::path::Path,
+    gpu_slot: &mut Option<Option<retarget::gpu::Gpu>>,
+) -> Result<()> {
     let limits = Limits {
         max_side: args.max_side,
         max_pixels: args.max_pixels,
     };
     let t0 = Instant::now();
     // The memory the resize will take, judged from the header alone.
-    let head = io::header(&args.input, &limits)?;
+    let head = io::header(input, &limits)?;
     let (sw, sh) = (head.width, head.height);
     let w = args
         .width
@@ -195,7 +254,7 @@ fn main() -> Result<()> {
         bail!(
             "{}: {sw} × {sh}, {} channel{} of {} bits, would take about {} to resize to {w} × {h} \
              in the {} mode, more than the {} allowed ({whose}); pass --max-memory, or shrink it first",
-            args.input.display(),
+            input.display(),
             head.channels,
             if head.channels == 1 { "" } else { "s" },
             8 * head.bytes_per_sample,
@@ -204,11 +263,11 @@ fn main() -> Result<()> {
             human(allowed),
         );
     }
-    let pic = io::read(&args.input, &limits)?;
+    let pic = io::read(input, &limits)?;
     if (pic.raster.width(), pic.raster.height()) != (sw, sh) {
         bail!(
             "{}: the header said {sw} × {sh}, the pixels are {} × {}",
-            args.input.display(),
+            input.display(),
             pic.raster.width(),
             pic.raster.height()
         );
@@ -243,13 +302,30 @@ fn main() -> Result<()> {
     // A software renderer (llvmpipe, lavapipe) is no GPU: the CPU path is
     // faster than it. Either way, say so.
     let gpu = match &pic.raster {
-        AnyRaster::U8(_) if args.gpu => match retarget::gpu::Gpu::hardware() {
-            Ok(g) => Some(g),
-            Err(e) => {
-                eprintln!("retarget: {e}; resizing on the CPU instead");
-                None
-            }
-        },
+        AnyRaster::U8(_) if args.gpu => gpu_slot
+            .get_or_insert_with(|| {
+                let started = Instant::now();
+                let device = if args.any_adapter {
+                    retarget::gpu::Gpu::new()
+                } else {
+                    retarget::gpu::Gpu::hardware()
+                };
+                match device {
+                    Ok(g) => {
+                        tracing::info!(
+                            start_ms = started.elapsed().as_secs_f64() * 1e3,
+                            "GPU started: {}",
+                            g.adapter()
+                        );
+                        Some(g)
+                    }
+                    Err(e) => {
+                        eprintln!("retarget: {e}; resizing on the CPU instead");
+                        None
+                    }
+                }
+            })
+            .as_ref(),
         AnyRaster::U16(_) if args.gpu => {
             eprintln!(
                 "retarget: --gpu takes 8-bit images and this one is 16-bit; resizing on the CPU"
@@ -260,14 +336,22 @@ fn main() -> Result<()> {
     };
     let out = match (&pic.raster, &gpu) {
         (AnyRaster::U8(r), Some(gpu)) => {
-            tracing::info!("GPU: {}", gpu.adapter());
-            AnyRaster::U8(gpu.retarget(r, w, h, &opts)?)
+            let (out, t) = gpu.retarget_timed(r, w, h, &opts)?;
+            tracing::info!(
+                plan_ms = t.plan * 1e3,
+                upload_ms = t.upload * 1e3,
+                passes_ms = t.passes * 1e3,
+                read_back_ms = t.read_back * 1e3,
+                "GPU: {}",
+                gpu.adapter()
+            );
+            AnyRaster::U8(out)
         }
         (AnyRaster::U8(r), None) => AnyRaster::U8(run(r, w, h, &opts)?),
         (AnyRaster::U16(r), _) => AnyRaster::U16(run(r, w, h, &opts)?),
     };
     let t2 = Instant::now();
-    io::write(&args.output, &out, pic.icc.as_deref(), pic.exif.as_deref())?;
+    io::write(output, &out, pic.icc.as_deref(), pic.exif.as_deref())?;
     tracing::info!(
         read_ms = (t1 - t0).as_secs_f64() * 1e3,
         resize_ms = (t2 - t1).as_secs_f64() * 1e3,
