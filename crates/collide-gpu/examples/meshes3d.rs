@@ -305,10 +305,123 @@ pub fn run(out: &Path, frames: usize) -> Result<Option<Run>> {
     Ok(Some(run))
 }
 
+/// The depth slabs' documented false hit, drawn: two slanted rods that
+/// cross on screen 0.2 apart at overlapping depths (left, red where the
+/// rule says they meet), and a cube held 0.3 above a floor whose far part
+/// is behind it on screen (right: no red, the slabs keep the far floor
+/// out). Writes `slab_limits.png` into `out`.
+pub fn limits(out: &Path) -> Result<Option<PathBuf>> {
+    let Ok(mut gpu) = GpuCollider::new(512) else {
+        eprintln!("SKIPPED: no GPU adapter for the limits picture");
+        return Ok(None);
+    };
+    let (v, t) = subdivided_box();
+    let cube = gpu.add_mesh_3d(
+        &v.iter().map(|p| p.map(|c| c / 1.4)).collect::<Vec<_>>(),
+        &t,
+    )?;
+    let floor = gpu.add_mesh_3d(
+        &[
+            [-50.0, 0.0, 0.0],
+            [50.0, 0.0, 0.0],
+            [50.0, 0.0, -100.0],
+            [-50.0, 0.0, -100.0],
+        ],
+        &[[0, 1, 2], [0, 2, 3]],
+    )?;
+    let scale = |x: f32, y: f32, z: f32| -> Mat4 {
+        [
+            [x, 0.0, 0.0, 0.0],
+            [0.0, y, 0.0, 0.0],
+            [0.0, 0.0, z, 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    };
+    let roll = |a: f32| -> Mat4 {
+        let (s, c) = a.sin_cos();
+        [
+            [c, s, 0.0, 0.0],
+            [-s, c, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    };
+    let projection = perspective(1.0, W as f32 / H as f32, 0.5, 200.0);
+    let level = mul(&projection, &translate(0.0, -0.5, -5.0));
+    let rod = |z: f32, tilt: f32, slant: f32| {
+        mul(
+            &level,
+            &mul(
+                &translate(0.0, 0.5, z),
+                &mul(&roll(tilt), &mul(&turn(slant, 0.0), &scale(4.0, 0.15, 0.15))),
+            ),
+        )
+    };
+    let (ra, rb) = (rod(-0.5, 0.5, 0.6), rod(-0.8, -0.5, -0.6));
+    let lifted = mul(&level, &mul(&translate(0.0, 0.8, -5.0), &turn(0.4, 0.0)));
+    let viewport = Viewport {
+        x: 0.0,
+        y: 0.0,
+        width: W as f32,
+        height: H as f32,
+        y_down: true,
+    };
+    let red = [1.0, 0.1, 0.1, 1.0];
+    let mut pictures = Vec::new();
+    for (a, b, ma, mb, colours) in [
+        (
+            cube,
+            cube,
+            ra,
+            rb,
+            [[0.35, 0.65, 0.95, 1.0], [0.45, 0.85, 0.5, 1.0]],
+        ),
+        (
+            floor,
+            cube,
+            level,
+            lifted,
+            [[0.5, 0.45, 0.4, 1.0], [0.95, 0.75, 0.3, 1.0]],
+        ),
+    ] {
+        let hit = gpu.test_mesh_3d_pairs(
+            &[Mesh3Pair {
+                a,
+                mvp_a: ma,
+                b,
+                mvp_b: mb,
+            }],
+            &viewport,
+            DepthSlabs::On,
+        )?[0]
+            .hit;
+        let touching: Vec<(usize, usize, [f32; 4])> =
+            if hit { vec![(0, 1, red)] } else { Vec::new() };
+        let pixels = gpu.render_meshes_3d(
+            W,
+            H,
+            [0.08, 0.08, 0.1, 1.0],
+            &[(a, ma, colours[0]), (b, mb, colours[1])],
+            &touching,
+        )?;
+        pictures.push(RgbaImage::from_raw(W, H, pixels).context("picture size")?);
+    }
+    let mut both = RgbaImage::new(2 * W + 8, H);
+    image::imageops::overlay(&mut both, &pictures[0], 0, 0);
+    image::imageops::overlay(&mut both, &pictures[1], i64::from(W) + 8, 0);
+    std::fs::create_dir_all(out)?;
+    let path = out.join("slab_limits.png");
+    both.save(&path)?;
+    Ok(Some(path))
+}
+
 #[allow(dead_code)]
 fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let out = PathBuf::from(args.next().unwrap_or_else(|| "target/meshes3d".into()));
+    if let Some(path) = limits(&out)? {
+        println!("wrote {}", path.display());
+    }
     let frames = args
         .next()
         .map(|f| f.parse())
