@@ -353,7 +353,10 @@ pub fn limits(out: &Path) -> Result<Option<PathBuf>> {
             &level,
             &mul(
                 &translate(0.0, 0.5, z),
-                &mul(&roll(tilt), &mul(&turn(slant, 0.0), &scale(4.0, 0.15, 0.15))),
+                &mul(
+                    &roll(tilt),
+                    &mul(&turn(slant, 0.0), &scale(4.0, 0.15, 0.15)),
+                ),
             ),
         )
     };

@@ -245,6 +245,16 @@ pub struct PendingHits {
 }
 
 impl PendingHits {
+    /// No answers to wait for.
+    pub(crate) fn empty() -> PendingHits {
+        PendingHits {
+            buffer: None,
+            ready: std::sync::Arc::new(std::sync::atomic::AtomicU8::new(1)),
+            count: 0,
+            path: Path::BoundingBoxes,
+        }
+    }
+
     /// The answers if they have arrived (never blocks), one per group.
     pub fn try_take(&mut self, gpu: &GpuCollider) -> Result<Option<Vec<Hit>>, GpuError> {
         let Some(buffer) = &self.buffer else {
@@ -1317,6 +1327,12 @@ impl GpuCollider {
         }
         queries.resolve_into(&mut enc);
         self.queue.submit([enc.finish()]);
+        Ok(self.pending(queries, groups.len()))
+    }
+
+    /// Answers on their way back: the queries' read buffer is mapped when
+    /// the GPU is done, and [`PendingHits::try_take`] reads it then.
+    fn pending(&self, queries: Queries, count: usize) -> PendingHits {
         let ready = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(0));
         let flag = ready.clone();
         queries.read.map_async(wgpu::MapMode::Read, .., move |r| {
@@ -1325,12 +1341,12 @@ impl GpuCollider {
                 std::sync::atomic::Ordering::Release,
             );
         });
-        Ok(PendingHits {
+        PendingHits {
             buffer: Some(queries.read),
             ready,
-            count: groups.len(),
+            count,
             path: Path::Occlusion(self.occlusion),
-        })
+        }
     }
 
     /// The exact number of pixels the two sprites share, for each pair, from

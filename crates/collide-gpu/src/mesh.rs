@@ -139,6 +139,8 @@ struct MeshDraw {
 pub(crate) struct MeshPipelines {
     write: wgpu::RenderPipeline,
     test: wgpu::RenderPipeline,
+    /// The test that leaves the stencil as it was (a group's candidates).
+    test_keep: wgpu::RenderPipeline,
 }
 
 impl MeshPipelines {
@@ -197,6 +199,17 @@ impl MeshPipelines {
             })
         };
         MeshPipelines {
+            test_keep: pipeline(
+                "mesh: test stencil, keep",
+                wgpu::StencilFaceState {
+                    compare: wgpu::CompareFunction::Equal,
+                    fail_op: wgpu::StencilOperation::Keep,
+                    depth_fail_op: wgpu::StencilOperation::Keep,
+                    pass_op: wgpu::StencilOperation::Keep,
+                },
+                false,
+                wgpu::CompareFunction::Equal,
+            ),
             write: pipeline(
                 "mesh: write stencil",
                 wgpu::StencilFaceState {
@@ -609,5 +622,243 @@ impl GpuCollider {
             .into_iter()
             .map(|q| self.hit(q))
             .collect())
+    }
+}
+
+impl GpuCollider {
+    /// One mesh against many, the seed's group test for meshes: `first` is
+    /// drawn into the stencil once, then each of `others` whose box meets
+    /// it inside its own occlusion query. `first` must fit the collision
+    /// buffer; the others may reach past it (only pixels in `first`'s box
+    /// can count).
+    ///
+    /// # Errors
+    /// An unknown mesh, a bad placement, `first` larger than the buffer,
+    /// more than 4,096 others, or a failed read-back.
+    pub fn test_mesh_group(
+        &self,
+        first: MeshId,
+        at: MeshPlacement,
+        others: &[(MeshId, MeshPlacement)],
+    ) -> Result<Vec<Hit>, GpuError> {
+        if others.len() > PAIRS_PER_SUBMIT {
+            return Err(GpuError::TooManyGroups {
+                given: others.len(),
+                limit: PAIRS_PER_SUBMIT,
+            });
+        }
+        let (mut d0, b0) = self.mesh_draw(0, first, at)?;
+        let side = f64::from(self.side);
+        let (w, h) = (b0[2] - b0[0], b0[3] - b0[1]);
+        if w + 2.0 > side || h + 2.0 > side {
+            return Err(GpuError::PairTooLarge {
+                index: 0,
+                width: w.ceil() as i64,
+                height: h.ceil() as i64,
+                side: self.side,
+            });
+        }
+        // The first mesh's box centred in the buffer, moved by whole pixels.
+        let tx = ((side - w) / 2.0 - b0[0]).floor();
+        let ty = ((side - h) / 2.0 - b0[1]).floor();
+        let shift = |d: &mut MeshDraw| {
+            d.pos = [
+                (f64::from(d.pos[0]) + tx) as f32,
+                (f64::from(d.pos[1]) + ty) as f32,
+            ];
+        };
+        shift(&mut d0);
+        let mut draws = vec![d0];
+        let mut drawn = Vec::new();
+        let mut out = vec![
+            Hit {
+                hit: false,
+                query: 0,
+                path: Path::BoundingBoxes,
+            };
+            others.len()
+        ];
+        for (k, &(id, p)) in others.iter().enumerate() {
+            let (mut d, b) = self.mesh_draw(k + 1, id, p)?;
+            if b[0] < b0[2] && b0[0] < b[2] && b[1] < b0[3] && b0[1] < b[3] {
+                shift(&mut d);
+                draws.push(d);
+                drawn.push(k);
+            }
+        }
+        if drawn.is_empty() {
+            return Ok(out);
+        }
+        let bind = self.mesh_bind_group(&draws);
+        let queries = self.queries(drawn.len() as u32);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("mesh group"),
+            });
+        {
+            let mut pass = self.stencil_pass(&mut enc, &queries);
+            pass.set_bind_group(0, &bind.1, &[]);
+            let (sx0, sy0) = ((b0[0] + tx).floor().max(0.0), (b0[1] + ty).floor().max(0.0));
+            let (sx1, sy1) = ((b0[2] + tx).ceil().min(side), (b0[3] + ty).ceil().min(side));
+            pass.set_scissor_rect(
+                sx0 as u32,
+                sy0 as u32,
+                (sx1 - sx0).max(1.0) as u32,
+                (sy1 - sy0).max(1.0) as u32,
+            );
+            pass.set_stencil_reference(1);
+            let m0 = self.mesh(first)?;
+            pass.set_pipeline(&self.mesh_pipelines.write);
+            pass.set_vertex_buffer(0, m0.vertices.slice(..));
+            pass.set_index_buffer(m0.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..m0.index_count, 0, 0..1);
+            // Each query reads the stencil as the first mesh left it: the
+            // test keeps it (no clearing on pass here), so candidates do
+            // not hide one another.
+            pass.set_pipeline(&self.mesh_pipelines.test_keep);
+            for (q, &k) in drawn.iter().enumerate() {
+                let m = self.mesh(others[k].0)?;
+                pass.set_vertex_buffer(0, m.vertices.slice(..));
+                pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.begin_occlusion_query(q as u32);
+                pass.draw_indexed(0..m.index_count, 0, q as u32 + 1..q as u32 + 2);
+                pass.end_occlusion_query();
+            }
+        }
+        queries.resolve_into(&mut enc);
+        self.queue.submit([enc.finish()]);
+        for (q, count) in self
+            .read_back::<u64>(&queries.read)?
+            .into_iter()
+            .enumerate()
+        {
+            out[drawn[q]] = self.hit(count);
+        }
+        Ok(out)
+    }
+
+    /// The draw records of one batch in a GPU buffer, and their bind group.
+    fn mesh_bind_group(&self, draws: &[MeshDraw]) -> (wgpu::Buffer, wgpu::BindGroup) {
+        let buf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh draws"),
+                contents: bytemuck::cast_slice(draws),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mesh draws"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: self.target_buf.as_entire_binding(),
+                },
+            ],
+        });
+        (buf, bind)
+    }
+}
+
+impl GpuCollider {
+    /// [`GpuCollider::test_mesh_pairs`]'s GPU path without waiting: the
+    /// queries start now and [`crate::PendingHits::try_take`] gives the
+    /// answers when they are back (a frame later, never a stall). Pairs
+    /// whose boxes do not meet get an empty query (0, not hit).
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_mesh_pairs`], and more than 4,096 pairs.
+    pub fn submit_mesh_pairs(&self, pairs: &[MeshPair]) -> Result<crate::PendingHits, GpuError> {
+        if pairs.len() > PAIRS_PER_SUBMIT {
+            return Err(GpuError::TooManyGroups {
+                given: pairs.len(),
+                limit: PAIRS_PER_SUBMIT,
+            });
+        }
+        if pairs.is_empty() {
+            return Ok(crate::PendingHits::empty());
+        }
+        let side = f64::from(self.side);
+        let mut draws = Vec::with_capacity(pairs.len() * 2);
+        let mut plans = Vec::with_capacity(pairs.len());
+        for (index, pair) in pairs.iter().enumerate() {
+            let (mut da, ba) = self.mesh_draw(index, pair.a, pair.at_a)?;
+            let (mut db, bb) = self.mesh_draw(index, pair.b, pair.at_b)?;
+            if !(ba[0] < bb[2] && bb[0] < ba[2] && ba[1] < bb[3] && bb[1] < ba[3]) {
+                draws.push(da);
+                draws.push(db);
+                plans.push(None);
+                continue;
+            }
+            let (x0, y0) = (ba[0].min(bb[0]).floor(), ba[1].min(bb[1]).floor());
+            let (x1, y1) = (ba[2].max(bb[2]).ceil(), ba[3].max(bb[3]).ceil());
+            if x1 - x0 + 2.0 > side || y1 - y0 + 2.0 > side {
+                return Err(GpuError::PairTooLarge {
+                    index,
+                    width: (x1 - x0 + 2.0) as i64,
+                    height: (y1 - y0 + 2.0) as i64,
+                    side: self.side,
+                });
+            }
+            let (tx, ty) = (1.0 - x0, 1.0 - y0);
+            for d in [&mut da, &mut db] {
+                d.pos = [
+                    (f64::from(d.pos[0]) + tx) as f32,
+                    (f64::from(d.pos[1]) + ty) as f32,
+                ];
+            }
+            let sx0 = (ba[0].max(bb[0]) + tx).floor().max(0.0);
+            let sy0 = (ba[1].max(bb[1]) + ty).floor().max(0.0);
+            let sx1 = (ba[2].min(bb[2]) + tx).ceil().min(side);
+            let sy1 = (ba[3].min(bb[3]) + ty).ceil().min(side);
+            draws.push(da);
+            draws.push(db);
+            plans.push(Some([
+                sx0 as u32,
+                sy0 as u32,
+                (sx1 - sx0).max(1.0) as u32,
+                (sy1 - sy0).max(1.0) as u32,
+            ]));
+        }
+        let (_buf, bind) = self.mesh_bind_group(&draws);
+        let queries = self.queries(pairs.len().max(1) as u32);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("mesh pairs, later"),
+            });
+        for (pass_index, chunk) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
+            let mut pass = self.stencil_pass(&mut enc, &queries);
+            pass.set_bind_group(0, &bind, &[]);
+            for (k, pair) in chunk.iter().enumerate() {
+                let i = (pass_index * PAIRS_PER_PASS + k) as u32;
+                let Some([sx, sy, sw, sh]) = plans[i as usize] else {
+                    pass.begin_occlusion_query(i);
+                    pass.end_occlusion_query();
+                    continue;
+                };
+                pass.set_scissor_rect(sx, sy, sw, sh);
+                pass.set_stencil_reference(k as u32 + 1);
+                let (a, b) = (self.mesh(pair.a)?, self.mesh(pair.b)?);
+                pass.set_pipeline(&self.mesh_pipelines.write);
+                pass.set_vertex_buffer(0, a.vertices.slice(..));
+                pass.set_index_buffer(a.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..a.index_count, 0, 2 * i..2 * i + 1);
+                pass.set_pipeline(&self.mesh_pipelines.test);
+                pass.set_vertex_buffer(0, b.vertices.slice(..));
+                pass.set_index_buffer(b.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.begin_occlusion_query(i);
+                pass.draw_indexed(0..b.index_count, 0, 2 * i + 1..2 * i + 2);
+                pass.end_occlusion_query();
+            }
+        }
+        queries.resolve_into(&mut enc);
+        self.queue.submit([enc.finish()]);
+        Ok(self.pending(queries, pairs.len()))
     }
 }

@@ -462,3 +462,100 @@ fn a_lower_resolution_draws_fewer_pixels() {
         "{counts:?}"
     );
 }
+
+/// The group test (one mesh in the stencil, each candidate in its own
+/// query) and the asynchronous pairs give the answers the CPU allows.
+#[test]
+fn groups_and_later_answers_agree_with_the_cpu() {
+    let Some(mut g) = gpu() else { return };
+    let mut rng = Rng(21);
+    let pool: Vec<MeshId> = (0..16)
+        .map(|_| g.add_polygon(&polygon(&mut rng)).unwrap())
+        .collect();
+    let boss = g
+        .add_polygon(
+            &[
+                (0.0, 0.0),
+                (60.0, 0.0),
+                (60.0, 20.0),
+                (20.0, 20.0),
+                (20.0, 60.0),
+                (0.0, 60.0),
+            ]
+            .map(|(x, y)| Vec2::new(x, y)),
+        )
+        .unwrap();
+    let at = MeshPlacement {
+        angle: 0.3,
+        ..MeshPlacement::at(200.0, 200.0)
+    };
+    let others: Vec<(MeshId, MeshPlacement)> = (0..600)
+        .map(|_| {
+            let id = pool[(rng.unit() * 16.0) as usize];
+            (
+                id,
+                MeshPlacement {
+                    angle: (rng.unit() * 6.0) as f32,
+                    ..MeshPlacement::at(
+                        (170.0 + rng.unit() * 100.0) as f32,
+                        (170.0 + rng.unit() * 100.0) as f32,
+                    )
+                },
+            )
+        })
+        .collect();
+    let group = g.test_mesh_group(boss, at, &others).unwrap();
+    let boss_triangles = g.placed_triangles(boss, at).unwrap();
+    let mut touching = 0;
+    for (k, (&(id, p), hit)) in others.iter().zip(&group).enumerate() {
+        let (surely, possibly, _) = oracle(&boss_triangles, &g.placed_triangles(id, p).unwrap());
+        if surely > 0 {
+            assert!(
+                hit.hit,
+                "candidate {k}: {surely} sure pixels, the group test saw none"
+            );
+            touching += 1;
+        } else if possibly == 0 {
+            assert!(
+                !hit.hit,
+                "candidate {k}: the group test saw a hit with nothing shared"
+            );
+        }
+    }
+    assert!(touching > 50 && touching < 550, "{touching} of 600 touch");
+    // Later answers: the same queries as the waiting path, read when back.
+    let pairs: Vec<MeshPair> = others
+        .iter()
+        .map(|&(b, at_b)| MeshPair {
+            a: boss,
+            at_a: at,
+            b,
+            at_b,
+        })
+        .collect();
+    let now = g.test_mesh_pairs_on(&pairs, MeshPath::Gpu).unwrap();
+    let mut pending = g.submit_mesh_pairs(&pairs).unwrap();
+    let later = loop {
+        if let Some(h) = pending.try_take(&g).unwrap() {
+            break h;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    let same = now
+        .iter()
+        .zip(&later)
+        .filter(|(a, b)| a.hit == b.hit)
+        .count();
+    assert_eq!(
+        same,
+        pairs.len(),
+        "later answers differ from the waiting path's"
+    );
+    assert!(
+        g.submit_mesh_pairs(&[])
+            .unwrap()
+            .wait(&g)
+            .unwrap()
+            .is_empty()
+    );
+}
