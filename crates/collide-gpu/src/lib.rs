@@ -777,21 +777,6 @@ impl GpuCollider {
         if draws.is_empty() {
             draws.push(<Draw as bytemuck::Zeroable>::zeroed());
         }
-        let target = dev.create_texture(&wgpu::TextureDescriptor {
-            label: Some("scene"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = target.create_view(&Default::default());
         let size_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("scene size"),
             contents: bytemuck::cast_slice(&[width as f32, height as f32, 0.0, 0.0]),
@@ -816,6 +801,42 @@ impl GpuCollider {
                 },
             ],
         });
+        self.render_scene(width, height, background, |pass| {
+            pass.set_pipeline(&self.colour);
+            pass.set_bind_group(0, &bind, &[]);
+            for (k, &(id, _, _)) in objects.iter().enumerate() {
+                pass.set_bind_group(1, &self.sprite(id)?.bind, &[]);
+                pass.draw(0..6, k as u32..k as u32 + 1);
+            }
+            Ok(())
+        })
+    }
+
+    /// A `width × height` RGBA image: cleared to `background`, drawn by
+    /// `draw` in one colour pass, read back row by row.
+    pub(crate) fn render_scene(
+        &self,
+        width: u32,
+        height: u32,
+        background: [f64; 4],
+        draw: impl FnOnce(&mut wgpu::RenderPass<'_>) -> Result<(), GpuError>,
+    ) -> Result<Vec<u8>, GpuError> {
+        let dev = &self.device;
+        let target = dev.create_texture(&wgpu::TextureDescriptor {
+            label: Some("scene"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = target.create_view(&Default::default());
         // Rows of the copy are padded to 256 bytes.
         let row = (width * 4).div_ceil(256) * 256;
         let read = dev.create_buffer(&wgpu::BufferDescriptor {
@@ -849,12 +870,7 @@ impl GpuCollider {
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
-            pass.set_pipeline(&self.colour);
-            pass.set_bind_group(0, &bind, &[]);
-            for (k, &(id, _, _)) in objects.iter().enumerate() {
-                pass.set_bind_group(1, &self.sprite(id)?.bind, &[]);
-                pass.draw(0..6, k as u32..k as u32 + 1);
-            }
+            draw(&mut pass)?;
         }
         enc.copy_texture_to_buffer(
             wgpu::TexelCopyTextureInfo {

@@ -141,6 +141,8 @@ pub(crate) struct MeshPipelines {
     test: wgpu::RenderPipeline,
     /// The test that leaves the stencil as it was (a group's candidates).
     test_keep: wgpu::RenderPipeline,
+    /// Normal mode: each mesh in its colour.
+    colour: wgpu::RenderPipeline,
 }
 
 impl MeshPipelines {
@@ -198,7 +200,33 @@ impl MeshPipelines {
                 cache: None,
             })
         };
+        let colour = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("mesh: colour"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs"),
+                compilation_options: Default::default(),
+                buffers: &vertex_layout,
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_colour"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format: wgpu::TextureFormat::Rgba8Unorm,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
         MeshPipelines {
+            colour,
             test_keep: pipeline(
                 "mesh: test stencil, keep",
                 wgpu::StencilFaceState {
@@ -860,5 +888,80 @@ impl GpuCollider {
         queries.resolve_into(&mut enc);
         self.queue.submit([enc.finish()]);
         Ok(self.pending(queries, pairs.len()))
+    }
+}
+
+impl GpuCollider {
+    /// Normal mode for 2-D meshes: draws each `(mesh, placement, colour)`
+    /// over `background` into a `width × height` RGBA image (later ones on
+    /// top), by the same rasteriser rule as the collision modes: what is
+    /// seen is what collides.
+    ///
+    /// # Errors
+    /// An unknown mesh, a bad placement, or a failed read-back.
+    pub fn render_meshes(
+        &self,
+        width: u32,
+        height: u32,
+        background: [f64; 4],
+        objects: &[(MeshId, MeshPlacement, [f32; 4])],
+    ) -> Result<Vec<u8>, GpuError> {
+        let mut draws = Vec::with_capacity(objects.len().max(1));
+        for (k, &(id, at, colour)) in objects.iter().enumerate() {
+            let (mut d, _) = self.mesh_draw(k, id, at)?;
+            d.colour = colour;
+            draws.push(d);
+        }
+        if draws.is_empty() {
+            draws.push(MeshDraw {
+                pos: [0.0; 2],
+                cos_sin: [1.0, 0.0],
+                depth: 0.0,
+                scale: 1.0,
+                pad: [0.0; 2],
+                colour: [0.0; 4],
+            });
+        }
+        // The shader maps pixels through the collision buffer's size; the
+        // image gets a target-size record of its own.
+        let size_buf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("image size"),
+                contents: bytemuck::cast_slice(&[width as f32, height as f32, 0.0, 0.0]),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let draw_buf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("mesh draws"),
+                contents: bytemuck::cast_slice(&draws),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("mesh scene"),
+            layout: &self.draw_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: draw_buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: size_buf.as_entire_binding(),
+                },
+            ],
+        });
+        self.render_scene(width, height, background, |pass| {
+            pass.set_pipeline(&self.mesh_pipelines.colour);
+            pass.set_bind_group(0, &bind, &[]);
+            for (k, &(id, _, _)) in objects.iter().enumerate() {
+                let m = self.mesh(id)?;
+                pass.set_vertex_buffer(0, m.vertices.slice(..));
+                pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..m.index_count, 0, k as u32..k as u32 + 1);
+            }
+            Ok(())
+        })
     }
 }

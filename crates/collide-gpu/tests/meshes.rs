@@ -559,3 +559,58 @@ fn groups_and_later_answers_agree_with_the_cpu() {
             .is_empty()
     );
 }
+
+/// Normal mode draws exactly what collides: a turned star's painted pixels
+/// are the CPU rasteriser's (but for centres on an edge), an L's its area.
+#[test]
+fn normal_mode_draws_what_collides() {
+    let Some(mut g) = gpu() else { return };
+    let l = g
+        .add_polygon(
+            &[
+                (0.0, 0.0),
+                (30.0, 0.0),
+                (30.0, 10.0),
+                (10.0, 10.0),
+                (10.0, 30.0),
+                (0.0, 30.0),
+            ]
+            .map(|(x, y)| Vec2::new(x, y)),
+        )
+        .unwrap();
+    let mut rng = Rng(9);
+    let star = g.add_polygon(&polygon(&mut rng)).unwrap();
+    let star_at = MeshPlacement {
+        angle: 0.7,
+        scale: 2.0,
+        ..MeshPlacement::at(90.0, 40.0)
+    };
+    let white = [1.0, 1.0, 1.0, 1.0];
+    let image = g
+        .render_meshes(
+            128,
+            80,
+            [0.0, 0.0, 0.0, 1.0],
+            &[
+                (l, MeshPlacement::at(5.0, 5.0), white),
+                (star, star_at, white),
+            ],
+        )
+        .unwrap();
+    let lit = |x0: usize, x1: usize| {
+        (0..80)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| image[(y * 128 + x) * 4] > 128)
+            .count() as u64
+    };
+    assert_eq!(lit(0, 50), 500, "the L's area");
+    let (surely, possibly, cpu) = oracle(
+        &g.placed_triangles(star, star_at).unwrap(),
+        &g.placed_triangles(star, star_at).unwrap(),
+    );
+    let star_pixels = lit(50, 128);
+    assert!(
+        (surely..=possibly).contains(&star_pixels),
+        "{star_pixels} painted, the CPU {surely}..={possibly} ({cpu})"
+    );
+}

@@ -418,3 +418,33 @@ fn random_box_pairs_agree_with_the_cpu_rasteriser() {
     eprintln!("1,000 box pairs: {touching} touching, {apart} apart, {unsure} decided at a band");
     assert!(touching > 100 && apart > 100, "both answers tested");
 }
+
+/// Stacked boxes: one resting on another meets it; lifted 0.3 it does not.
+#[test]
+fn stacked_boxes() {
+    let Some(mut g) = gpu() else { return };
+    let cube = cube(&mut g);
+    let vp = camera();
+    let at = |y: f32, turn: f32| mul(&vp, &model([0.0, y, -5.0], [0.0, 1.0, 0.0], turn, [1.0; 3]));
+    let pairs = [
+        Mesh3Pair {
+            a: cube,
+            mvp_a: at(0.5, 0.0),
+            b: cube,
+            mvp_b: at(1.5, 0.5),
+        },
+        Mesh3Pair {
+            a: cube,
+            mvp_a: at(0.5, 0.0),
+            b: cube,
+            mvp_b: at(1.8, 0.5),
+        },
+    ];
+    for path in [MeshPath::Gpu, MeshPath::Cpu] {
+        let hits = g
+            .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, path)
+            .unwrap();
+        assert!(hits[0].hit, "{path:?}: resting on the lower box");
+        assert!(!hits[1].hit, "{path:?}: 0.3 above it");
+    }
+}
