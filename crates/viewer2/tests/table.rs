@@ -565,8 +565,11 @@ proptest! {
             prop_assert_eq!(names, sorted);
         }
         let fill = fill(&t, view);
-        // A few cards pay most for their trays' margins and names.
-        let least = if n >= 20 { 0.4 } else { 0.25 };
+        // A few cards pay most for their trays' margins and names; so does
+        // a short view, where the name bars (kept readable at Fit, so of a
+        // fixed height on screen) take more of it (a 2308 × 300 view with
+        // 20 photos in nested trays gives them 0.35).
+        let least = if n >= 20 && view.y >= 500.0 { 0.4 } else if n >= 20 { 0.3 } else { 0.25 };
         prop_assert!(fill >= least, "the fitted table gives its photos {fill:.2} of the view");
     }
 }
