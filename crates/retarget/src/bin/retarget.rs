@@ -193,6 +193,9 @@ fn run_all(args: &Args) -> Result<usize> {
     }
     // The device starts once, when the first 8-bit image needs it.
     let mut gpu: Option<Option<retarget::gpu::Gpu>> = None;
+    // In a batch the first 8-bit image is resized both ways and the rest
+    // go the faster way: the GPU only where it wins on this machine.
+    let mut gpu_wins: Option<bool> = if batch { None } else { Some(true) };
     let mut failed = 0;
     for input in &args.inputs {
         let output = if batch {
@@ -207,7 +210,7 @@ fn run_all(args: &Args) -> Result<usize> {
         } else {
             args.output.clone()
         };
-        if let Err(e) = resize_one(args, input, &output, &mut gpu) {
+        if let Err(e) = resize_one(args, input, &output, &mut gpu, &mut gpu_wins) {
             eprintln!("retarget: {}: {e:#}", input.display());
             failed += 1;
         }
@@ -220,6 +223,7 @@ fn resize_one(
     input: &std::path::Path,
     output: &std::path::Path,
     gpu_slot: &mut Option<Option<retarget::gpu::Gpu>>,
+    gpu_wins: &mut Option<bool>,
 ) -> Result<()> {
     let limits = Limits {
         max_side: args.max_side,
@@ -334,9 +338,26 @@ fn resize_one(
         }
         _ => None,
     };
+    let gpu = gpu.filter(|_| *gpu_wins != Some(false));
     let out = match (&pic.raster, &gpu) {
         (AnyRaster::U8(r), Some(gpu)) => {
+            let started = Instant::now();
             let (out, t) = gpu.retarget_timed(r, w, h, &opts)?;
+            if gpu_wins.is_none() {
+                let on_gpu = started.elapsed();
+                let started = Instant::now();
+                run(r, w, h, &opts)?;
+                let on_cpu = started.elapsed();
+                let wins = on_gpu < on_cpu;
+                eprintln!(
+                    "retarget: {} took {:.1} ms on the GPU and {:.1} ms on the CPU: the rest on the {}",
+                    input.display(),
+                    on_gpu.as_secs_f64() * 1e3,
+                    on_cpu.as_secs_f64() * 1e3,
+                    if wins { "GPU" } else { "CPU" }
+                );
+                *gpu_wins = Some(wins);
+            }
             tracing::info!(
                 plan_ms = t.plan * 1e3,
                 upload_ms = t.upload * 1e3,
