@@ -42,6 +42,10 @@
 //!   relies on more. For an exact pixel count on any backend,
 //!   [`GpuCollider::count_pairs`] counts the AND of both coverages in a
 //!   compute pass.
+//! - Meshes ([`GpuCollider::add_mesh`], [`GpuCollider::add_mesh_3d`]) go
+//!   through the same modes: triangles uploaded once, each draw with its own
+//!   transform; 3-D pairs use screen rectangles and depth slabs; a cost
+//!   model picks the GPU or `collide::raster` on the CPU per batch.
 //! - Per-draw parameters are copied into a GPU buffer per batch (never
 //!   read later from memory the caller may reuse: the seed's static-array
 //!   bug cannot happen here, and a test checks it).
