@@ -493,6 +493,7 @@ impl ViewerApp {
     }
 
     fn search(&mut self) {
+        tracing::debug!(query = %self.query, seq = self.searcher.latest() + 1, "search asked");
         let folder = self.folder.clone().map(|f| (f, self.subfolders));
         self.searcher
             .search_within(&self.query, self.sort, self.descending, self.fuzzy, folder);
@@ -513,6 +514,12 @@ impl ViewerApp {
                     // Later libraries come with the search they cause.
                 }
                 Answer::Found(found) => {
+                    tracing::debug!(
+                        seq = found.seq,
+                        latest = self.searcher.latest(),
+                        rows = found.rows.len(),
+                        "search answered"
+                    );
                     // A late answer to a query already replaced.
                     if found.seq < self.searcher.latest() {
                         continue;
