@@ -308,7 +308,7 @@ impl PendingHits {
 }
 
 /// Occlusion queries with their result buffers.
-struct Queries {
+pub(crate) struct Queries {
     set: wgpu::QuerySet,
     resolve: wgpu::Buffer,
     read: wgpu::Buffer,
@@ -805,7 +805,7 @@ impl GpuCollider {
                 },
             ],
         });
-        self.render_scene(width, height, background, |pass| {
+        self.render_scene(width, height, background, false, |pass| {
             pass.set_pipeline(&self.colour);
             pass.set_bind_group(0, &bind, &[]);
             for (k, &(id, _, _)) in objects.iter().enumerate() {
@@ -817,30 +817,42 @@ impl GpuCollider {
     }
 
     /// A `width × height` RGBA image: cleared to `background`, drawn by
-    /// `draw` in one colour pass, read back row by row.
+    /// `draw` in one colour pass (with a depth-stencil buffer, cleared to
+    /// depth 1 and stencil 0, when `depth_stencil`), read back row by row.
     pub(crate) fn render_scene(
         &self,
         width: u32,
         height: u32,
         background: [f64; 4],
+        depth_stencil: bool,
         draw: impl FnOnce(&mut wgpu::RenderPass<'_>) -> Result<(), GpuError>,
     ) -> Result<Vec<u8>, GpuError> {
         let dev = &self.device;
-        let target = dev.create_texture(&wgpu::TextureDescriptor {
-            label: Some("scene"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8Unorm,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+        let texture = |format, usage| {
+            dev.create_texture(&wgpu::TextureDescriptor {
+                label: Some("scene"),
+                size: wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let target = texture(
+            wgpu::TextureFormat::Rgba8Unorm,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
         let view = target.create_view(&Default::default());
+        let depth_view = depth_stencil.then(|| {
+            texture(DEPTH_STENCIL, wgpu::TextureUsages::RENDER_ATTACHMENT)
+                .create_view(&Default::default())
+        });
         // Rows of the copy are padded to 256 bytes.
         let row = (width * 4).div_ceil(256) * 256;
         let read = dev.create_buffer(&wgpu::BufferDescriptor {
@@ -869,7 +881,19 @@ impl GpuCollider {
                         store: wgpu::StoreOp::Store,
                     },
                 })],
-                depth_stencil_attachment: None,
+                depth_stencil_attachment: depth_view.as_ref().map(|view| {
+                    wgpu::RenderPassDepthStencilAttachment {
+                        view,
+                        depth_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(1.0),
+                            store: wgpu::StoreOp::Store,
+                        }),
+                        stencil_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(0),
+                            store: wgpu::StoreOp::Store,
+                        }),
+                    }
+                }),
                 timestamp_writes: None,
                 occlusion_query_set: None,
                 multiview_mask: None,
@@ -1051,7 +1075,10 @@ impl GpuCollider {
     /// The per-draw records of one batch, copied into a GPU buffer now
     /// (nothing the caller owns is read after the call returns), and their
     /// bind group.
-    fn draw_bind_group(&self, draws: &[Draw]) -> (wgpu::Buffer, wgpu::BindGroup) {
+    pub(crate) fn draw_bind_group<T: bytemuck::Pod>(
+        &self,
+        draws: &[T],
+    ) -> (wgpu::Buffer, wgpu::BindGroup) {
         let buf = self
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -1149,32 +1176,67 @@ impl GpuCollider {
         scissors: &[[u32; 4]],
     ) -> Result<Vec<Hit>, GpuError> {
         let (_draw_buf, draw_bind) = self.draw_bind_group(draws);
-        let queries = self.queries(pairs.len() as u32);
+        let scissors: Vec<Option<[u32; 4]>> = scissors.iter().copied().map(Some).collect();
+        let queries = self.submit_pair_queries(&scissors, &draw_bind, |pass, i, second| {
+            let pair = &pairs[i as usize];
+            let (pipeline, id) = if second {
+                (&self.test_stencil, pair.b)
+            } else {
+                (&self.write_stencil, pair.a)
+            };
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(1, &self.sprite(id)?.bind, &[]);
+            let k = 2 * i + u32::from(second);
+            pass.draw(0..6, k..k + 1);
+            Ok(())
+        })?;
+        self.read_hits(&queries)
+    }
+
+    /// The seed's test for many pairs in one submission: pair `i` gets the
+    /// stencil value of its place in its pass (passes of 255, cleared at
+    /// the start), `draw(pass, i, false)` writes the first object there and
+    /// `draw(pass, i, true)` draws the second inside occlusion query `i`,
+    /// under the pair's scissor; a pair without one gets an empty query.
+    /// `bind` is group 0 for every draw. The queries come back resolved
+    /// into their read buffer (not yet mapped).
+    pub(crate) fn submit_pair_queries(
+        &self,
+        scissors: &[Option<[u32; 4]>],
+        bind: &wgpu::BindGroup,
+        mut draw: impl FnMut(&mut wgpu::RenderPass<'_>, u32, bool) -> Result<(), GpuError>,
+    ) -> Result<Queries, GpuError> {
+        let queries = self.queries(scissors.len().max(1) as u32);
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("pairs"),
             });
-        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
+        for (pass_index, chunk) in scissors.chunks(PAIRS_PER_PASS).enumerate() {
             let mut pass = self.stencil_pass(&mut enc, &queries);
-            pass.set_bind_group(0, &draw_bind, &[]);
-            for (k, pair) in pass_pairs.iter().enumerate() {
+            pass.set_bind_group(0, bind, &[]);
+            for (k, scissor) in chunk.iter().enumerate() {
                 let i = (pass_index * PAIRS_PER_PASS + k) as u32;
-                let [sx, sy, sw, sh] = scissors[i as usize];
+                let Some([sx, sy, sw, sh]) = *scissor else {
+                    pass.begin_occlusion_query(i);
+                    pass.end_occlusion_query();
+                    continue;
+                };
                 pass.set_scissor_rect(sx, sy, sw, sh);
                 pass.set_stencil_reference(k as u32 + 1);
-                pass.set_pipeline(&self.write_stencil);
-                pass.set_bind_group(1, &self.sprite(pair.a)?.bind, &[]);
-                pass.draw(0..6, 2 * i..2 * i + 1);
-                pass.set_pipeline(&self.test_stencil);
-                pass.set_bind_group(1, &self.sprite(pair.b)?.bind, &[]);
+                draw(&mut pass, i, false)?;
                 pass.begin_occlusion_query(i);
-                pass.draw(0..6, 2 * i + 1..2 * i + 2);
+                draw(&mut pass, i, true)?;
                 pass.end_occlusion_query();
             }
         }
         queries.resolve_into(&mut enc);
         self.queue.submit([enc.finish()]);
+        Ok(queries)
+    }
+
+    /// The answers of submitted queries, waited for.
+    pub(crate) fn read_hits(&self, queries: &Queries) -> Result<Vec<Hit>, GpuError> {
         Ok(self
             .read_back::<u64>(&queries.read)?
             .into_iter()

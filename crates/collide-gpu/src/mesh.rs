@@ -13,9 +13,7 @@
 use collide::Vec2;
 use wgpu::util::DeviceExt;
 
-use crate::{
-    DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_PASS, PAIRS_PER_SUBMIT, Path, layer_depth,
-};
+use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path, layer_depth};
 
 /// A mesh uploaded with [`GpuCollider::add_mesh`] or
 /// [`GpuCollider::add_polygon`].
@@ -84,6 +82,19 @@ impl Resolution {
             Resolution::Half => 0.5,
             Resolution::Quarter => 0.25,
         }
+    }
+}
+
+/// A batch's draw records (two a pair) and each pair's scissor (`None`
+/// where the boxes do not meet).
+type PlacedPairs = (Vec<MeshDraw>, Vec<Option<[u32; 4]>>);
+
+/// The answer for a pair whose boxes do not meet: nothing was drawn.
+fn boxes_apart() -> Hit {
+    Hit {
+        hit: false,
+        query: 0,
+        path: Path::BoundingBoxes,
     }
 }
 
@@ -520,136 +531,99 @@ impl GpuCollider {
     pub(crate) fn test_mesh_pairs_gpu(&self, pairs: &[MeshPair]) -> Result<Vec<Hit>, GpuError> {
         let mut out = Vec::with_capacity(pairs.len());
         for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
-            let base = chunk_index * PAIRS_PER_SUBMIT;
-            let mut draws = Vec::with_capacity(chunk.len() * 2);
-            let mut scissors = Vec::with_capacity(chunk.len());
-            let mut drawn = Vec::with_capacity(chunk.len());
-            let mut answers = vec![
-                Hit {
-                    hit: false,
-                    query: 0,
-                    path: Path::BoundingBoxes,
-                };
-                chunk.len()
-            ];
-            for (k, pair) in chunk.iter().enumerate() {
-                let index = base + k;
-                let (mut da, ba) = self.mesh_draw(index, pair.a, pair.at_a)?;
-                let (mut db, bb) = self.mesh_draw(index, pair.b, pair.at_b)?;
-                if !(ba[0] < bb[2] && bb[0] < ba[2] && ba[1] < bb[3] && bb[1] < ba[3]) {
-                    continue;
-                }
-                // Both moved by whole pixels so the union starts at (1, 1).
-                let (x0, y0) = (ba[0].min(bb[0]).floor(), ba[1].min(bb[1]).floor());
-                let (x1, y1) = (ba[2].max(bb[2]).ceil(), ba[3].max(bb[3]).ceil());
-                let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
-                if w > f64::from(self.side) || h > f64::from(self.side) {
-                    return Err(GpuError::PairTooLarge {
-                        index,
-                        width: w as i64,
-                        height: h as i64,
-                        side: self.side,
-                    });
-                }
-                let (tx, ty) = (1.0 - x0, 1.0 - y0);
-                for d in [&mut da, &mut db] {
-                    d.pos = [
-                        (f64::from(d.pos[0]) + tx) as f32,
-                        (f64::from(d.pos[1]) + ty) as f32,
-                    ];
-                }
-                // The seed's scissor: only the boxes' overlap can hold a
-                // shared pixel.
-                let sx0 = (ba[0].max(bb[0]) + tx).floor().max(0.0);
-                let sy0 = (ba[1].max(bb[1]) + ty).floor().max(0.0);
-                let sx1 = (ba[2].min(bb[2]) + tx).ceil().min(f64::from(self.side));
-                let sy1 = (ba[3].min(bb[3]) + ty).ceil().min(f64::from(self.side));
-                scissors.push([
-                    sx0 as u32,
-                    sy0 as u32,
-                    (sx1 - sx0).max(1.0) as u32,
-                    (sy1 - sy0).max(1.0) as u32,
-                ]);
-                draws.push(da);
-                draws.push(db);
-                drawn.push(k);
+            let (draws, scissors) = self.place_mesh_pairs(chunk, chunk_index * PAIRS_PER_SUBMIT)?;
+            if scissors.iter().all(Option::is_none) {
+                out.extend(chunk.iter().map(|_| boxes_apart()));
+                continue;
             }
-            if !drawn.is_empty() {
-                let picked: Vec<MeshPair> = drawn.iter().map(|&k| chunk[k]).collect();
-                for (hit, &k) in self
-                    .run_mesh_queries(&picked, &draws, &scissors)?
-                    .into_iter()
-                    .zip(&drawn)
-                {
-                    answers[k] = hit;
-                }
-            }
-            out.extend(answers);
+            let (_buf, bind) = self.draw_bind_group(&draws);
+            let queries = self.submit_pair_queries(&scissors, &bind, |pass, i, second| {
+                self.draw_pair_mesh(pass, &chunk[i as usize], i, second)
+            })?;
+            let hits = self.read_hits(&queries)?;
+            out.extend(
+                hits.into_iter()
+                    .zip(&scissors)
+                    .map(|(hit, s)| if s.is_some() { hit } else { boxes_apart() }),
+            );
         }
         Ok(out)
     }
 
-    fn run_mesh_queries(
-        &self,
-        pairs: &[MeshPair],
-        draws: &[MeshDraw],
-        scissors: &[[u32; 4]],
-    ) -> Result<Vec<Hit>, GpuError> {
-        let draw_buf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh draws"),
-                contents: bytemuck::cast_slice(draws),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
-        let draw_bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("mesh draws"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: draw_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.target_buf.as_entire_binding(),
-                },
-            ],
-        });
-        let queries = self.queries(pairs.len() as u32);
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("mesh pairs"),
-            });
-        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
-            let mut pass = self.stencil_pass(&mut enc, &queries);
-            pass.set_bind_group(0, &draw_bind, &[]);
-            for (k, pair) in pass_pairs.iter().enumerate() {
-                let i = (pass_index * PAIRS_PER_PASS + k) as u32;
-                let [sx, sy, sw, sh] = scissors[i as usize];
-                pass.set_scissor_rect(sx, sy, sw, sh);
-                pass.set_stencil_reference(k as u32 + 1);
-                let (a, b) = (self.mesh(pair.a)?, self.mesh(pair.b)?);
-                pass.set_pipeline(&self.mesh_pipelines.write);
-                pass.set_vertex_buffer(0, a.vertices.slice(..));
-                pass.set_index_buffer(a.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..a.index_count, 0, 2 * i..2 * i + 1);
-                pass.set_pipeline(&self.mesh_pipelines.test);
-                pass.set_vertex_buffer(0, b.vertices.slice(..));
-                pass.set_index_buffer(b.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.begin_occlusion_query(i);
-                pass.draw_indexed(0..b.index_count, 0, 2 * i + 1..2 * i + 2);
-                pass.end_occlusion_query();
+    /// Each pair's two draws, both moved by whole pixels so their union
+    /// starts at (1, 1) (a translation changes no pixel's answer), and the
+    /// scissor of their boxes' overlap; `None` where the boxes do not meet.
+    fn place_mesh_pairs(&self, pairs: &[MeshPair], base: usize) -> Result<PlacedPairs, GpuError> {
+        let side = f64::from(self.side);
+        let mut draws = Vec::with_capacity(pairs.len() * 2);
+        let mut scissors = Vec::with_capacity(pairs.len());
+        for (k, pair) in pairs.iter().enumerate() {
+            let index = base + k;
+            let (mut da, ba) = self.mesh_draw(index, pair.a, pair.at_a)?;
+            let (mut db, bb) = self.mesh_draw(index, pair.b, pair.at_b)?;
+            if !(ba[0] < bb[2] && bb[0] < ba[2] && ba[1] < bb[3] && bb[1] < ba[3]) {
+                draws.push(da);
+                draws.push(db);
+                scissors.push(None);
+                continue;
             }
+            let (x0, y0) = (ba[0].min(bb[0]).floor(), ba[1].min(bb[1]).floor());
+            let (x1, y1) = (ba[2].max(bb[2]).ceil(), ba[3].max(bb[3]).ceil());
+            let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
+            if w > side || h > side {
+                return Err(GpuError::PairTooLarge {
+                    index,
+                    width: w as i64,
+                    height: h as i64,
+                    side: self.side,
+                });
+            }
+            let (tx, ty) = (1.0 - x0, 1.0 - y0);
+            for d in [&mut da, &mut db] {
+                d.pos = [
+                    (f64::from(d.pos[0]) + tx) as f32,
+                    (f64::from(d.pos[1]) + ty) as f32,
+                ];
+            }
+            // The seed's scissor: only the boxes' overlap can hold a
+            // shared pixel.
+            let sx0 = (ba[0].max(bb[0]) + tx).floor().max(0.0);
+            let sy0 = (ba[1].max(bb[1]) + ty).floor().max(0.0);
+            let sx1 = (ba[2].min(bb[2]) + tx).ceil().min(side);
+            let sy1 = (ba[3].min(bb[3]) + ty).ceil().min(side);
+            draws.push(da);
+            draws.push(db);
+            scissors.push(Some([
+                sx0 as u32,
+                sy0 as u32,
+                (sx1 - sx0).max(1.0) as u32,
+                (sy1 - sy0).max(1.0) as u32,
+            ]));
         }
-        queries.resolve_into(&mut enc);
-        self.queue.submit([enc.finish()]);
-        Ok(self
-            .read_back::<u64>(&queries.read)?
-            .into_iter()
-            .map(|q| self.hit(q))
-            .collect())
+        Ok((draws, scissors))
+    }
+
+    /// Pair `i`'s first mesh into the stencil, or its second under the
+    /// test (draw records `2i` and `2i + 1`).
+    fn draw_pair_mesh(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        pair: &MeshPair,
+        i: u32,
+        second: bool,
+    ) -> Result<(), GpuError> {
+        let (pipeline, id) = if second {
+            (&self.mesh_pipelines.test, pair.b)
+        } else {
+            (&self.mesh_pipelines.write, pair.a)
+        };
+        let m = self.mesh(id)?;
+        pass.set_pipeline(pipeline);
+        pass.set_vertex_buffer(0, m.vertices.slice(..));
+        pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+        let k = 2 * i + u32::from(second);
+        pass.draw_indexed(0..m.index_count, 0, k..k + 1);
+        Ok(())
     }
 }
 
@@ -717,7 +691,7 @@ impl GpuCollider {
         if drawn.is_empty() {
             return Ok(out);
         }
-        let bind = self.mesh_bind_group(&draws);
+        let bind = self.draw_bind_group(&draws);
         let queries = self.queries(drawn.len() as u32);
         let mut enc = self
             .device
@@ -765,32 +739,6 @@ impl GpuCollider {
         }
         Ok(out)
     }
-
-    /// The draw records of one batch in a GPU buffer, and their bind group.
-    fn mesh_bind_group(&self, draws: &[MeshDraw]) -> (wgpu::Buffer, wgpu::BindGroup) {
-        let buf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh draws"),
-                contents: bytemuck::cast_slice(draws),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
-        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("mesh draws"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.target_buf.as_entire_binding(),
-                },
-            ],
-        });
-        (buf, bind)
-    }
 }
 
 impl GpuCollider {
@@ -811,82 +759,11 @@ impl GpuCollider {
         if pairs.is_empty() {
             return Ok(crate::PendingHits::empty());
         }
-        let side = f64::from(self.side);
-        let mut draws = Vec::with_capacity(pairs.len() * 2);
-        let mut plans = Vec::with_capacity(pairs.len());
-        for (index, pair) in pairs.iter().enumerate() {
-            let (mut da, ba) = self.mesh_draw(index, pair.a, pair.at_a)?;
-            let (mut db, bb) = self.mesh_draw(index, pair.b, pair.at_b)?;
-            if !(ba[0] < bb[2] && bb[0] < ba[2] && ba[1] < bb[3] && bb[1] < ba[3]) {
-                draws.push(da);
-                draws.push(db);
-                plans.push(None);
-                continue;
-            }
-            let (x0, y0) = (ba[0].min(bb[0]).floor(), ba[1].min(bb[1]).floor());
-            let (x1, y1) = (ba[2].max(bb[2]).ceil(), ba[3].max(bb[3]).ceil());
-            if x1 - x0 + 2.0 > side || y1 - y0 + 2.0 > side {
-                return Err(GpuError::PairTooLarge {
-                    index,
-                    width: (x1 - x0 + 2.0) as i64,
-                    height: (y1 - y0 + 2.0) as i64,
-                    side: self.side,
-                });
-            }
-            let (tx, ty) = (1.0 - x0, 1.0 - y0);
-            for d in [&mut da, &mut db] {
-                d.pos = [
-                    (f64::from(d.pos[0]) + tx) as f32,
-                    (f64::from(d.pos[1]) + ty) as f32,
-                ];
-            }
-            let sx0 = (ba[0].max(bb[0]) + tx).floor().max(0.0);
-            let sy0 = (ba[1].max(bb[1]) + ty).floor().max(0.0);
-            let sx1 = (ba[2].min(bb[2]) + tx).ceil().min(side);
-            let sy1 = (ba[3].min(bb[3]) + ty).ceil().min(side);
-            draws.push(da);
-            draws.push(db);
-            plans.push(Some([
-                sx0 as u32,
-                sy0 as u32,
-                (sx1 - sx0).max(1.0) as u32,
-                (sy1 - sy0).max(1.0) as u32,
-            ]));
-        }
-        let (_buf, bind) = self.mesh_bind_group(&draws);
-        let queries = self.queries(pairs.len().max(1) as u32);
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("mesh pairs, later"),
-            });
-        for (pass_index, chunk) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
-            let mut pass = self.stencil_pass(&mut enc, &queries);
-            pass.set_bind_group(0, &bind, &[]);
-            for (k, pair) in chunk.iter().enumerate() {
-                let i = (pass_index * PAIRS_PER_PASS + k) as u32;
-                let Some([sx, sy, sw, sh]) = plans[i as usize] else {
-                    pass.begin_occlusion_query(i);
-                    pass.end_occlusion_query();
-                    continue;
-                };
-                pass.set_scissor_rect(sx, sy, sw, sh);
-                pass.set_stencil_reference(k as u32 + 1);
-                let (a, b) = (self.mesh(pair.a)?, self.mesh(pair.b)?);
-                pass.set_pipeline(&self.mesh_pipelines.write);
-                pass.set_vertex_buffer(0, a.vertices.slice(..));
-                pass.set_index_buffer(a.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..a.index_count, 0, 2 * i..2 * i + 1);
-                pass.set_pipeline(&self.mesh_pipelines.test);
-                pass.set_vertex_buffer(0, b.vertices.slice(..));
-                pass.set_index_buffer(b.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.begin_occlusion_query(i);
-                pass.draw_indexed(0..b.index_count, 0, 2 * i + 1..2 * i + 2);
-                pass.end_occlusion_query();
-            }
-        }
-        queries.resolve_into(&mut enc);
-        self.queue.submit([enc.finish()]);
+        let (draws, scissors) = self.place_mesh_pairs(pairs, 0)?;
+        let (_buf, bind) = self.draw_bind_group(&draws);
+        let queries = self.submit_pair_queries(&scissors, &bind, |pass, i, second| {
+            self.draw_pair_mesh(pass, &pairs[i as usize], i, second)
+        })?;
         Ok(self.pending(queries, pairs.len()))
     }
 }
@@ -952,7 +829,7 @@ impl GpuCollider {
                 },
             ],
         });
-        self.render_scene(width, height, background, |pass| {
+        self.render_scene(width, height, background, false, |pass| {
             pass.set_pipeline(&self.mesh_pipelines.colour);
             pass.set_bind_group(0, &bind, &[]);
             for (k, &(id, _, _)) in objects.iter().enumerate() {

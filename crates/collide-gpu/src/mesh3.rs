@@ -19,7 +19,7 @@
 use collide::{Aabb, DepthRange, Mat4, Vec3, Viewport, screen_rect_of_box};
 use wgpu::util::DeviceExt;
 
-use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_PASS, PAIRS_PER_SUBMIT, Path};
+use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path};
 
 /// Whether each mesh is kept to the other's depth range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -477,61 +477,33 @@ impl GpuCollider {
         draws: &[Mesh3Draw],
         scissors: &[[u32; 4]],
     ) -> Result<Vec<Hit>, GpuError> {
-        let draw_buf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh3 draws"),
-                contents: bytemuck::cast_slice(draws),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
-        let draw_bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("mesh3 draws"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: draw_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.target_buf.as_entire_binding(),
-                },
-            ],
-        });
-        let queries = self.queries(pairs.len() as u32);
-        let mut enc = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("mesh3 pairs"),
-            });
-        for (pass_index, pass_pairs) in pairs.chunks(PAIRS_PER_PASS).enumerate() {
-            let mut pass = self.stencil_pass(&mut enc, &queries);
-            pass.set_bind_group(0, &draw_bind, &[]);
-            for (k, pair) in pass_pairs.iter().enumerate() {
-                let i = (pass_index * PAIRS_PER_PASS + k) as u32;
-                let [sx, sy, sw, sh] = scissors[i as usize];
-                pass.set_scissor_rect(sx, sy, sw, sh);
-                pass.set_stencil_reference(k as u32 + 1);
-                let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
-                pass.set_pipeline(&self.mesh3_pipelines.write);
-                pass.set_vertex_buffer(0, a.vertices.slice(..));
-                pass.set_index_buffer(a.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..a.index_count, 0, 2 * i..2 * i + 1);
-                pass.set_pipeline(&self.mesh3_pipelines.test);
-                pass.set_vertex_buffer(0, b.vertices.slice(..));
-                pass.set_index_buffer(b.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.begin_occlusion_query(i);
-                pass.draw_indexed(0..b.index_count, 0, 2 * i + 1..2 * i + 2);
-                pass.end_occlusion_query();
-            }
-        }
-        queries.resolve_into(&mut enc);
-        self.queue.submit([enc.finish()]);
-        Ok(self
-            .read_back::<u64>(&queries.read)?
-            .into_iter()
-            .map(|q| self.hit(q))
-            .collect())
+        let (_buf, bind) = self.draw_bind_group(draws);
+        let scissors: Vec<Option<[u32; 4]>> = scissors.iter().copied().map(Some).collect();
+        let queries = self.submit_pair_queries(&scissors, &bind, |pass, i, second| {
+            let pair = &pairs[i as usize];
+            let (pipeline, id) = if second {
+                (&self.mesh3_pipelines.test, pair.b)
+            } else {
+                (&self.mesh3_pipelines.write, pair.a)
+            };
+            pass.set_pipeline(pipeline);
+            self.draw_mesh3(pass, id, 2 * i + u32::from(second))
+        })?;
+        self.read_hits(&queries)
+    }
+
+    /// Draws mesh `id` with draw record `k`.
+    fn draw_mesh3(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        id: Mesh3Id,
+        k: u32,
+    ) -> Result<(), GpuError> {
+        let m = self.mesh3(id)?;
+        pass.set_vertex_buffer(0, m.vertices.slice(..));
+        pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..m.index_count, 0, k..k + 1);
+        Ok(())
     }
 }
 
@@ -563,7 +535,6 @@ impl GpuCollider {
                 touching.len()
             )));
         }
-        let dev = &self.device;
         let mut draws: Vec<Mesh3Draw> = Vec::new();
         for &(id, mvp, colour) in objects {
             self.mesh3(id)?;
@@ -603,138 +574,23 @@ impl GpuCollider {
                 colour: [0.0; 4],
             });
         }
-        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("scene draws"),
-            contents: bytemuck::cast_slice(&draws),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scene draws"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: draw_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: self.target_buf.as_entire_binding(),
-                },
-            ],
-        });
-        let size = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
-        let texture = |format, usage| {
-            dev.create_texture(&wgpu::TextureDescriptor {
-                label: Some("scene"),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let target = texture(
-            SCENE,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        );
-        let depth = texture(DEPTH_STENCIL, wgpu::TextureUsages::RENDER_ATTACHMENT);
-        let (view, depth_view) = (
-            target.create_view(&Default::default()),
-            depth.create_view(&Default::default()),
-        );
-        let row = (width * 4).div_ceil(256) * 256;
-        let read = dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scene readback"),
-            size: u64::from(row) * u64::from(height),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = dev.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("scene"),
-        });
-        {
-            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("scene"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: background[0],
-                            g: background[1],
-                            b: background[2],
-                            a: background[3],
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                }),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+        let (_buf, bind) = self.draw_bind_group(&draws);
+        self.render_scene(width, height, background, true, |pass| {
             pass.set_bind_group(0, &bind, &[]);
-            let draw =
-                |pass: &mut wgpu::RenderPass<'_>, id: Mesh3Id, k: usize| -> Result<(), GpuError> {
-                    let m = self.mesh3(id)?;
-                    pass.set_vertex_buffer(0, m.vertices.slice(..));
-                    pass.set_index_buffer(m.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    pass.draw_indexed(0..m.index_count, 0, k as u32..k as u32 + 1);
-                    Ok(())
-                };
             pass.set_pipeline(&self.mesh3_pipelines.colour);
             for (k, &(id, _, _)) in objects.iter().enumerate() {
-                draw(&mut pass, id, k)?;
+                self.draw_mesh3(pass, id, k as u32)?;
             }
             for (t, &(a, b, _)) in touching.iter().enumerate() {
-                let k = objects.len() + 2 * t;
+                let k = (objects.len() + 2 * t) as u32;
                 pass.set_stencil_reference(t as u32 + 1);
                 pass.set_pipeline(&self.mesh3_pipelines.mark);
-                draw(&mut pass, objects[a].0, k)?;
+                self.draw_mesh3(pass, objects[a].0, k)?;
                 pass.set_pipeline(&self.mesh3_pipelines.paint);
-                draw(&mut pass, objects[b].0, k + 1)?;
+                self.draw_mesh3(pass, objects[b].0, k + 1)?;
             }
-        }
-        enc.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &target,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &read,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(height),
-                },
-            },
-            size,
-        );
-        self.queue.submit([enc.finish()]);
-        let padded = self.read_back::<u8>(&read)?;
-        Ok(padded
-            .chunks_exact(row as usize)
-            .flat_map(|r| r[..width as usize * 4].iter().copied())
-            .collect())
+            Ok(())
+        })
     }
 }
 
