@@ -4,29 +4,13 @@
 //! Runs on whatever adapter wgpu finds (lavapipe in CI). Without one it
 //! prints a skip line, and fails when `REQUIRE_GPU=1`.
 
+mod common;
+
 use collide::mask::Mask;
 use collide_gpu::{GpuCollider, GpuError, Occlusion, Pair, Placement, SpriteId};
 
 fn gpu() -> Option<GpuCollider> {
-    match GpuCollider::new(512) {
-        Ok(g) => {
-            eprintln!(
-                "GPU tests on {}, occlusion queries give {:?}",
-                g.adapter(),
-                g.occlusion()
-            );
-            Some(g)
-        }
-        Err(e @ (GpuError::NoAdapter(_) | GpuError::Device(_))) => {
-            assert!(
-                std::env::var("REQUIRE_GPU").as_deref() != Ok("1"),
-                "REQUIRE_GPU=1 but {e}"
-            );
-            eprintln!("SKIPPED: collide-gpu tests: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+    common::gpu("collide-gpu tests")
 }
 
 struct Rng(u64);

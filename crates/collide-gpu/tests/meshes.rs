@@ -6,6 +6,8 @@
 //! whatever adapter wgpu finds (lavapipe in CI); without one it prints a
 //! skip line, and fails when `REQUIRE_GPU=1`.
 
+mod common;
+
 use collide::Vec2;
 use collide::raster::rasterize;
 use collide_gpu::{
@@ -13,25 +15,7 @@ use collide_gpu::{
 };
 
 fn gpu() -> Option<GpuCollider> {
-    match GpuCollider::new(512) {
-        Ok(g) => {
-            eprintln!(
-                "mesh tests on {}, occlusion queries give {:?}",
-                g.adapter(),
-                g.occlusion()
-            );
-            Some(g)
-        }
-        Err(e @ (GpuError::NoAdapter(_) | GpuError::Device(_))) => {
-            assert!(
-                std::env::var("REQUIRE_GPU").as_deref() != Ok("1"),
-                "REQUIRE_GPU=1 but {e}"
-            );
-            eprintln!("SKIPPED: collide-gpu mesh tests: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+    common::gpu("collide-gpu mesh tests")
 }
 
 struct Rng(u64);

@@ -5,24 +5,13 @@
 //! within a band of an edge or of a slab's end). Without an adapter: a
 //! skip line, and a failure under `REQUIRE_GPU=1`.
 
+mod common;
+
 use collide::{Mat4, Viewport};
-use collide_gpu::{
-    DepthSlabs, GpuCollider, GpuError, Mesh3Id, Mesh3Pair, MeshPath, Occlusion, Path,
-};
+use collide_gpu::{DepthSlabs, GpuCollider, Mesh3Id, Mesh3Pair, MeshPath, Occlusion, Path};
 
 fn gpu() -> Option<GpuCollider> {
-    match GpuCollider::new(512) {
-        Ok(g) => Some(g),
-        Err(e @ (GpuError::NoAdapter(_) | GpuError::Device(_))) => {
-            assert!(
-                std::env::var("REQUIRE_GPU").as_deref() != Ok("1"),
-                "REQUIRE_GPU=1 but {e}"
-            );
-            eprintln!("SKIPPED: collide-gpu 3-D mesh tests: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+    common::gpu("collide-gpu 3-D mesh tests")
 }
 
 const SCREEN: Viewport = Viewport {
