@@ -482,6 +482,16 @@ impl Calculator {
                         None => expr.to_string(),
                     };
                     let answer = calc.present(work, &q, target.as_ref(), reading)?;
+                    // `ans` (and a column's total) is in the units the line
+                    // showed: `100 USD to EUR` then `ans * 2` is in euros.
+                    let q = match &target {
+                        Some((Target::Units(t), _)) if calc.mixed_units(t).is_none() => calc
+                            .eval(work, t, &Scope::top())
+                            .ok()
+                            .and_then(|t| work.q_convert(&q, &t).ok())
+                            .unwrap_or(q),
+                        _ => q,
+                    };
                     Ok((answer, q))
                 })?;
                 if value.dim.0[crate::units::MONEY] != 0 && currencies(&tokens) > 1 {

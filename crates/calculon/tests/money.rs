@@ -69,3 +69,28 @@ proptest! {
         prop_assert!((number - want).abs() <= 0.005 + want * 1e-12, "{line}: {} against {want}", got.value);
     }
 }
+
+/// A column's total, and `ans`, are in the units a converted line
+/// showed, not the ones it was typed in.
+#[test]
+fn a_total_follows_the_lines_conversions() {
+    let total = |text: &str| {
+        let mut calc = Calculator::default();
+        let column = calc.evaluate_column(text, true, &calculon::CancelFlag::new());
+        column
+            .total
+            .map(|t| {
+                t.map(|a| a.display())
+                    .unwrap_or_else(|e| format!("error: {e}"))
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(total("100 USD to EUR\n20 EUR\n"), "≈ 109.51 EUR");
+    assert_eq!(total("20 EUR\n100 USD to EUR\n"), "≈ 109.51 EUR");
+    assert_eq!(total("3 ft to cm\n10 cm\n"), "= 101.44 cm");
+    let mut calc = Calculator::default();
+    show(&mut calc, "100 USD to EUR");
+    assert_eq!(show(&mut calc, "ans * 2"), "≈ 179.02 EUR");
+    show(&mut calc, "20 C to F");
+    assert_eq!(show(&mut calc, "ans"), "= 68 °F");
+}
