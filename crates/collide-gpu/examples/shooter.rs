@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::Result;
 use collide::mask::Mask;
 use collide::{Aabb, BroadPhase, Grid};
-use collide_gpu::{GpuCollider, Pair, Placement, SpriteId};
+use collide_gpu::{GpuCollider, Pair, PathChoice, Placement, SpriteId};
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, Rgba, RgbaImage};
 
@@ -191,7 +191,9 @@ fn main() -> Result<()> {
                 at_b: things[b].placement(),
             })
             .collect();
-        let hits = gpu.test_pairs(&pairs)?;
+        // The GPU's answers, to show them (the cost model would take the
+        // CPU masks on a software adapter).
+        let hits = gpu.test_pairs_on(&pairs, PathChoice::Gpu)?;
         t_gpu += t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
         let mut img = RgbaImage::from_pixel(W, H, Rgba([16, 16, 32, 255]));

@@ -24,7 +24,7 @@
 //!     Pair { a: ship, at_a: Placement::at(0, 0), b: rock, at_b: near },
 //!     Pair { a: ship, at_a: Placement::at(0, 0), b: rock, at_b: far },
 //! ];
-//! let hits = gpu.test_pairs(&pairs)?; // occlusion queries: yes or no
+//! let hits = gpu.test_pairs(&pairs)?; // yes or no, and the path that said it
 //! assert!(hits[0].hit && !hits[1].hit);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -44,8 +44,11 @@
 //!   compute pass.
 //! - Meshes ([`GpuCollider::add_mesh`], [`GpuCollider::add_mesh_3d`]) go
 //!   through the same modes: triangles uploaded once, each draw with its own
-//!   transform; 3-D pairs use screen rectangles and depth slabs; a cost
-//!   model picks the GPU or `collide::raster` on the CPU per batch.
+//!   transform; 3-D pairs use screen rectangles and depth slabs.
+//! - A cost model ([`PathChoice::Auto`]) sends each batch of sprite pairs,
+//!   group or 2-D mesh pairs to the GPU or to the CPU (`collide::mask`,
+//!   `collide::raster`, by the same pixel rule), where its measured costs
+//!   say; every [`Hit`] names its [`Path`].
 //! - Per-draw parameters are copied into a GPU buffer per batch (never
 //!   read later from memory the caller may reuse: the seed's static-array
 //!   bug cannot happen here, and a test checks it).
@@ -57,9 +60,10 @@ use wgpu::util::DeviceExt;
 mod cost;
 mod mesh;
 mod mesh3;
+mod sprite_cpu;
 
-pub use cost::{MeshCosts, MeshWork};
-pub use mesh::{MeshId, MeshPair, MeshPath, MeshPlacement, Resolution};
+pub use cost::{MeshCosts, MeshWork, SpriteCosts, SpriteWork};
+pub use mesh::{MeshId, MeshPair, MeshPlacement, Resolution};
 pub use mesh3::{DepthSlabs, Mesh3Id, Mesh3Pair, Model3, SceneObject};
 
 /// Why the GPU path could not run.
@@ -137,6 +141,9 @@ pub enum GpuError {
     /// A mesh id from another collider.
     #[error("mesh {0} does not exist here")]
     UnknownMesh(usize),
+    /// A sprite's mask could not be made or turned on the CPU path.
+    #[error("the CPU masks: {0}")]
+    Mask(String),
     /// Mesh data that cannot be drawn: what was wrong with it.
     #[error("bad mesh: {0}")]
     BadMesh(String),
@@ -191,7 +198,7 @@ impl Placement {
             angle: 0.0,
             scale: 1.0,
             layer: 0,
-            threshold: 127,
+            threshold: DEFAULT_THRESHOLD,
         }
     }
 }
@@ -223,6 +230,22 @@ pub enum Path {
     /// occlusion queries are not used
     /// ([`GpuCollider::set_occlusion_queries`]).
     ComputeCount,
+    /// The CPU masks (`collide::mask`, turned by `Mask::rotated`), chosen
+    /// by the cost model or asked for: the exact count by the same rule.
+    CpuMasks,
+}
+
+/// Which path tests a batch (sprite pairs, a group, mesh pairs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathChoice {
+    /// The one the cost model estimates cheaper for the batch
+    /// ([`GpuCollider::sprite_costs`], [`GpuCollider::mesh_costs`]).
+    Auto,
+    /// The stencil buffer and occlusion queries.
+    Gpu,
+    /// The CPU, by the same pixel rule: the masks for sprites,
+    /// `collide::raster` for meshes.
+    Cpu,
 }
 
 /// One pair's answer from the occlusion path.
@@ -358,7 +381,16 @@ struct Sprite {
     height: usize,
     view: wgpu::TextureView,
     bind: wgpu::BindGroup,
+    /// The texels, kept for the CPU path's other alpha thresholds.
+    texels: Vec<u8>,
+    /// What [`DEFAULT_THRESHOLD`] keeps: the CPU path's mask.
+    mask: Mask,
+    /// Only 0 and 255: every threshold below 255 keeps `mask`.
+    binary: bool,
 }
+
+/// [`Placement::at`]'s alpha test.
+pub(crate) const DEFAULT_THRESHOLD: u8 = 127;
 
 /// A device with the pipelines and a stencil target ready.
 pub struct GpuCollider {
@@ -381,6 +413,7 @@ pub struct GpuCollider {
     mesh_pipelines: mesh::MeshPipelines,
     meshes: Vec<mesh::Mesh>,
     mesh_costs: cost::MeshCosts,
+    sprite_costs: cost::SpriteCosts,
     /// Whether pair tests use occlusion queries (else the compute count for
     /// sprites and the CPU rasteriser for 2-D meshes).
     use_queries: bool,
@@ -641,6 +674,7 @@ impl GpuCollider {
             mesh_pipelines,
             meshes: Vec::new(),
             mesh_costs: cost::MeshCosts::default_for(info.device_type == wgpu::DeviceType::Cpu),
+            sprite_costs: cost::SpriteCosts::default_for(info.device_type == wgpu::DeviceType::Cpu),
             use_queries: true,
             resolution: mesh::Resolution::Full,
             mesh3_pipelines,
@@ -750,11 +784,16 @@ impl GpuCollider {
                 resource: wgpu::BindingResource::TextureView(&view),
             }],
         });
+        let mask = Mask::from_alpha(w, h, texels, 1, 0, DEFAULT_THRESHOLD)
+            .map_err(|e| GpuError::Mask(e.to_string()))?;
         self.sprites.push(Sprite {
             width: w,
             height: h,
             view,
             bind,
+            texels: texels.to_vec(),
+            mask,
+            binary: texels.iter().all(|&t| t == 0 || t == u8::MAX),
         });
         Ok(SpriteId(self.sprites.len() - 1))
     }
@@ -1004,10 +1043,41 @@ impl GpuCollider {
         self.use_queries = use_them;
     }
 
-    /// Tests pairs with the stencil buffer and occlusion queries, many per
-    /// submission (or, with [`GpuCollider::set_occlusion_queries`] off, with
-    /// the compute pass's exact counts).
+    /// Tests pairs on the path the cost model estimates cheaper for the
+    /// batch ([`GpuCollider::sprite_costs`]): the CPU masks for unturned
+    /// sprites on every adapter measured so far, the GPU for turned and
+    /// scaled ones on a real GPU. Each [`Hit`] says which path gave it.
+    ///
+    /// # Errors
+    /// An unknown sprite, a bad placement, a pair too large for the
+    /// target, or a failed read-back.
     pub fn test_pairs(&self, pairs: &[Pair]) -> Result<Vec<Hit>, GpuError> {
+        self.test_pairs_on(pairs, PathChoice::Auto)
+    }
+
+    /// Tests pairs on the path asked for.
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_pairs`].
+    pub fn test_pairs_on(&self, pairs: &[Pair], path: PathChoice) -> Result<Vec<Hit>, GpuError> {
+        match path {
+            PathChoice::Gpu => self.test_pairs_gpu(pairs),
+            PathChoice::Cpu => self.test_pairs_cpu(pairs),
+            PathChoice::Auto => {
+                let work = self.sprite_work(pairs)?;
+                if self.sprite_costs.cpu(&work) < self.sprite_costs.gpu(&work) {
+                    self.test_pairs_cpu(pairs)
+                } else {
+                    self.test_pairs_gpu(pairs)
+                }
+            }
+        }
+    }
+
+    /// The GPU path: the stencil buffer and occlusion queries, many pairs
+    /// per submission (or, with [`GpuCollider::set_occlusion_queries`]
+    /// off, the compute pass's exact counts).
+    pub(crate) fn test_pairs_gpu(&self, pairs: &[Pair]) -> Result<Vec<Hit>, GpuError> {
         if !self.use_queries {
             return Ok(self
                 .count_pairs(pairs)?
@@ -1262,12 +1332,82 @@ impl GpuCollider {
         Ok(bytemuck::cast_slice(&view).to_vec())
     }
 
-    /// One sprite against many, the seed's group test: the first sprite is
-    /// drawn into the stencil buffer once, then each other sprite whose
-    /// bounding box meets it is drawn inside its own occlusion query. All
-    /// sprites move together so the first is centred in the target; a
-    /// candidate that does not fit the target is an error.
+    /// One sprite against many, the seed's group test, on the path the
+    /// cost model estimates cheaper ([`GpuCollider::test_group_on`]).
+    ///
+    /// # Errors
+    /// An unknown sprite, a bad placement, a candidate that does not fit
+    /// the target with the first centred, or a failed read-back.
     pub fn test_group(
+        &self,
+        first: SpriteId,
+        at: Placement,
+        others: &[(SpriteId, Placement)],
+    ) -> Result<Vec<Hit>, GpuError> {
+        self.test_group_on(first, at, others, PathChoice::Auto)
+    }
+
+    /// One sprite against many on the path asked for. On the GPU the first
+    /// sprite is drawn into the stencil buffer once, then each other sprite
+    /// whose bounding box meets it is drawn inside its own occlusion query;
+    /// on the CPU the first is turned once and ANDed with each. All sprites
+    /// move together so the first is centred in the target; a candidate
+    /// that does not fit the target is an error on both paths.
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_group`].
+    pub fn test_group_on(
+        &self,
+        first: SpriteId,
+        at: Placement,
+        others: &[(SpriteId, Placement)],
+        path: PathChoice,
+    ) -> Result<Vec<Hit>, GpuError> {
+        let cpu = match path {
+            PathChoice::Gpu => false,
+            PathChoice::Cpu => true,
+            PathChoice::Auto => {
+                let work = self.group_work(first, at, others)?;
+                self.sprite_costs.cpu(&work) < self.sprite_costs.gpu_group(&work)
+            }
+        };
+        if cpu {
+            self.test_group_cpu(first, at, others)
+        } else {
+            self.test_group_gpu(first, at, others)
+        }
+    }
+
+    /// How far a group's sprites move so the first one's box is centred in
+    /// the target.
+    pub(crate) fn group_shift(&self, b0: [i64; 4]) -> (i64, i64) {
+        (
+            (i64::from(self.side) - (b0[2] - b0[0])) / 2 - b0[0],
+            (i64::from(self.side) - (b0[3] - b0[1])) / 2 - b0[1],
+        )
+    }
+
+    /// Refuses group candidate `k` (box `b`) if, moved by `(tx, ty)`, it
+    /// does not fit the target.
+    pub(crate) fn check_group_fit(
+        &self,
+        k: usize,
+        b: [i64; 4],
+        (tx, ty): (i64, i64),
+    ) -> Result<(), GpuError> {
+        let side = i64::from(self.side);
+        if b[0] + tx < 0 || b[1] + ty < 0 || b[2] + tx > side || b[3] + ty > side {
+            return Err(GpuError::PairTooLarge {
+                index: k,
+                width: b[2] - b[0],
+                height: b[3] - b[1],
+                side: self.side,
+            });
+        }
+        Ok(())
+    }
+
+    fn test_group_gpu(
         &self,
         first: SpriteId,
         at: Placement,
@@ -1275,8 +1415,7 @@ impl GpuCollider {
     ) -> Result<Vec<Hit>, GpuError> {
         let (mut d0, b0) = self.draw(0, first, at)?;
         // Centre the first sprite's box in the target.
-        let tx = (i64::from(self.side) - (b0[2] - b0[0])) / 2 - b0[0];
-        let ty = (i64::from(self.side) - (b0[3] - b0[1])) / 2 - b0[1];
+        let (tx, ty) = self.group_shift(b0);
         d0.pos = [
             (f64::from(d0.pos[0]) + tx as f64) as f32,
             (f64::from(d0.pos[1]) + ty as f64) as f32,
@@ -1288,15 +1427,7 @@ impl GpuCollider {
             if !(b0[0] < b[2] && b[0] < b0[2] && b0[1] < b[3] && b[1] < b0[3]) {
                 continue;
             }
-            let side = i64::from(self.side);
-            if b[0] + tx < 0 || b[1] + ty < 0 || b[2] + tx > side || b[3] + ty > side {
-                return Err(GpuError::PairTooLarge {
-                    index: k,
-                    width: b[2] - b[0],
-                    height: b[3] - b[1],
-                    side: self.side,
-                });
-            }
+            self.check_group_fit(k, b, (tx, ty))?;
             d.pos = [
                 (f64::from(d.pos[0]) + tx as f64) as f32,
                 (f64::from(d.pos[1]) + ty as f64) as f32,

@@ -13,7 +13,9 @@
 use collide::Vec2;
 use wgpu::util::DeviceExt;
 
-use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path, layer_depth};
+use crate::{
+    DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path, PathChoice, layer_depth,
+};
 
 /// A mesh uploaded with [`GpuCollider::add_mesh`] or
 /// [`GpuCollider::add_polygon`].
@@ -96,17 +98,6 @@ fn boxes_apart() -> Hit {
         query: 0,
         path: Path::BoundingBoxes,
     }
-}
-
-/// Which path tests a batch of mesh pairs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MeshPath {
-    /// The one the cost model estimates cheaper for the batch.
-    Auto,
-    /// The stencil buffer and occlusion queries.
-    Gpu,
-    /// `collide::raster` on the CPU, by the same pixel rule.
-    Cpu,
 }
 
 /// Two meshes to test.
@@ -423,7 +414,7 @@ impl GpuCollider {
     /// An unknown mesh, a bad placement, a pair too large for the target,
     /// or a failed read-back.
     pub fn test_mesh_pairs(&self, pairs: &[MeshPair]) -> Result<Vec<Hit>, GpuError> {
-        self.test_mesh_pairs_on(pairs, MeshPath::Auto)
+        self.test_mesh_pairs_on(pairs, PathChoice::Auto)
     }
 
     /// Tests mesh pairs on the path asked for, at the collider's
@@ -434,7 +425,7 @@ impl GpuCollider {
     pub fn test_mesh_pairs_on(
         &self,
         pairs: &[MeshPair],
-        path: MeshPath,
+        path: PathChoice,
     ) -> Result<Vec<Hit>, GpuError> {
         // A lower resolution is the same scene drawn smaller.
         let scaled: Vec<MeshPair>;
@@ -462,9 +453,9 @@ impl GpuCollider {
             return self.test_mesh_pairs_cpu(pairs);
         }
         match path {
-            MeshPath::Gpu => self.test_mesh_pairs_gpu(pairs),
-            MeshPath::Cpu => self.test_mesh_pairs_cpu(pairs),
-            MeshPath::Auto => {
+            PathChoice::Gpu => self.test_mesh_pairs_gpu(pairs),
+            PathChoice::Cpu => self.test_mesh_pairs_cpu(pairs),
+            PathChoice::Auto => {
                 let work = self.mesh_work(pairs)?;
                 let costs = self.mesh_costs();
                 if costs.cpu(&work) < costs.gpu(&work) {

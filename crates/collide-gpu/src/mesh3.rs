@@ -668,9 +668,9 @@ impl GpuCollider {
         pairs: &[Mesh3Pair],
         viewport: &Viewport,
         slabs: DepthSlabs,
-        path: crate::MeshPath,
+        path: crate::PathChoice,
     ) -> Result<Vec<Hit>, GpuError> {
-        if path != crate::MeshPath::Cpu && self.use_queries {
+        if path != crate::PathChoice::Cpu && self.use_queries {
             return self.test_mesh_3d_pairs(pairs, viewport, slabs);
         }
         let f = self.resolution.factor();

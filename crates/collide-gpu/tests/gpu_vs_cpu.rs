@@ -7,7 +7,7 @@
 mod common;
 
 use collide::mask::Mask;
-use collide_gpu::{GpuCollider, GpuError, Occlusion, Pair, Placement, SpriteId};
+use collide_gpu::{GpuCollider, GpuError, Occlusion, Pair, PathChoice, Placement, SpriteId};
 
 fn gpu() -> Option<GpuCollider> {
     common::gpu("collide-gpu tests")
@@ -125,7 +125,7 @@ fn unturned_pairs_agree_exactly() {
     let masks: Vec<Mask> = (0..64).map(|_| sprite(&mut rng)).collect();
     let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
     let pairs = random_pairs(&mut rng, &masks, &ids, cases(), false);
-    let hits = gpu.test_pairs(&pairs).unwrap();
+    let hits = gpu.test_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     let counts = gpu.count_pairs(&pairs).unwrap();
     let mut touching = 0;
     for (k, p) in pairs.iter().enumerate() {
@@ -169,7 +169,7 @@ fn turned_and_scaled_pairs_agree() {
     let masks: Vec<Mask> = (0..64).map(|_| sprite(&mut rng)).collect();
     let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
     let pairs = random_pairs(&mut rng, &masks, &ids, cases(), true);
-    let hits = gpu.test_pairs(&pairs).unwrap();
+    let hits = gpu.test_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     let counts = gpu.count_pairs(&pairs).unwrap();
     let (mut yes_no_differ, mut count_differ, mut pixels_off) = (0, 0, 0u64);
     for (k, p) in pairs.iter().enumerate() {
@@ -227,7 +227,7 @@ fn per_draw_parameters_are_not_shared() {
             at_b: Placement::at(9, 9),
         },
     ];
-    let hits = gpu.test_pairs(&pairs).unwrap();
+    let hits = gpu.test_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     assert_eq!(
         hits.iter().map(|h| h.hit).collect::<Vec<_>>(),
         [true, false, true]
@@ -246,7 +246,7 @@ fn bad_input_is_an_error() {
         b: id,
         at_b: Placement::at(10_000, 0),
     };
-    assert!(!gpu.test_pairs(&[far]).unwrap()[0].hit);
+    assert!(!gpu.test_pairs_on(&[far], PathChoice::Gpu).unwrap()[0].hit);
     // Overlapping but wider together than the 512-pixel target.
     let big = gpu.add_sprite(&Mask::full(400, 400).unwrap()).unwrap();
     let wide = Pair {
@@ -256,7 +256,7 @@ fn bad_input_is_an_error() {
         at_b: Placement::at(200, 0),
     };
     assert!(matches!(
-        gpu.test_pairs(&[wide]),
+        gpu.test_pairs_on(&[wide], PathChoice::Gpu),
         Err(GpuError::PairTooLarge { .. })
     ));
     let nan = Pair {
@@ -322,7 +322,9 @@ fn group_test_matches_the_cpu() {
             (bids[i], p)
         })
         .collect();
-    let hits = gpu.test_group(pid, at, &others).unwrap();
+    let hits = gpu
+        .test_group_on(pid, at, &others, PathChoice::Gpu)
+        .unwrap();
     let mut touching = 0;
     for (k, (&(id, p), h)) in others.iter().zip(&hits).enumerate() {
         let area = cpu_area(&player, at, &bullets[p_index(&bids, id)], p);
@@ -367,7 +369,7 @@ fn layers_never_collide() {
         },
     ];
     assert_eq!(
-        gpu.test_pairs(&pairs)
+        gpu.test_pairs_on(&pairs, PathChoice::Gpu)
             .unwrap()
             .iter()
             .map(|h| h.hit)
@@ -399,7 +401,7 @@ fn per_draw_thresholds_are_per_draw() {
         })
         .collect();
     let counts = gpu.count_pairs(&pairs).unwrap();
-    let hits = gpu.test_pairs(&pairs).unwrap();
+    let hits = gpu.test_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     for (k, p) in pairs.iter().enumerate() {
         let cpu = Mask::from_alpha(w, h, &alpha, 1, 0, p.at_b.threshold)
             .unwrap()
@@ -543,9 +545,9 @@ fn without_queries_the_compute_count_answers_the_same() {
     let masks: Vec<Mask> = (0..32).map(|_| sprite(&mut rng)).collect();
     let ids: Vec<SpriteId> = masks.iter().map(|m| gpu.add_sprite(m).unwrap()).collect();
     let pairs = random_pairs(&mut rng, &masks, &ids, 2000, true);
-    let with = gpu.test_pairs(&pairs).unwrap();
+    let with = gpu.test_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     gpu.set_occlusion_queries(false);
-    let without = gpu.test_pairs(&pairs).unwrap();
+    let without = gpu.test_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     assert!(
         without
             .iter()

@@ -11,7 +11,7 @@ mod common;
 use collide::Vec2;
 use collide::raster::rasterize;
 use collide_gpu::{
-    GpuCollider, GpuError, MeshCosts, MeshId, MeshPair, MeshPath, MeshPlacement, Occlusion, Path,
+    GpuCollider, GpuError, MeshCosts, MeshId, MeshPair, MeshPlacement, Occlusion, Path, PathChoice,
 };
 
 fn gpu() -> Option<GpuCollider> {
@@ -183,8 +183,8 @@ fn random_polygon_pairs_agree_with_the_cpu_rasteriser() {
             at_b: place(&mut rng),
         });
     }
-    let hits = g.test_mesh_pairs_on(&pairs, MeshPath::Gpu).unwrap();
-    let cpu_hits = g.test_mesh_pairs_on(&pairs, MeshPath::Cpu).unwrap();
+    let hits = g.test_mesh_pairs_on(&pairs, PathChoice::Gpu).unwrap();
+    let cpu_hits = g.test_mesh_pairs_on(&pairs, PathChoice::Cpu).unwrap();
     let (mut touching, mut apart, mut unsure) = (0, 0, 0);
     for (k, (pair, hit)) in pairs.iter().zip(&hits).enumerate() {
         let ta = g.placed_triangles(pair.a, pair.at_a).unwrap();
@@ -276,7 +276,7 @@ fn concave_shapes_edges_and_layers() {
                 ),
                 pair(square, at(50.0, 50.0), square, at(300.0, 300.0)),
             ],
-            MeshPath::Gpu,
+            PathChoice::Gpu,
         )
         .unwrap();
     let got: Vec<bool> = hits.iter().map(|h| h.hit).collect();
@@ -392,7 +392,7 @@ fn the_cost_model_picks_a_path_per_batch() {
     // Without occlusion queries even a GPU request is answered on the CPU,
     // and says so.
     g.set_occlusion_queries(false);
-    let fallback = g.test_mesh_pairs_on(&pairs, MeshPath::Gpu).unwrap();
+    let fallback = g.test_mesh_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     assert!(
         fallback
             .iter()
@@ -430,10 +430,10 @@ fn a_lower_resolution_draws_fewer_pixels() {
         collide_gpu::Resolution::Quarter,
     ] {
         g.set_resolution(r);
-        for path in [MeshPath::Gpu, MeshPath::Cpu] {
+        for path in [PathChoice::Gpu, PathChoice::Cpu] {
             let h = g.test_mesh_pairs_on(&[pair], path).unwrap()[0];
             assert!(h.hit);
-            if path == MeshPath::Cpu || g.occlusion() == Occlusion::SampleCount {
+            if path == PathChoice::Cpu || g.occlusion() == Occlusion::SampleCount {
                 counts.push(h.query);
             }
         }
@@ -517,7 +517,7 @@ fn groups_and_later_answers_agree_with_the_cpu() {
             at_b,
         })
         .collect();
-    let now = g.test_mesh_pairs_on(&pairs, MeshPath::Gpu).unwrap();
+    let now = g.test_mesh_pairs_on(&pairs, PathChoice::Gpu).unwrap();
     let mut pending = g.submit_mesh_pairs(&pairs).unwrap();
     let later = loop {
         if let Some(h) = pending.try_take(&g).unwrap() {

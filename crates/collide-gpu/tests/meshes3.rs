@@ -8,7 +8,7 @@
 mod common;
 
 use collide::{Mat4, Viewport};
-use collide_gpu::{DepthSlabs, GpuCollider, Mesh3Id, Mesh3Pair, MeshPath, Occlusion, Path};
+use collide_gpu::{DepthSlabs, GpuCollider, Mesh3Id, Mesh3Pair, Occlusion, Path, PathChoice};
 
 fn gpu() -> Option<GpuCollider> {
     common::gpu("collide-gpu 3-D mesh tests")
@@ -344,7 +344,7 @@ fn random_box_pairs_agree_with_the_cpu_rasteriser() {
         .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
         .unwrap();
     let cpu = g
-        .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, MeshPath::Cpu)
+        .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, PathChoice::Cpu)
         .unwrap();
     let (mut touching, mut apart, mut unsure) = (0, 0, 0);
     for (k, (p, hit)) in pairs.iter().zip(&hits).enumerate() {
@@ -429,7 +429,7 @@ fn stacked_boxes() {
             mvp_b: at(1.8, 0.5),
         },
     ];
-    for path in [MeshPath::Gpu, MeshPath::Cpu] {
+    for path in [PathChoice::Gpu, PathChoice::Cpu] {
         let hits = g
             .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, path)
             .unwrap();

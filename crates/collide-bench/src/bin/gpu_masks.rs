@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use collide::mask::Mask;
-use collide_gpu::{GpuCollider, Pair, Placement, SpriteId};
+use collide_gpu::{GpuCollider, Hit, Pair, Path, PathChoice, Placement, SpriteId};
 
 #[path = "../splitmix.rs"]
 mod splitmix;
@@ -91,6 +91,24 @@ fn cpu_hit(a: &Mask, pa: Placement, b: &Mask, pb: Placement) -> Result<bool> {
         .is_some())
 }
 
+/// Which path the cost model took (the pairs the boxes did not settle).
+fn chose(hits: &[Hit]) -> &'static str {
+    let (mut gpu, mut cpu) = (false, false);
+    for h in hits {
+        match h.path {
+            Path::Occlusion(_) | Path::ComputeCount => gpu = true,
+            Path::CpuMasks | Path::CpuRaster => cpu = true,
+            Path::BoundingBoxes => {}
+        }
+    }
+    match (gpu, cpu) {
+        (true, false) => "GPU",
+        (false, true) => "CPU",
+        (true, true) => "both",
+        (false, false) => "boxes",
+    }
+}
+
 fn main() -> Result<()> {
     let mut gpu = match GpuCollider::new(1024) {
         Ok(g) => g,
@@ -109,9 +127,15 @@ fn main() -> Result<()> {
         .iter()
         .map(|m| gpu.add_sprite(m))
         .collect::<Result<_, _>>()?;
+    let started = gpu.sprite_costs();
+    let costs = gpu.calibrate_sprite_costs()?;
+    println!("the cost model's starting figures: {started:?}");
+    println!("calibrated here: {costs:?}");
     println!();
-    println!("| workload | pairs | GPU µs/pair | CPU µs/pair | GPU time ÷ CPU time | agree |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| workload | pairs | GPU µs/pair | CPU µs/pair | GPU time ÷ CPU time | the model chose | its µs/pair | agree |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
     for turned in [false, true] {
         let pairs: Vec<(usize, usize, Pair)> = (0..10_000)
             .map(|_| {
@@ -139,8 +163,11 @@ fn main() -> Result<()> {
             .collect::<Result<_>>()?;
         let cpu_us = t.elapsed().as_secs_f64() * 1e6 / pairs.len() as f64;
         let t = Instant::now();
-        let batched = gpu.test_pairs(&just)?;
+        let batched = gpu.test_pairs_on(&just, PathChoice::Gpu)?;
         let batch_us = t.elapsed().as_secs_f64() * 1e6 / pairs.len() as f64;
+        let t = Instant::now();
+        let auto = gpu.test_pairs(&just)?;
+        let auto_us = t.elapsed().as_secs_f64() * 1e6 / pairs.len() as f64;
         let agree = batched
             .iter()
             .zip(&cpu)
@@ -151,22 +178,37 @@ fn main() -> Result<()> {
         } else {
             "unturned"
         };
+        let agree_auto = auto.iter().zip(&cpu).filter(|(g, c)| g.hit == **c).count();
         println!(
-            "| batched, {kind} | {} | {batch_us:.2} | {cpu_us:.2} | {:.2} | {agree}/{} |",
+            "| batched, {kind} | {} | {batch_us:.2} | {cpu_us:.2} | {:.2} | {} | {auto_us:.2} | GPU {agree}/{n}, model {agree_auto}/{n} |",
             pairs.len(),
             batch_us / cpu_us.max(1e-9),
-            pairs.len()
+            chose(&auto),
+            n = pairs.len()
         );
         let one = 300;
-        let t = Instant::now();
-        let mut agree_one = 0;
+        let (mut agree_one, mut auto_one, mut one_us) = (0, Vec::new(), 0.0);
         for (k, p) in just.iter().take(one).enumerate() {
-            agree_one += usize::from(gpu.test_pairs(std::slice::from_ref(p))?[0].hit == cpu[k]);
+            let t = Instant::now();
+            agree_one += usize::from(
+                gpu.test_pairs_on(std::slice::from_ref(p), PathChoice::Gpu)?[0].hit == cpu[k],
+            );
+            one_us += t.elapsed().as_secs_f64() * 1e6 / one as f64;
         }
-        let one_us = t.elapsed().as_secs_f64() * 1e6 / one as f64;
+        let t = Instant::now();
+        for p in just.iter().take(one) {
+            auto_one.push(gpu.test_pairs(std::slice::from_ref(p))?[0]);
+        }
+        let auto_one_us = t.elapsed().as_secs_f64() * 1e6 / one as f64;
+        let agree_auto = auto_one
+            .iter()
+            .zip(&cpu)
+            .filter(|(g, c)| g.hit == **c)
+            .count();
         println!(
-            "| one per submit, {kind} | {one} | {one_us:.2} | {cpu_us:.2} | {:.2} | {agree_one}/{one} |",
-            one_us / cpu_us.max(1e-9)
+            "| one per submit, {kind} | {one} | {one_us:.2} | {cpu_us:.2} | {:.2} | {} | {auto_one_us:.2} | GPU {agree_one}/{one}, model {agree_auto}/{one} |",
+            one_us / cpu_us.max(1e-9),
+            chose(&auto_one),
         );
     }
     // One player against 10,000 bullets around it, one pass.
@@ -191,8 +233,11 @@ fn main() -> Result<()> {
         .collect();
     let others: Vec<(SpriteId, Placement)> = bullets.iter().map(|&(i, p)| (ids[i], p)).collect();
     let t = Instant::now();
-    let group = gpu.test_group(pid, at, &others)?;
+    let group = gpu.test_group_on(pid, at, &others, PathChoice::Gpu)?;
     let group_us = t.elapsed().as_secs_f64() * 1e6 / others.len() as f64;
+    let t = Instant::now();
+    let auto = gpu.test_group(pid, at, &others)?;
+    let auto_us = t.elapsed().as_secs_f64() * 1e6 / others.len() as f64;
     let t = Instant::now();
     let (pm, (px, py)) = player.rotated(f64::from(at.angle), 1.0)?;
     let pbox = (
@@ -214,11 +259,13 @@ fn main() -> Result<()> {
     }
     let cpu_us = t.elapsed().as_secs_f64() * 1e6 / bullets.len() as f64;
     let agree = group.iter().zip(&cpu).filter(|(g, c)| g.hit == **c).count();
+    let agree_auto = auto.iter().zip(&cpu).filter(|(g, c)| g.hit == **c).count();
     println!(
-        "| 1 player vs 10,000 bullets, one pass | {} | {group_us:.2} | {cpu_us:.2} | {:.2} | {agree}/{} |",
+        "| 1 player vs 10,000 bullets, one pass | {} | {group_us:.2} | {cpu_us:.2} | {:.2} | {} | {auto_us:.2} | GPU {agree}/{n}, model {agree_auto}/{n} |",
         others.len(),
         group_us / cpu_us.max(1e-9),
-        others.len()
+        chose(&auto),
+        n = others.len()
     );
     Ok(())
 }

@@ -19,7 +19,7 @@ use collide::{
     intersects_polyhedra,
 };
 use collide_gpu::{
-    DepthSlabs, GpuCollider, Mesh3Pair, MeshId, MeshPair, MeshPath, MeshPlacement, Resolution,
+    DepthSlabs, GpuCollider, Mesh3Pair, MeshId, MeshPair, MeshPlacement, PathChoice, Resolution,
 };
 
 #[path = "../splitmix.rs"]
@@ -119,14 +119,14 @@ fn main() -> Result<()> {
         // Warm-up, then the timed batch.
         gpu.test_mesh_pairs(&gpu_pairs[..gpu_pairs.len().min(64)])?;
         let t = Instant::now();
-        let hits = gpu.test_mesh_pairs_on(&gpu_pairs, MeshPath::Gpu)?;
+        let hits = gpu.test_mesh_pairs_on(&gpu_pairs, PathChoice::Gpu)?;
         let gpu_s = t.elapsed().as_secs_f64();
         // Lower resolutions: the same pairs drawn at half and a quarter.
         for resolution in [Resolution::Half, Resolution::Quarter] {
             gpu.set_resolution(resolution);
-            gpu.test_mesh_pairs_on(&gpu_pairs[..gpu_pairs.len().min(64)], MeshPath::Gpu)?;
+            gpu.test_mesh_pairs_on(&gpu_pairs[..gpu_pairs.len().min(64)], PathChoice::Gpu)?;
             let t = Instant::now();
-            let low = gpu.test_mesh_pairs_on(&gpu_pairs, MeshPath::Gpu)?;
+            let low = gpu.test_mesh_pairs_on(&gpu_pairs, PathChoice::Gpu)?;
             let low_s = t.elapsed().as_secs_f64();
             gpu.set_resolution(Resolution::Full);
             let missed = hits
@@ -394,7 +394,7 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
         let g = gpu.test_mesh_3d_pairs(&pairs, &viewport, DepthSlabs::On)?;
         let gpu_s = t0.elapsed().as_secs_f64();
         let t0 = Instant::now();
-        let c = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, MeshPath::Cpu)?;
+        let c = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Cpu)?;
         let cpu_s = t0.elapsed().as_secs_f64();
         let agree = g.iter().zip(&c).filter(|(x, y)| x.hit == y.hit).count();
         println!(
@@ -427,7 +427,7 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
     let g = gpu.test_mesh_3d_pairs(&pairs, &viewport, DepthSlabs::On)?;
     let gpu_s = t0.elapsed().as_secs_f64();
     let t0 = Instant::now();
-    let c = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, MeshPath::Cpu)?;
+    let c = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Cpu)?;
     let cpu_s = t0.elapsed().as_secs_f64();
     let t0 = Instant::now();
     let mut narrow = Vec::with_capacity(poses.len());
