@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use collide::{Mat4, Viewport};
-use collide_gpu::{DepthSlabs, GpuCollider, Mesh3Id, Mesh3Pair};
+use collide_gpu::{DepthSlabs, GpuCollider, Mesh3Id, Mesh3Pair, PathChoice};
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, RgbaImage};
 
@@ -263,7 +263,9 @@ pub fn run(out: &Path, frames: usize) -> Result<Option<Run>> {
             mvp_b: mvp[b],
         });
         let start = Instant::now();
-        let hits = gpu.test_mesh_3d_pairs(&pairs, &viewport, DepthSlabs::On)?;
+        // The GPU's answers, to show them (the cost model may take the CPU
+        // for three pairs).
+        let hits = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Gpu)?;
         let test_time = start.elapsed();
         let red = [1.0, 0.1, 0.1, 1.0];
         let touching: Vec<(usize, usize, [f32; 4])> = [(0, 1), (0, 2), (1, 2)]
@@ -387,7 +389,7 @@ pub fn limits(out: &Path) -> Result<Option<PathBuf>> {
             [[0.5, 0.45, 0.4, 1.0], [0.95, 0.75, 0.3, 1.0]],
         ),
     ] {
-        let hit = gpu.test_mesh_3d_pairs(
+        let hit = gpu.test_mesh_3d_pairs_on(
             &[Mesh3Pair {
                 a,
                 mvp_a: ma,
@@ -396,6 +398,7 @@ pub fn limits(out: &Path) -> Result<Option<PathBuf>> {
             }],
             &viewport,
             DepthSlabs::On,
+            PathChoice::Gpu,
         )?[0]
             .hit;
         let touching: Vec<(usize, usize, [f32; 4])> =

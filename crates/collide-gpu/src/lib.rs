@@ -1035,10 +1035,11 @@ impl GpuCollider {
     }
 
     /// Whether pair tests use occlusion queries (the default). Without
-    /// them, sprite pairs are answered by the compute pass's exact count
-    /// and 2-D mesh pairs by the CPU rasteriser, each `Hit` saying so: the
-    /// path for an adapter whose queries are missing or not trusted. Group
-    /// tests and 3-D meshes always use queries.
+    /// them, sprite pairs are answered by the compute pass's exact count,
+    /// sprite groups by the CPU masks and 2-D and 3-D mesh pairs by the CPU
+    /// rasteriser, each `Hit` saying so: the path for an adapter whose
+    /// queries are missing or not trusted. The asynchronous group and mesh
+    /// submissions always use queries.
     pub fn set_occlusion_queries(&mut self, use_them: bool) {
         self.use_queries = use_them;
     }
@@ -1363,14 +1364,16 @@ impl GpuCollider {
         others: &[(SpriteId, Placement)],
         path: PathChoice,
     ) -> Result<Vec<Hit>, GpuError> {
-        let cpu = match path {
-            PathChoice::Gpu => false,
-            PathChoice::Cpu => true,
-            PathChoice::Auto => {
-                let work = self.group_work(first, at, others)?;
-                self.sprite_costs.cpu(&work) < self.sprite_costs.gpu_group(&work)
-            }
-        };
+        // Without trusted queries a group has no GPU path: the CPU masks.
+        let cpu = !self.use_queries
+            || match path {
+                PathChoice::Gpu => false,
+                PathChoice::Cpu => true,
+                PathChoice::Auto => {
+                    let work = self.group_work(first, at, others)?;
+                    self.sprite_costs.cpu(&work) < self.sprite_costs.gpu_group(&work)
+                }
+            };
         if cpu {
             self.test_group_cpu(first, at, others)
         } else {

@@ -89,7 +89,7 @@ impl Resolution {
 
 /// A batch's draw records (two a pair) and each pair's scissor (`None`
 /// where the boxes do not meet).
-type PlacedPairs = (Vec<MeshDraw>, Vec<Option<[u32; 4]>>);
+pub(crate) type PlacedPairs<D> = (Vec<D>, Vec<Option<[u32; 4]>>);
 
 /// The answer for a pair whose boxes do not meet: nothing was drawn.
 fn boxes_apart() -> Hit {
@@ -544,7 +544,11 @@ impl GpuCollider {
     /// Each pair's two draws, both moved by whole pixels so their union
     /// starts at (1, 1) (a translation changes no pixel's answer), and the
     /// scissor of their boxes' overlap; `None` where the boxes do not meet.
-    fn place_mesh_pairs(&self, pairs: &[MeshPair], base: usize) -> Result<PlacedPairs, GpuError> {
+    fn place_mesh_pairs(
+        &self,
+        pairs: &[MeshPair],
+        base: usize,
+    ) -> Result<PlacedPairs<MeshDraw>, GpuError> {
         let side = f64::from(self.side);
         let mut draws = Vec::with_capacity(pairs.len() * 2);
         let mut scissors = Vec::with_capacity(pairs.len());

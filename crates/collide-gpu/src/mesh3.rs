@@ -19,7 +19,7 @@
 use collide::{Aabb, DepthRange, Mat4, Vec3, Viewport, screen_rect_of_box};
 use wgpu::util::DeviceExt;
 
-use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path};
+use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path, PathChoice};
 
 /// Whether each mesh is kept to the other's depth range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -373,8 +373,11 @@ impl GpuCollider {
     }
 
     /// Tests 3-D mesh pairs seen through `viewport` (the game's screen, in
-    /// pixels): screen rectangles first, then the stencil and an occlusion
-    /// query per pair, each mesh kept to the other's depth slab.
+    /// pixels), on the path the cost model estimates cheaper for the batch
+    /// ([`GpuCollider::mesh_costs`]): on the GPU, screen rectangles first,
+    /// then the stencil and an occlusion query per pair, each mesh kept to
+    /// the other's depth slab; on the CPU, the same projection, slabs and
+    /// rule ([`GpuCollider::test_mesh_3d_pairs_on`]).
     ///
     /// # Errors
     /// An unknown mesh, a non-finite matrix, a rectangles' overlap larger
@@ -385,27 +388,116 @@ impl GpuCollider {
         viewport: &Viewport,
         slabs: DepthSlabs,
     ) -> Result<Vec<Hit>, GpuError> {
-        // A lower resolution is the same view on a smaller viewport.
+        self.test_mesh_3d_pairs_on(pairs, viewport, slabs, PathChoice::Auto)
+    }
+
+    /// The viewport at the collider's [`crate::Resolution`]: a lower
+    /// resolution is the same view on a smaller viewport.
+    fn scaled_viewport(&self, viewport: &Viewport) -> Viewport {
         let f = self.resolution.factor();
-        let scaled = Viewport {
+        Viewport {
             x: viewport.x * f,
             y: viewport.y * f,
             width: viewport.width * f,
             height: viewport.height * f,
             y_down: viewport.y_down,
+        }
+    }
+
+    /// The screen rectangles' overlap of a pair, in whole pixels (x0, y0,
+    /// x1, y1), or `None` when they do not meet (or one is wholly behind
+    /// the camera).
+    fn mesh3_overlap(
+        &self,
+        index: usize,
+        pair: &Mesh3Pair,
+        viewport: &Viewport,
+    ) -> Result<Option<[f64; 4]>, GpuError> {
+        let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
+        let rect = |m: &Mesh3, mvp: &Mat4| -> Result<Option<Aabb>, GpuError> {
+            screen_rect_of_box(m.min, m.max, mvp, viewport, DepthRange::ZeroToOne)
+                .map_err(|e| GpuError::BadMesh(format!("pair {index}: {e}")))
         };
-        let viewport = &scaled;
+        let (Some(ra), Some(rb)) = (rect(a, &pair.mvp_a)?, rect(b, &pair.mvp_b)?) else {
+            return Ok(None);
+        };
+        let x0 = f64::from(ra.min().x.max(rb.min().x)).floor();
+        let y0 = f64::from(ra.min().y.max(rb.min().y)).floor();
+        let x1 = f64::from(ra.max().x.min(rb.max().x)).ceil();
+        let y1 = f64::from(ra.max().y.min(rb.max().y)).ceil();
+        Ok((x0 < x1 && y0 < y1).then_some([x0, y0, x1, y1]))
+    }
+
+    /// Each pair's two draws, moved onto the collision buffer, and its
+    /// scissor (`None`, with two empty draws, where the rectangles do not
+    /// meet). `viewport` is already scaled.
+    fn place_mesh3_pairs(
+        &self,
+        pairs: &[Mesh3Pair],
+        base: usize,
+        viewport: &Viewport,
+        slabs: DepthSlabs,
+    ) -> Result<crate::mesh::PlacedPairs<Mesh3Draw>, GpuError> {
         let slab = |m: &Mesh3, mvp: &Mat4| match slabs {
             DepthSlabs::On => depth_range(m.min, m.max, mvp),
             DepthSlabs::Off => [0.0, 1.0],
         };
         let side = f64::from(self.side);
+        let mut draws = Vec::with_capacity(pairs.len() * 2);
+        let mut scissors = Vec::with_capacity(pairs.len());
+        for (k, pair) in pairs.iter().enumerate() {
+            let index = base + k;
+            let Some([x0, y0, x1, y1]) = self.mesh3_overlap(index, pair, viewport)? else {
+                let empty = Mesh3Draw {
+                    mvp: [[0.0; 4]; 4],
+                    slab: [0.0; 2],
+                    pad: [0.0; 2],
+                    colour: [0.0; 4],
+                };
+                draws.extend([empty, empty]);
+                scissors.push(None);
+                continue;
+            };
+            let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
+            let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
+            if w > side || h > side {
+                return Err(GpuError::PairTooLarge {
+                    index,
+                    width: w as i64,
+                    height: h as i64,
+                    side: self.side,
+                });
+            }
+            let (tx, ty) = (1.0 - x0, 1.0 - y0);
+            draws.push(Mesh3Draw {
+                mvp: onto_buffer(&pair.mvp_a, viewport, tx, ty, side),
+                slab: slab(b, &pair.mvp_b),
+                pad: [0.0; 2],
+                colour: [1.0; 4],
+            });
+            draws.push(Mesh3Draw {
+                mvp: onto_buffer(&pair.mvp_b, viewport, tx, ty, side),
+                slab: slab(a, &pair.mvp_a),
+                pad: [0.0; 2],
+                colour: [1.0; 4],
+            });
+            scissors.push(Some([1, 1, (x1 - x0) as u32, (y1 - y0) as u32]));
+        }
+        Ok((draws, scissors))
+    }
+
+    /// The GPU path: only the pairs whose rectangles meet are drawn.
+    fn test_mesh_3d_pairs_gpu(
+        &self,
+        pairs: &[Mesh3Pair],
+        viewport: &Viewport,
+        slabs: DepthSlabs,
+    ) -> Result<Vec<Hit>, GpuError> {
+        let viewport = &self.scaled_viewport(viewport);
         let mut out = Vec::with_capacity(pairs.len());
         for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
             let base = chunk_index * PAIRS_PER_SUBMIT;
-            let mut draws = Vec::with_capacity(chunk.len() * 2);
-            let mut scissors = Vec::with_capacity(chunk.len());
-            let mut drawn = Vec::with_capacity(chunk.len());
+            let (draws, scissors) = self.place_mesh3_pairs(chunk, base, viewport, slabs)?;
             let mut answers = vec![
                 Hit {
                     hit: false,
@@ -414,52 +506,19 @@ impl GpuCollider {
                 };
                 chunk.len()
             ];
-            for (k, pair) in chunk.iter().enumerate() {
-                let index = base + k;
-                let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
-                let rect = |m: &Mesh3, mvp: &Mat4| -> Result<Option<Aabb>, GpuError> {
-                    screen_rect_of_box(m.min, m.max, mvp, viewport, DepthRange::ZeroToOne)
-                        .map_err(|e| GpuError::BadMesh(format!("pair {index}: {e}")))
-                };
-                let (Some(ra), Some(rb)) = (rect(a, &pair.mvp_a)?, rect(b, &pair.mvp_b)?) else {
-                    continue;
-                };
-                let x0 = f64::from(ra.min().x.max(rb.min().x)).floor();
-                let y0 = f64::from(ra.min().y.max(rb.min().y)).floor();
-                let x1 = f64::from(ra.max().x.min(rb.max().x)).ceil();
-                let y1 = f64::from(ra.max().y.min(rb.max().y)).ceil();
-                if x0 >= x1 || y0 >= y1 {
-                    continue;
-                }
-                let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
-                if w > side || h > side {
-                    return Err(GpuError::PairTooLarge {
-                        index,
-                        width: w as i64,
-                        height: h as i64,
-                        side: self.side,
-                    });
-                }
-                let (tx, ty) = (1.0 - x0, 1.0 - y0);
-                draws.push(Mesh3Draw {
-                    mvp: onto_buffer(&pair.mvp_a, viewport, tx, ty, side),
-                    slab: slab(b, &pair.mvp_b),
-                    pad: [0.0; 2],
-                    colour: [1.0; 4],
-                });
-                draws.push(Mesh3Draw {
-                    mvp: onto_buffer(&pair.mvp_b, viewport, tx, ty, side),
-                    slab: slab(a, &pair.mvp_a),
-                    pad: [0.0; 2],
-                    colour: [1.0; 4],
-                });
-                scissors.push([1, 1, (x1 - x0) as u32, (y1 - y0) as u32]);
-                drawn.push(k);
-            }
+            let drawn: Vec<usize> = (0..chunk.len())
+                .filter(|&k| scissors[k].is_some())
+                .collect();
             if !drawn.is_empty() {
                 let picked: Vec<Mesh3Pair> = drawn.iter().map(|&k| chunk[k]).collect();
+                let picked_draws: Vec<Mesh3Draw> = drawn
+                    .iter()
+                    .flat_map(|&k| [draws[2 * k], draws[2 * k + 1]])
+                    .collect();
+                let picked_scissors: Vec<Option<[u32; 4]>> =
+                    drawn.iter().map(|&k| scissors[k]).collect();
                 for (hit, &k) in self
-                    .run_mesh3_queries(&picked, &draws, &scissors)?
+                    .run_mesh3_queries(&picked, &picked_draws, &picked_scissors)?
                     .into_iter()
                     .zip(&drawn)
                 {
@@ -471,15 +530,103 @@ impl GpuCollider {
         Ok(out)
     }
 
+    /// [`GpuCollider::test_mesh_3d_pairs`]'s GPU path without waiting: the
+    /// queries start now and [`crate::PendingHits::try_take`] gives the
+    /// answers when they are back (a frame later, never a stall). Pairs
+    /// whose rectangles do not meet get an empty query (0, not hit).
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_mesh_3d_pairs`], and more than 4,096 pairs.
+    pub fn submit_mesh_3d_pairs(
+        &self,
+        pairs: &[Mesh3Pair],
+        viewport: &Viewport,
+        slabs: DepthSlabs,
+    ) -> Result<crate::PendingHits, GpuError> {
+        if pairs.len() > PAIRS_PER_SUBMIT {
+            return Err(GpuError::TooManyGroups {
+                given: pairs.len(),
+                limit: PAIRS_PER_SUBMIT,
+            });
+        }
+        if pairs.is_empty() {
+            return Ok(crate::PendingHits::empty());
+        }
+        let viewport = &self.scaled_viewport(viewport);
+        let (draws, scissors) = self.place_mesh3_pairs(pairs, 0, viewport, slabs)?;
+        let queries = self.submit_mesh3_queries(pairs, &draws, &scissors)?;
+        Ok(self.pending(queries, pairs.len()))
+    }
+
+    /// One 3-D mesh against many: `first` with `mvp` against each of
+    /// `others`, in one submission, on the path the cost model picks. The
+    /// first is drawn again for each candidate whose rectangle meets its
+    /// own: its depth slab is that candidate's, so one stencil cannot
+    /// serve all (the 2-D group draws it once).
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_mesh_3d_pairs`].
+    pub fn test_mesh_3d_group(
+        &self,
+        first: Mesh3Id,
+        mvp: &Mat4,
+        others: &[(Mesh3Id, Mat4)],
+        viewport: &Viewport,
+        slabs: DepthSlabs,
+    ) -> Result<Vec<Hit>, GpuError> {
+        let pairs: Vec<Mesh3Pair> = others
+            .iter()
+            .map(|&(b, mvp_b)| Mesh3Pair {
+                a: first,
+                mvp_a: *mvp,
+                b,
+                mvp_b,
+            })
+            .collect();
+        self.test_mesh_3d_pairs(&pairs, viewport, slabs)
+    }
+
+    /// The work of a batch of 3-D pairs as the cost model counts it: pairs
+    /// whose rectangles meet, their triangles, and their overlaps' pixels.
+    ///
+    /// # Errors
+    /// An unknown mesh or a non-finite matrix.
+    pub fn mesh_3d_work(
+        &self,
+        pairs: &[Mesh3Pair],
+        viewport: &Viewport,
+    ) -> Result<crate::MeshWork, GpuError> {
+        let viewport = &self.scaled_viewport(viewport);
+        let mut w = crate::MeshWork::default();
+        for (index, pair) in pairs.iter().enumerate() {
+            if let Some([x0, y0, x1, y1]) = self.mesh3_overlap(index, pair, viewport)? {
+                let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
+                w.pairs += 1.0;
+                w.triangles += f64::from(a.index_count / 3 + b.index_count / 3);
+                w.pixels += (x1 - x0) * (y1 - y0);
+            }
+        }
+        Ok(w)
+    }
+
     fn run_mesh3_queries(
         &self,
         pairs: &[Mesh3Pair],
         draws: &[Mesh3Draw],
-        scissors: &[[u32; 4]],
+        scissors: &[Option<[u32; 4]>],
     ) -> Result<Vec<Hit>, GpuError> {
+        let queries = self.submit_mesh3_queries(pairs, draws, scissors)?;
+        self.read_hits(&queries)
+    }
+
+    fn submit_mesh3_queries(
+        &self,
+        pairs: &[Mesh3Pair],
+        draws: &[Mesh3Draw],
+        scissors: &[Option<[u32; 4]>],
+    ) -> Result<crate::Queries, GpuError> {
         let (_buf, bind) = self.draw_bind_group(draws);
-        let scissors: Vec<Option<[u32; 4]>> = scissors.iter().copied().map(Some).collect();
-        let queries = self.submit_pair_queries(&scissors, &bind, |pass, i, second| {
+        self.submit_pair_queries(scissors, &bind, |pass, i, second| {
             let pair = &pairs[i as usize];
             let (pipeline, id) = if second {
                 (&self.mesh3_pipelines.test, pair.b)
@@ -488,8 +635,7 @@ impl GpuCollider {
             };
             pass.set_pipeline(pipeline);
             self.draw_mesh3(pass, id, 2 * i + u32::from(second))
-        })?;
-        self.read_hits(&queries)
+        })
     }
 
     /// Draws mesh `id` with draw record `k`.
@@ -658,8 +804,9 @@ fn screen_triangles(
 impl GpuCollider {
     /// [`GpuCollider::test_mesh_3d_pairs`] on the path asked for: `Cpu`
     /// projects and rasterises both meshes on the CPU
-    /// (`collide::raster::rasterize_depth`, the same rule and slabs); `Auto`
-    /// is the GPU unless occlusion queries are off.
+    /// (`collide::raster::rasterize_depth`, the same rule and slabs); `Gpu`
+    /// draws them (the CPU when occlusion queries are off); `Auto` goes
+    /// where [`GpuCollider::mesh_costs`] estimate less for the batch.
     ///
     /// # Errors
     /// As [`GpuCollider::test_mesh_3d_pairs`].
@@ -668,43 +815,33 @@ impl GpuCollider {
         pairs: &[Mesh3Pair],
         viewport: &Viewport,
         slabs: DepthSlabs,
-        path: crate::PathChoice,
+        path: PathChoice,
     ) -> Result<Vec<Hit>, GpuError> {
-        if path != crate::PathChoice::Cpu && self.use_queries {
-            return self.test_mesh_3d_pairs(pairs, viewport, slabs);
+        let gpu = self.use_queries
+            && match path {
+                PathChoice::Gpu => true,
+                PathChoice::Cpu => false,
+                PathChoice::Auto => {
+                    let work = self.mesh_3d_work(pairs, viewport)?;
+                    let costs = self.mesh_costs();
+                    costs.gpu(&work) <= costs.cpu(&work)
+                }
+            };
+        if gpu {
+            return self.test_mesh_3d_pairs_gpu(pairs, viewport, slabs);
         }
-        let f = self.resolution.factor();
-        let viewport = &Viewport {
-            x: viewport.x * f,
-            y: viewport.y * f,
-            width: viewport.width * f,
-            height: viewport.height * f,
-            y_down: viewport.y_down,
-        };
+        let viewport = &self.scaled_viewport(viewport);
         let mut out = Vec::with_capacity(pairs.len());
         for (index, pair) in pairs.iter().enumerate() {
+            let Some([x0, y0, x1, y1]) = self.mesh3_overlap(index, pair, viewport)? else {
+                out.push(Hit {
+                    hit: false,
+                    query: 0,
+                    path: Path::BoundingBoxes,
+                });
+                continue;
+            };
             let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
-            let rect = |m: &Mesh3, mvp: &Mat4| -> Result<Option<Aabb>, GpuError> {
-                screen_rect_of_box(m.min, m.max, mvp, viewport, DepthRange::ZeroToOne)
-                    .map_err(|e| GpuError::BadMesh(format!("pair {index}: {e}")))
-            };
-            let miss = Hit {
-                hit: false,
-                query: 0,
-                path: Path::BoundingBoxes,
-            };
-            let (Some(ra), Some(rb)) = (rect(a, &pair.mvp_a)?, rect(b, &pair.mvp_b)?) else {
-                out.push(miss);
-                continue;
-            };
-            let x0 = f64::from(ra.min().x.max(rb.min().x)).floor();
-            let y0 = f64::from(ra.min().y.max(rb.min().y)).floor();
-            let x1 = f64::from(ra.max().x.min(rb.max().x)).ceil();
-            let y1 = f64::from(ra.max().y.min(rb.max().y)).ceil();
-            if x0 >= x1 || y0 >= y1 {
-                out.push(miss);
-                continue;
-            }
             let keep = |m: &Mesh3, mvp: &Mat4| match slabs {
                 DepthSlabs::On => depth_range(m.min, m.max, mvp).map(f64::from),
                 DepthSlabs::Off => [0.0, 1.0],

@@ -143,10 +143,10 @@ fn the_perspective_floor() {
     };
     let pairs = [pair(-0.05), pair(0.3)];
     let on = g
-        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
+        .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, PathChoice::Gpu)
         .unwrap();
     let off = g
-        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::Off)
+        .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::Off, PathChoice::Gpu)
         .unwrap();
     assert!(on[0].hit, "standing on the floor");
     assert!(!on[1].hit, "0.3 above the floor: {} pixels", on[1].query);
@@ -197,7 +197,12 @@ fn the_documented_limits_of_depth_slabs() {
         mvp_b: small,
     };
     let hits = g
-        .test_mesh_3d_pairs(&[crossing, inside], &SCREEN, DepthSlabs::On)
+        .test_mesh_3d_pairs_on(
+            &[crossing, inside],
+            &SCREEN,
+            DepthSlabs::On,
+            PathChoice::Gpu,
+        )
         .unwrap();
     assert!(hits[0].hit, "the rods' false hit is documented; it changed");
     assert!(
@@ -341,7 +346,7 @@ fn random_box_pairs_agree_with_the_cpu_rasteriser() {
         })
         .collect();
     let hits = g
-        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
+        .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, PathChoice::Gpu)
         .unwrap();
     let cpu = g
         .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, PathChoice::Cpu)
@@ -436,4 +441,108 @@ fn stacked_boxes() {
         assert!(hits[0].hit, "{path:?}: resting on the lower box");
         assert!(!hits[1].hit, "{path:?}: 0.3 above it");
     }
+}
+
+/// The same pairs answered later (`submit_mesh_3d_pairs`), as one group
+/// (`test_mesh_3d_group`), and on the path the cost model picks: the same
+/// answers; told that one path is free, the model takes it; with occlusion
+/// queries off the CPU answers.
+#[test]
+fn later_grouped_and_chosen_answers_are_the_same() {
+    let Some(mut g) = gpu() else { return };
+    let mesh = cube(&mut g);
+    let vp = camera();
+    let mut rng = Rng(17);
+    let first = mul(
+        &vp,
+        &model([0.0, 0.0, -7.0], [0.0, 1.0, 0.0], 0.4, [1.0; 3]),
+    );
+    let others: Vec<(Mesh3Id, Mat4)> = (0..200)
+        .map(|_| {
+            let at = [
+                rng.unit() * 3.0 - 1.5,
+                rng.unit() * 3.0 - 1.5,
+                -7.0 + rng.unit() * 3.0 - 1.5,
+            ];
+            let turn = rng.unit() * 6.0;
+            (mesh, mul(&vp, &model(at, [0.0, 0.0, 1.0], turn, [0.6; 3])))
+        })
+        .collect();
+    let pairs: Vec<Mesh3Pair> = others
+        .iter()
+        .map(|&(b, mvp_b)| Mesh3Pair {
+            a: mesh,
+            mvp_a: first,
+            b,
+            mvp_b,
+        })
+        .collect();
+    let now = g
+        .test_mesh_3d_pairs_on(&pairs, &SCREEN, DepthSlabs::On, PathChoice::Gpu)
+        .unwrap();
+    let touching = now.iter().filter(|h| h.hit).count();
+    assert!(touching > 20 && touching < 180, "{touching} of 200 touch");
+    let mut pending = g
+        .submit_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
+        .unwrap();
+    let later = loop {
+        if let Some(h) = pending.try_take(&g).unwrap() {
+            break h;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    };
+    let yes = |hits: &[collide_gpu::Hit]| hits.iter().map(|h| h.hit).collect::<Vec<_>>();
+    assert_eq!(yes(&later), yes(&now));
+    let free_gpu = collide_gpu::MeshCosts {
+        gpu_batch: 0.0,
+        gpu_pair: 0.0,
+        gpu_triangle: 0.0,
+        cpu_pair: 1.0,
+        ..g.mesh_costs()
+    };
+    g.set_mesh_costs(free_gpu);
+    let grouped = g
+        .test_mesh_3d_group(mesh, &first, &others, &SCREEN, DepthSlabs::On)
+        .unwrap();
+    assert_eq!(yes(&grouped), yes(&now));
+    assert!(
+        grouped
+            .iter()
+            .all(|h| matches!(h.path, Path::Occlusion(_) | Path::BoundingBoxes))
+    );
+    let free_cpu = collide_gpu::MeshCosts {
+        gpu_batch: 1.0,
+        cpu_pair: 0.0,
+        cpu_triangle: 0.0,
+        cpu_pixel: 0.0,
+        ..free_gpu
+    };
+    g.set_mesh_costs(free_cpu);
+    let chosen = g
+        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
+        .unwrap();
+    assert!(chosen.iter().any(|h| h.path == Path::CpuRaster));
+    assert!(
+        chosen
+            .iter()
+            .all(|h| matches!(h.path, Path::CpuRaster | Path::BoundingBoxes))
+    );
+    // The CPU path's rule differs from the GPU's only within a band.
+    let differ = chosen
+        .iter()
+        .zip(&now)
+        .filter(|(a, b)| a.hit != b.hit)
+        .count();
+    assert!(differ <= 2, "{differ} answers differ");
+    g.set_mesh_costs(free_gpu);
+    g.set_occlusion_queries(false);
+    let without = g
+        .test_mesh_3d_pairs(&pairs, &SCREEN, DepthSlabs::On)
+        .unwrap();
+    assert!(
+        without
+            .iter()
+            .all(|h| matches!(h.path, Path::CpuRaster | Path::BoundingBoxes))
+    );
+    assert_eq!(yes(&without), yes(&chosen));
 }

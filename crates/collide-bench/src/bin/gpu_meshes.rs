@@ -371,9 +371,9 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
         "\n3-D meshes, a 480 × 480 view, depth slabs on (the GPU against the CPU path; convex boxes also against collide's narrow phase):\n"
     );
     println!(
-        "| mesh | triangles | pairs | GPU µs/pair | CPU µs/pair | CPU ÷ GPU | GPU and CPU agree | narrow phase µs/pair | GPU and narrow agree |"
+        "| mesh | triangles | pairs | GPU µs/pair | CPU µs/pair | CPU ÷ GPU | the model chose | GPU and CPU agree | narrow phase µs/pair | GPU and narrow agree |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (n, m, pairs_n) in [(50usize, 10usize, 400usize), (2500, 20, 20)] {
         let (v, t) = knot(n, m);
         let id = gpu.add_mesh_3d(&v, &t)?;
@@ -389,20 +389,21 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
                 }
             })
             .collect();
-        gpu.test_mesh_3d_pairs(&pairs[..2], &viewport, DepthSlabs::On)?;
+        gpu.test_mesh_3d_pairs_on(&pairs[..2], &viewport, DepthSlabs::On, PathChoice::Gpu)?;
         let t0 = Instant::now();
-        let g = gpu.test_mesh_3d_pairs(&pairs, &viewport, DepthSlabs::On)?;
+        let g = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Gpu)?;
         let gpu_s = t0.elapsed().as_secs_f64();
         let t0 = Instant::now();
         let c = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Cpu)?;
         let cpu_s = t0.elapsed().as_secs_f64();
         let agree = g.iter().zip(&c).filter(|(x, y)| x.hit == y.hit).count();
         println!(
-            "| torus knot | {} | {pairs_n} | {:.1} | {:.1} | {:.1}× | {:.1}% | — | — |",
+            "| torus knot | {} | {pairs_n} | {:.1} | {:.1} | {:.1}× | {} | {:.1}% | — | — |",
             t.len(),
             gpu_s * 1e6 / pairs_n as f64,
             cpu_s * 1e6 / pairs_n as f64,
             cpu_s / gpu_s,
+            chose_3d(gpu, &pairs, &viewport)?,
             100.0 * agree as f64 / pairs_n as f64
         );
     }
@@ -422,9 +423,9 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
             mvp_b: mul(&camera, &placed(*rb, *pb)),
         })
         .collect();
-    gpu.test_mesh_3d_pairs(&pairs[..2], &viewport, DepthSlabs::On)?;
+    gpu.test_mesh_3d_pairs_on(&pairs[..2], &viewport, DepthSlabs::On, PathChoice::Gpu)?;
     let t0 = Instant::now();
-    let g = gpu.test_mesh_3d_pairs(&pairs, &viewport, DepthSlabs::On)?;
+    let g = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Gpu)?;
     let gpu_s = t0.elapsed().as_secs_f64();
     let t0 = Instant::now();
     let c = gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Cpu)?;
@@ -447,15 +448,27 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
     let agree = g.iter().zip(&c).filter(|(x, y)| x.hit == y.hit).count();
     let agree_narrow = g.iter().zip(&narrow).filter(|(x, y)| x.hit == **y).count();
     println!(
-        "| subdivided box (convex) | {} | {} | {:.1} | {:.1} | {:.1}× | {:.1}% | {:.2} | {:.1}% |",
+        "| subdivided box (convex) | {} | {} | {:.1} | {:.1} | {:.1}× | {} | {:.1}% | {:.2} | {:.1}% |",
         t.len(),
         pairs.len(),
         gpu_s * 1e6 / n,
         cpu_s * 1e6 / n,
         cpu_s / gpu_s,
+        chose_3d(gpu, &pairs, &viewport)?,
         100.0 * agree as f64 / n,
         narrow_s * 1e6 / n,
         100.0 * agree_narrow as f64 / n
     );
     Ok(())
+}
+
+/// Which path the cost model takes for a batch of 3-D pairs.
+fn chose_3d(gpu: &GpuCollider, pairs: &[Mesh3Pair], viewport: &Viewport) -> Result<&'static str> {
+    let work = gpu.mesh_3d_work(pairs, viewport)?;
+    let costs = gpu.mesh_costs();
+    Ok(if costs.gpu(&work) <= costs.cpu(&work) {
+        "GPU"
+    } else {
+        "CPU"
+    })
 }
