@@ -1381,6 +1381,21 @@ impl GpuCollider {
         }
     }
 
+    /// Refuses pair `index` if its union, `width × height` pixels with
+    /// its margins, does not fit the target.
+    pub(crate) fn check_fits(&self, index: usize, width: f64, height: f64) -> Result<(), GpuError> {
+        let side = f64::from(self.side);
+        if width > side || height > side {
+            return Err(GpuError::PairTooLarge {
+                index,
+                width: width as i64,
+                height: height as i64,
+                side: self.side,
+            });
+        }
+        Ok(())
+    }
+
     /// How far a group's sprites move so the first one's box is centred in
     /// the target.
     pub(crate) fn group_shift(&self, b0: [i64; 4]) -> (i64, i64) {

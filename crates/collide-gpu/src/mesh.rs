@@ -564,15 +564,7 @@ impl GpuCollider {
             }
             let (x0, y0) = (ba[0].min(bb[0]).floor(), ba[1].min(bb[1]).floor());
             let (x1, y1) = (ba[2].max(bb[2]).ceil(), ba[3].max(bb[3]).ceil());
-            let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
-            if w > side || h > side {
-                return Err(GpuError::PairTooLarge {
-                    index,
-                    width: w as i64,
-                    height: h as i64,
-                    side: self.side,
-                });
-            }
+            self.check_fits(index, x1 - x0 + 2.0, y1 - y0 + 2.0)?;
             let (tx, ty) = (1.0 - x0, 1.0 - y0);
             for d in [&mut da, &mut db] {
                 d.pos = [

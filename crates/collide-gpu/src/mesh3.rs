@@ -459,15 +459,7 @@ impl GpuCollider {
                 continue;
             };
             let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);
-            let (w, h) = (x1 - x0 + 2.0, y1 - y0 + 2.0);
-            if w > side || h > side {
-                return Err(GpuError::PairTooLarge {
-                    index,
-                    width: w as i64,
-                    height: h as i64,
-                    side: self.side,
-                });
-            }
+            self.check_fits(index, x1 - x0 + 2.0, y1 - y0 + 2.0)?;
             let (tx, ty) = (1.0 - x0, 1.0 - y0);
             draws.push(Mesh3Draw {
                 mvp: onto_buffer(&pair.mvp_a, viewport, tx, ty, side),
