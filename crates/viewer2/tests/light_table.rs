@@ -1013,9 +1013,9 @@ fn stack_covers_get_their_full_thumbnails_after_the_grid_filled_the_atlas() {
     let root = dir.path().join("photos");
     let jpeg = photos::jpeg(&photos::picture(300, 200), 80);
     let mut files = Vec::new();
-    // File names no temporary folder's name can hold (a query is also a
-    // substring of the whole path: `b_` once found every photo because
-    // the random `.tmpXXXXXX` held a `b`).
+    // A query is also a substring of the whole path (`b_` once found
+    // every photo because the random `.tmpXXXXXX` held a `b`): the files
+    // have names of their own and the search asks for names only.
     let words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
     for (folder, word) in ["a", "b", "c", "d", "e", "f"].into_iter().zip(words) {
         std::fs::create_dir_all(root.join(folder)).unwrap();
@@ -1040,7 +1040,7 @@ fn stack_covers_get_their_full_thumbnails_after_the_grid_filled_the_atlas() {
     settle(&mut h);
     // The grid, a search, the loupe and back.
     h.get_by_label("Search").focus();
-    h.get_by_label("Search").type_text("bravo_");
+    h.get_by_label("Search").type_text("name:bravo");
     // Until the search has answered (settling alone may come first).
     let start = Instant::now();
     while h.state().shown() != 30 && start.elapsed() < Duration::from_secs(10) {
