@@ -273,14 +273,31 @@ impl X {
     }
 }
 
-/// Waits up to `limit` for `ready` to give something.
+thread_local! {
+    /// A log whose end a timed-out wait shows (the program's stderr).
+    static WAIT_LOG: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Waits up to `limit` for `ready` to give something; on timeout, fails
+/// with the end of [`WAIT_LOG`].
 fn wait_for<T>(limit: Duration, what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
     let start = Instant::now();
     loop {
         if let Some(t) = ready() {
             return t;
         }
-        assert!(start.elapsed() < limit, "{what}: not in {limit:?}");
+        if start.elapsed() >= limit {
+            let log = WAIT_LOG
+                .with(|l| l.borrow().clone())
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(30).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            panic!(
+                "{what}: not in {limit:?}; the program's last words:\n{}",
+                tail.join("\n")
+            );
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -389,6 +406,9 @@ fn keys_reach_the_window_folder_tree_and_full_screen() {
         (!x.list(root, "_NET_SUPPORTING_WM_CHECK").is_empty()).then_some(())
     });
     let cat = dir.path().join("cat.sqlite");
+    // What the viewer said goes with any wait that times out.
+    let viewer_log = dir.path().join("viewer2.log");
+    WAIT_LOG.with(|l| *l.borrow_mut() = Some(viewer_log.clone()));
     let mut viewer = Killed(
         Command::new(env!("CARGO_BIN_EXE_viewer2"))
             .arg("--catalog")
@@ -399,12 +419,18 @@ fn keys_reach_the_window_folder_tree_and_full_screen() {
             .env("XDG_RUNTIME_DIR", &runtime)
             .env("XDG_CACHE_HOME", dir.path().join("cache"))
             .env("XDG_DATA_HOME", dir.path().join("data"))
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&viewer_log).unwrap())
             .spawn()
             .unwrap(),
     );
     let window = wait_for(Duration::from_secs(60), "the viewer's window", || {
+        if let Ok(Some(status)) = viewer.0.try_wait() {
+            let log = std::fs::read_to_string(&viewer_log).unwrap_or_default();
+            panic!("the viewer ended before its window showed ({status}):\n{log}");
+        }
         x.list(root, "_NET_CLIENT_LIST")
             .into_iter()
             .find(|&w| x.name(w) == "viewer2")
