@@ -60,6 +60,7 @@ use wgpu::util::DeviceExt;
 mod cost;
 mod mesh;
 mod mesh3;
+mod mesh3_group;
 mod sprite_cpu;
 
 pub use cost::{MeshCosts, MeshWork, SpriteCosts, SpriteWork};
@@ -420,6 +421,7 @@ pub struct GpuCollider {
     /// The mesh tests' buffer resolution.
     resolution: mesh::Resolution,
     mesh3_pipelines: mesh3::Mesh3Pipelines,
+    mesh3_group: mesh3_group::GroupTargets,
     meshes3: Vec<mesh3::Mesh3>,
 }
 
@@ -670,6 +672,7 @@ impl GpuCollider {
         });
         let mesh_pipelines = mesh::MeshPipelines::new(&device, &draw_layout);
         let mesh3_pipelines = mesh3::Mesh3Pipelines::new(&device, &draw_layout);
+        let mesh3_group = mesh3_group::GroupTargets::new(&device, &draw_layout, side);
         Ok(GpuCollider {
             mesh_pipelines,
             meshes: Vec::new(),
@@ -678,6 +681,7 @@ impl GpuCollider {
             use_queries: true,
             resolution: mesh::Resolution::Full,
             mesh3_pipelines,
+            mesh3_group,
             meshes3: Vec::new(),
             device,
             queue,

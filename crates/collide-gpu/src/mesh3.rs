@@ -38,6 +38,9 @@ pub struct Model3<'a> {
     pub vertices: &'a [[f32; 3]],
     /// Triangles, as indices into `vertices`.
     pub triangles: &'a [[u32; 3]],
+    /// Every triangle lies on the mesh's convex hull (a box, a hull, a
+    /// flat floor): a group test draws it once as the first mesh.
+    pub on_hull: bool,
 }
 
 /// A 3-D mesh uploaded with [`GpuCollider::add_mesh_3d`].
@@ -59,22 +62,28 @@ pub struct Mesh3Pair {
 }
 
 pub(crate) struct Mesh3 {
-    vertices: wgpu::Buffer,
-    indices: wgpu::Buffer,
-    index_count: u32,
-    min: Vec3,
-    max: Vec3,
+    pub(crate) vertices: wgpu::Buffer,
+    pub(crate) indices: wgpu::Buffer,
+    pub(crate) index_count: u32,
+    pub(crate) min: Vec3,
+    pub(crate) max: Vec3,
     model: Vec<[f32; 3]>,
     triangles: Vec<[u32; 3]>,
+    /// Every triangle lies on the mesh's convex hull (each one's plane
+    /// has all vertices on one side), so a pixel's surfaces are its
+    /// nearest and farthest: the group test may draw it once.
+    pub(crate) on_hull: bool,
 }
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Mesh3Draw {
-    mvp: [[f32; 4]; 4],
-    slab: [f32; 2],
-    pad: [f32; 2],
-    colour: [f32; 4],
+pub(crate) struct Mesh3Draw {
+    pub(crate) mvp: [[f32; 4]; 4],
+    /// The depth range the draw is kept to (the other object's).
+    pub(crate) slab: [f32; 2],
+    /// The object's own depth range (read by the group test's shader).
+    pub(crate) own: [f32; 2],
+    pub(crate) colour: [f32; 4],
 }
 
 pub(crate) struct Mesh3Pipelines {
@@ -219,9 +228,55 @@ impl Mesh3Pipelines {
     }
 }
 
+/// Whether every triangle's plane has all of the mesh's vertices on one
+/// side (within f32 rounding of the model's size): then every triangle
+/// lies on the convex hull. Meshes over 2·10⁷ triangle-vertex checks are
+/// not checked (false: the group test draws them per candidate).
+fn on_hull(vertices: &[[f32; 3]], triangles: &[[u32; 3]], min: Vec3, max: Vec3) -> bool {
+    if triangles.len().saturating_mul(vertices.len()) > 20_000_000 {
+        return false;
+    }
+    let size = f64::from((max.x - min.x).max(max.y - min.y).max(max.z - min.z));
+    let eps = 1e-5 * size.max(f64::MIN_POSITIVE);
+    let v = |i: u32| vertices[i as usize].map(f64::from);
+    triangles.iter().all(|t| {
+        let (a, b, c) = (v(t[0]), v(t[1]), v(t[2]));
+        let (u, w) = (
+            [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
+            [c[0] - a[0], c[1] - a[1], c[2] - a[2]],
+        );
+        let n = [
+            u[1] * w[2] - u[2] * w[1],
+            u[2] * w[0] - u[0] * w[2],
+            u[0] * w[1] - u[1] * w[0],
+        ];
+        let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        if len == 0.0 {
+            // A degenerate triangle covers no pixel.
+            return true;
+        }
+        let side = |p: &[f32; 3]| {
+            ((f64::from(p[0]) - a[0]) * n[0]
+                + (f64::from(p[1]) - a[1]) * n[1]
+                + (f64::from(p[2]) - a[2]) * n[2])
+                / len
+        };
+        let (mut above, mut below) = (false, false);
+        for p in vertices {
+            let d = side(p);
+            above |= d > eps;
+            below |= d < -eps;
+            if above && below {
+                return false;
+            }
+        }
+        true
+    })
+}
+
 /// The clip-space depth range (wgpu's 0..1) of a box's corners in front of
 /// the eye; corners behind it widen the range to the near plane.
-fn depth_range(min: Vec3, max: Vec3, m: &Mat4) -> [f32; 2] {
+pub(crate) fn depth_range(min: Vec3, max: Vec3, m: &Mat4) -> [f32; 2] {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     for k in 0..8 {
@@ -251,7 +306,13 @@ fn depth_range(min: Vec3, max: Vec3, m: &Mat4) -> [f32; 2] {
 /// buffer: screen pixel `(px, py)` lands at `(px + tx, py + ty)` of the
 /// `side × side` buffer (an affine map of NDC, applied in clip space so
 /// depth and perspective are untouched).
-fn onto_buffer(m: &Mat4, viewport: &Viewport, tx: f64, ty: f64, side: f64) -> [[f32; 4]; 4] {
+pub(crate) fn onto_buffer(
+    m: &Mat4,
+    viewport: &Viewport,
+    tx: f64,
+    ty: f64,
+    side: f64,
+) -> [[f32; 4]; 4] {
     let (vx, vy, vw, vh) = (
         f64::from(viewport.x),
         f64::from(viewport.y),
@@ -348,11 +409,12 @@ impl GpuCollider {
             max,
             model: vertices.to_vec(),
             triangles: triangles.to_vec(),
+            on_hull: on_hull(vertices, triangles, min, max),
         });
         Ok(Mesh3Id(self.meshes3.len() - 1))
     }
 
-    fn mesh3(&self, id: Mesh3Id) -> Result<&Mesh3, GpuError> {
+    pub(crate) fn mesh3(&self, id: Mesh3Id) -> Result<&Mesh3, GpuError> {
         self.meshes3.get(id.0).ok_or(GpuError::UnknownMesh(id.0))
     }
 
@@ -362,6 +424,7 @@ impl GpuCollider {
         Ok(Model3 {
             vertices: &m.model,
             triangles: &m.triangles,
+            on_hull: m.on_hull,
         })
     }
 
@@ -393,7 +456,7 @@ impl GpuCollider {
 
     /// The viewport at the collider's [`crate::Resolution`]: a lower
     /// resolution is the same view on a smaller viewport.
-    fn scaled_viewport(&self, viewport: &Viewport) -> Viewport {
+    pub(crate) fn scaled_viewport(&self, viewport: &Viewport) -> Viewport {
         let f = self.resolution.factor();
         Viewport {
             x: viewport.x * f,
@@ -451,7 +514,7 @@ impl GpuCollider {
                 let empty = Mesh3Draw {
                     mvp: [[0.0; 4]; 4],
                     slab: [0.0; 2],
-                    pad: [0.0; 2],
+                    own: [0.0; 2],
                     colour: [0.0; 4],
                 };
                 draws.extend([empty, empty]);
@@ -464,13 +527,13 @@ impl GpuCollider {
             draws.push(Mesh3Draw {
                 mvp: onto_buffer(&pair.mvp_a, viewport, tx, ty, side),
                 slab: slab(b, &pair.mvp_b),
-                pad: [0.0; 2],
+                own: [0.0; 2],
                 colour: [1.0; 4],
             });
             draws.push(Mesh3Draw {
                 mvp: onto_buffer(&pair.mvp_b, viewport, tx, ty, side),
                 slab: slab(a, &pair.mvp_a),
-                pad: [0.0; 2],
+                own: [0.0; 2],
                 colour: [1.0; 4],
             });
             scissors.push(Some([1, 1, (x1 - x0) as u32, (y1 - y0) as u32]));
@@ -551,10 +614,11 @@ impl GpuCollider {
     }
 
     /// One 3-D mesh against many: `first` with `mvp` against each of
-    /// `others`, in one submission, on the path the cost model picks. The
-    /// first is drawn again for each candidate whose rectangle meets its
-    /// own: its depth slab is that candidate's, so one stencil cannot
-    /// serve all (the 2-D group draws it once).
+    /// `others`, on the path the cost model picks, with the pair test's
+    /// answers. On the GPU, a first mesh whose triangles all lie on its
+    /// convex hull (a box, a hull, a floor) is drawn once, into nearest and
+    /// farthest depth targets each candidate reads; any other is drawn
+    /// again per candidate (its depth slab is that candidate's).
     ///
     /// # Errors
     /// As [`GpuCollider::test_mesh_3d_pairs`].
@@ -566,6 +630,22 @@ impl GpuCollider {
         viewport: &Viewport,
         slabs: DepthSlabs,
     ) -> Result<Vec<Hit>, GpuError> {
+        self.test_mesh_3d_group_on(first, mvp, others, viewport, slabs, PathChoice::Auto)
+    }
+
+    /// [`GpuCollider::test_mesh_3d_group`] on the path asked for.
+    ///
+    /// # Errors
+    /// As [`GpuCollider::test_mesh_3d_pairs`].
+    pub fn test_mesh_3d_group_on(
+        &self,
+        first: Mesh3Id,
+        mvp: &Mat4,
+        others: &[(Mesh3Id, Mat4)],
+        viewport: &Viewport,
+        slabs: DepthSlabs,
+        path: PathChoice,
+    ) -> Result<Vec<Hit>, GpuError> {
         let pairs: Vec<Mesh3Pair> = others
             .iter()
             .map(|&(b, mvp_b)| Mesh3Pair {
@@ -575,7 +655,27 @@ impl GpuCollider {
                 mvp_b,
             })
             .collect();
-        self.test_mesh_3d_pairs(&pairs, viewport, slabs)
+        let gpu = self.use_queries
+            && match path {
+                PathChoice::Gpu => true,
+                PathChoice::Cpu => false,
+                PathChoice::Auto => {
+                    let work = self.mesh_3d_work(&pairs, viewport)?;
+                    let costs = self.mesh_costs();
+                    costs.gpu(&work) <= costs.cpu(&work)
+                }
+            };
+        if gpu
+            && let Some(hits) = self.test_mesh_3d_group_once(first, mvp, others, viewport, slabs)?
+        {
+            return Ok(hits);
+        }
+        let path = if gpu {
+            PathChoice::Gpu
+        } else {
+            PathChoice::Cpu
+        };
+        self.test_mesh_3d_pairs_on(&pairs, viewport, slabs, path)
     }
 
     /// The work of a batch of 3-D pairs as the cost model counts it: pairs
@@ -679,7 +779,7 @@ impl GpuCollider {
             draws.push(Mesh3Draw {
                 mvp,
                 slab: [0.0, 1.0],
-                pad: [0.0; 2],
+                own: [0.0; 2],
                 colour,
             });
         }
@@ -694,13 +794,13 @@ impl GpuCollider {
             draws.push(Mesh3Draw {
                 mvp: *ma,
                 slab: depth_range(mb_.min, mb_.max, mb),
-                pad: [0.0; 2],
+                own: [0.0; 2],
                 colour,
             });
             draws.push(Mesh3Draw {
                 mvp: *mb,
                 slab: depth_range(ma_.min, ma_.max, ma),
-                pad: [0.0; 2],
+                own: [0.0; 2],
                 colour,
             });
         }
@@ -708,7 +808,7 @@ impl GpuCollider {
             draws.push(Mesh3Draw {
                 mvp: [[0.0; 4]; 4],
                 slab: [0.0; 2],
-                pad: [0.0; 2],
+                own: [0.0; 2],
                 colour: [0.0; 4],
             });
         }

@@ -642,3 +642,124 @@ fn box_pairs_agree_with_collides_convex_query_outside_a_band() {
     );
     assert!(meet > 100 && apart > 100, "both answers tested");
 }
+
+/// Two unit cubes side by side as one mesh: not on its hull.
+fn two_cubes(g: &mut GpuCollider) -> Mesh3Id {
+    let mut v: Vec<[f32; 3]> = Vec::new();
+    let mut t: Vec<[u32; 3]> = Vec::new();
+    for dx in [-1.0f32, 1.0] {
+        let base = v.len() as u32;
+        v.extend((0..8).map(|k| {
+            [
+                dx + if k & 1 == 0 { -0.5 } else { 0.5 },
+                if k & 2 == 0 { -0.5 } else { 0.5 },
+                if k & 4 == 0 { -0.5 } else { 0.5 },
+            ]
+        }));
+        for f in [
+            [0, 1, 3, 2],
+            [4, 6, 7, 5],
+            [0, 4, 5, 1],
+            [2, 3, 7, 6],
+            [0, 2, 6, 4],
+            [1, 5, 7, 3],
+        ] {
+            t.push([base + f[0], base + f[1], base + f[2]]);
+            t.push([base + f[0], base + f[2], base + f[3]]);
+        }
+    }
+    g.add_mesh_3d(&v, &t).unwrap()
+}
+
+/// A group whose first mesh lies on its hull is drawn once (nearest and
+/// farthest depths) and gives the pair test's answers and counts: a box
+/// against 300 turned boxes, slabs on and off, and the perspective floor;
+/// a first mesh off its hull (two boxes) is tested as pairs, the same.
+#[test]
+fn a_group_with_a_convex_first_gives_the_pairs_answers() {
+    let Some(mut g) = gpu() else { return };
+    let (cube_mesh, floor_mesh, pair_mesh) = (cube(&mut g), floor(&mut g), two_cubes(&mut g));
+    assert!(g.mesh_3d_model(cube_mesh).unwrap().on_hull);
+    assert!(g.mesh_3d_model(floor_mesh).unwrap().on_hull);
+    assert!(!g.mesh_3d_model(pair_mesh).unwrap().on_hull);
+    let vp = camera();
+    let mut rng = Rng(31);
+    let others: Vec<(Mesh3Id, Mat4)> = (0..300)
+        .map(|_| {
+            let at = [
+                rng.unit() * 4.0 - 2.0,
+                rng.unit() * 3.0 - 1.5,
+                -7.0 + rng.unit() * 4.0 - 2.0,
+            ];
+            let axis = [rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5];
+            let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
+                .sqrt()
+                .max(1e-3);
+            let turn = rng.unit() * 6.0;
+            let size = [0.3 + rng.unit(), 0.3 + rng.unit(), 0.3 + rng.unit()];
+            let mesh = if rng.unit() < 0.2 {
+                pair_mesh
+            } else {
+                cube_mesh
+            };
+            let axis = [axis[0] / n, axis[1] / n, axis[2] / n];
+            (mesh, mul(&vp, &model(at, axis, turn, size)))
+        })
+        .collect();
+    for first in [cube_mesh, pair_mesh] {
+        let mvp = mul(
+            &vp,
+            &model([0.0, 0.0, -7.0], [0.0, 1.0, 0.0], 0.5, [1.5, 1.0, 2.0]),
+        );
+        for slabs in [DepthSlabs::On, DepthSlabs::Off] {
+            let grouped = g
+                .test_mesh_3d_group_on(first, &mvp, &others, &SCREEN, slabs, PathChoice::Gpu)
+                .unwrap();
+            let pairs: Vec<Mesh3Pair> = others
+                .iter()
+                .map(|&(b, mvp_b)| Mesh3Pair {
+                    a: first,
+                    mvp_a: mvp,
+                    b,
+                    mvp_b,
+                })
+                .collect();
+            let paired = g
+                .test_mesh_3d_pairs_on(&pairs, &SCREEN, slabs, PathChoice::Gpu)
+                .unwrap();
+            let touching = paired.iter().filter(|h| h.hit).count();
+            assert!(touching > 30 && touching < 270, "{touching} of 300 touch");
+            for (k, (x, y)) in grouped.iter().zip(&paired).enumerate() {
+                assert_eq!(
+                    x.hit, y.hit,
+                    "{slabs:?} candidate {k}: group {x:?}, pair {y:?}"
+                );
+                if g.occlusion() == Occlusion::SampleCount && g.adapter().contains("llvmpipe") {
+                    assert_eq!(x.query, y.query, "{slabs:?} candidate {k}: pixels");
+                }
+            }
+        }
+    }
+    // The floor as the first mesh: a cube standing on it meets it, one
+    // lifted 0.3 does not (its far part behind the cube on screen is at
+    // other depths).
+    let cube_at = |lift: f32| {
+        mul(
+            &vp,
+            &model([0.0, 0.5 + lift, -5.0], [0.0, 1.0, 0.0], 0.4, [1.0; 3]),
+        )
+    };
+    let floor_at = mul(&vp, &model([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], 0.0, [1.0; 3]));
+    let hits = g
+        .test_mesh_3d_group_on(
+            floor_mesh,
+            &floor_at,
+            &[(cube_mesh, cube_at(0.0)), (cube_mesh, cube_at(0.3))],
+            &SCREEN,
+            DepthSlabs::On,
+            PathChoice::Gpu,
+        )
+        .unwrap();
+    assert!(hits[0].hit, "standing on the floor");
+    assert!(!hits[1].hit, "0.3 above the floor");
+}
