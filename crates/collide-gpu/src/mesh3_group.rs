@@ -14,14 +14,18 @@ use collide::{Aabb, DepthRange, Mat4, Viewport, screen_rect_of_box};
 use crate::mesh3::{Mesh3Draw, Mesh3Id, depth_range, onto_buffer};
 use crate::{DEPTH_STENCIL, DepthSlabs, GpuCollider, GpuError, Hit, PAIRS_PER_PASS, Path};
 
-/// The first mesh's depths: one target for the nearest surface, one for
-/// the farthest.
+/// The first mesh's depths, as an f32's bits in an integer colour target:
+/// one for the nearest surface, one for the farthest (GL can neither read
+/// a depth texture in a shader nor render into R32Float).
+const GROUP_DEPTH_COLOUR: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
+/// The depth test that keeps the nearest or the farthest.
 const GROUP_DEPTH: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The group test's targets and pipelines.
 pub(crate) struct GroupTargets {
     nearest: wgpu::TextureView,
     farthest: wgpu::TextureView,
+    depth: wgpu::TextureView,
     depths: wgpu::BindGroup,
     /// The first mesh into `nearest` (less) and `farthest` (greater).
     near: wgpu::RenderPipeline,
@@ -41,7 +45,7 @@ impl GroupTargets {
             label: Some("mesh3 group"),
             source: wgpu::ShaderSource::Wgsl(include_str!("mesh3_group.wgsl").into()),
         });
-        let target = |label| {
+        let target = |label, format, usage| {
             device
                 .create_texture(&wgpu::TextureDescriptor {
                     label: Some(label),
@@ -53,19 +57,25 @@ impl GroupTargets {
                     mip_level_count: 1,
                     sample_count: 1,
                     dimension: wgpu::TextureDimension::D2,
-                    format: GROUP_DEPTH,
-                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                        | wgpu::TextureUsages::TEXTURE_BINDING,
+                    format,
+                    usage,
                     view_formats: &[],
                 })
                 .create_view(&Default::default())
         };
-        let (nearest, farthest) = (target("group nearest"), target("group farthest"));
+        let read = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING;
+        let nearest = target("group nearest", GROUP_DEPTH_COLOUR, read);
+        let farthest = target("group farthest", GROUP_DEPTH_COLOUR, read);
+        let depth = target(
+            "group depth test",
+            GROUP_DEPTH,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
         let depth_entry = |binding| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::FRAGMENT,
             ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Depth,
+                sample_type: wgpu::TextureSampleType::Uint,
                 view_dimension: wgpu::TextureViewDimension::D2,
                 multisampled: false,
             },
@@ -123,7 +133,16 @@ impl GroupTargets {
                     bias: wgpu::DepthBiasState::default(),
                 }),
                 multisample: wgpu::MultisampleState::default(),
-                fragment: None,
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_depth"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: GROUP_DEPTH_COLOUR,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
                 multiview_mask: None,
                 cache: None,
             })
@@ -174,6 +193,7 @@ impl GroupTargets {
         GroupTargets {
             nearest,
             farthest,
+            depth,
             depths,
             near: depth_pipeline("group nearest", wgpu::CompareFunction::Less),
             far: depth_pipeline("group farthest", wgpu::CompareFunction::Greater),
@@ -290,13 +310,28 @@ impl GpuCollider {
                     label: Some("mesh3 group"),
                 });
             let a = self.mesh3(first)?;
-            for (view, clear, pipeline) in [(&g.nearest, 1.0, &g.near), (&g.farthest, 0.0, &g.far)]
+            for (view, clear, pipeline) in
+                [(&g.nearest, 1.0f32, &g.near), (&g.farthest, 0.0, &g.far)]
             {
                 let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
                     label: Some("group depth"),
-                    color_attachments: &[],
-                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                         view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            // The clear depth's bits, as the shader writes.
+                            load: wgpu::LoadOp::Clear(wgpu::Color {
+                                r: f64::from(clear.to_bits()),
+                                g: 0.0,
+                                b: 0.0,
+                                a: 1.0,
+                            }),
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                        view: &g.depth,
                         depth_ops: Some(wgpu::Operations {
                             load: wgpu::LoadOp::Clear(clear),
                             store: wgpu::StoreOp::Store,

@@ -14,8 +14,10 @@ struct Mesh3Draw {
 }
 
 @group(0) @binding(0) var<storage, read> draws: array<Mesh3Draw>;
-@group(1) @binding(0) var nearest: texture_depth_2d;
-@group(1) @binding(1) var farthest: texture_depth_2d;
+// Depths as the bits of an f32 in an integer colour target (GL can neither
+// read a depth texture in a shader nor render into R32Float).
+@group(1) @binding(0) var nearest: texture_2d<u32>;
+@group(1) @binding(1) var farthest: texture_2d<u32>;
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
@@ -30,6 +32,13 @@ fn vs(@location(0) p: vec3<f32>, @builtin(instance_index) i: u32) -> VsOut {
     return out;
 }
 
+// The first mesh: its depth, into a colour target (the depth test keeps
+// the nearest or the farthest).
+@fragment
+fn fs_depth(in: VsOut) -> @location(0) vec4<u32> {
+    return vec4(bitcast<u32>(in.clip.z), 0u, 0u, 1u);
+}
+
 // A candidate's fragment counts where it lies within the first's depth
 // range and the first has a surface within the candidate's own range at
 // this pixel (nearest > farthest: the first is not here).
@@ -40,8 +49,8 @@ fn fs_candidate(in: VsOut) {
         discard;
     }
     let px = vec2<i32>(in.clip.xy);
-    let near = textureLoad(nearest, px, 0);
-    let far = textureLoad(farthest, px, 0);
+    let near = bitcast<f32>(textureLoad(nearest, px, 0).x);
+    let far = bitcast<f32>(textureLoad(farthest, px, 0).x);
     let near_in = near >= d.own.x && near <= d.own.y;
     let far_in = far >= d.own.x && far <= d.own.y;
     if (near > far || !(near_in || far_in)) {
