@@ -173,6 +173,19 @@ impl SpriteCosts {
     }
 }
 
+/// The best of three runs of `f` after a warm-up (the least disturbed), in
+/// seconds.
+fn best_time(f: &dyn Fn() -> Result<(), GpuError>) -> Result<f64, GpuError> {
+    f()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let t = Instant::now();
+        f()?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(best)
+}
+
 /// A star of `spikes` points and radius `r`, as a fan from its centre.
 fn star(spikes: u32, r: f32) -> (Vec<[f32; 2]>, Vec<[u32; 3]>) {
     let n = 2 * spikes;
@@ -254,17 +267,6 @@ impl GpuCollider {
                 })
                 .collect()
         };
-        // The best of three runs after a warm-up: the least disturbed.
-        let time = |f: &dyn Fn() -> Result<(), GpuError>| -> Result<f64, GpuError> {
-            f()?;
-            let mut best = f64::INFINITY;
-            for _ in 0..3 {
-                let t = Instant::now();
-                f()?;
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            Ok(best)
-        };
         let n = 128;
         let mut gpu = Vec::new();
         let mut cpu = Vec::new();
@@ -272,11 +274,11 @@ impl GpuCollider {
         for &id in &ids {
             let pairs = batch(id, n);
             work.push(self.mesh_work(&pairs)?);
-            gpu.push(time(&|| self.test_mesh_pairs_gpu(&pairs).map(|_| ()))?);
-            cpu.push(time(&|| self.test_mesh_pairs_cpu(&pairs).map(|_| ()))?);
+            gpu.push(best_time(&|| self.test_mesh_pairs_gpu(&pairs).map(|_| ()))?);
+            cpu.push(best_time(&|| self.test_mesh_pairs_cpu(&pairs).map(|_| ()))?);
         }
         let single = batch(ids[0], 1);
-        let gpu_single = time(&|| self.test_mesh_pairs_gpu(&single).map(|_| ()))?;
+        let gpu_single = best_time(&|| self.test_mesh_pairs_gpu(&single).map(|_| ()))?;
         // Per pair: a + b·triangles (+ c·pixels on the CPU), from the three
         // workloads (same pairs; triangles or pixels changed one at a time).
         let per = |t: f64, w: &MeshWork| t / w.pairs.max(1.0);
@@ -397,16 +399,6 @@ impl GpuCollider {
                 })
                 .collect()
         };
-        let time = |f: &dyn Fn() -> Result<(), GpuError>| -> Result<f64, GpuError> {
-            f()?;
-            let mut best = f64::INFINITY;
-            for _ in 0..3 {
-                let t = Instant::now();
-                f()?;
-                best = best.min(t.elapsed().as_secs_f64());
-            }
-            Ok(best)
-        };
         let n = 128;
         let workloads = [
             batch(small, little, n, false),
@@ -417,12 +409,12 @@ impl GpuCollider {
         let mut work = Vec::new();
         for pairs in &workloads {
             work.push(self.sprite_work(pairs)?);
-            cpu.push(time(&|| self.test_pairs_cpu(pairs).map(|_| ()))?);
+            cpu.push(best_time(&|| self.test_pairs_cpu(pairs).map(|_| ()))?);
         }
-        let gpu_many = time(&|| self.test_pairs_gpu(&workloads[0]).map(|_| ()))?;
+        let gpu_many = best_time(&|| self.test_pairs_gpu(&workloads[0]).map(|_| ()))?;
         let members: Vec<(SpriteId, Placement)> =
             workloads[0].iter().map(|p| (p.b, p.at_b)).collect();
-        let gpu_group = time(&|| {
+        let gpu_group = best_time(&|| {
             self.test_group_on(
                 small,
                 Placement::at(100, 100),
@@ -432,7 +424,7 @@ impl GpuCollider {
             .map(|_| ())
         })?;
         let single = batch(small, little, 1, false);
-        let gpu_single = time(&|| self.test_pairs_gpu(&single).map(|_| ()))?;
+        let gpu_single = best_time(&|| self.test_pairs_gpu(&single).map(|_| ()))?;
         let gpu_pair = ((gpu_many - gpu_single) / (n - 1) as f64).max(0.0);
         let gpu_batch = (gpu_single - gpu_pair).max(0.0);
         let gpu_member = ((gpu_group - gpu_batch) / n as f64).max(0.0);

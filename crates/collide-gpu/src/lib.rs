@@ -236,6 +236,15 @@ pub enum Path {
     CpuMasks,
 }
 
+/// The answer for a pair whose boxes do not meet: nothing was drawn.
+pub(crate) fn boxes_apart() -> Hit {
+    Hit {
+        hit: false,
+        query: 0,
+        path: Path::BoundingBoxes,
+    }
+}
+
 /// Which path tests a batch (sprite pairs, a group, mesh pairs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathChoice {
@@ -1102,14 +1111,7 @@ impl GpuCollider {
             let mut draws = Vec::with_capacity(chunk.len() * 2);
             let mut scissors = Vec::with_capacity(chunk.len());
             let mut drawn = Vec::with_capacity(chunk.len());
-            let mut answers = vec![
-                Hit {
-                    hit: false,
-                    query: 0,
-                    path: Path::BoundingBoxes,
-                };
-                chunk.len()
-            ];
+            let mut answers = vec![crate::boxes_apart(); chunk.len()];
             for (k, pair) in chunk.iter().enumerate() {
                 let (_, ba) = self.draw(base + k, pair.a, pair.at_a)?;
                 let (_, bb) = self.draw(base + k, pair.b, pair.at_b)?;
@@ -1457,14 +1459,7 @@ impl GpuCollider {
             draws.push(d);
             drawn.push(k);
         }
-        let mut answers = vec![
-            Hit {
-                hit: false,
-                query: 0,
-                path: Path::BoundingBoxes,
-            };
-            others.len()
-        ];
+        let mut answers = vec![crate::boxes_apart(); others.len()];
         if drawn.is_empty() {
             return Ok(answers);
         }

@@ -14,7 +14,8 @@ use collide::Vec2;
 use wgpu::util::DeviceExt;
 
 use crate::{
-    DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path, PathChoice, layer_depth,
+    DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path, PathChoice, boxes_apart,
+    layer_depth,
 };
 
 /// A mesh uploaded with [`GpuCollider::add_mesh`] or
@@ -90,15 +91,6 @@ impl Resolution {
 /// A batch's draw records (two a pair) and each pair's scissor (`None`
 /// where the boxes do not meet).
 pub(crate) type PlacedPairs<D> = (Vec<D>, Vec<Option<[u32; 4]>>);
-
-/// The answer for a pair whose boxes do not meet: nothing was drawn.
-fn boxes_apart() -> Hit {
-    Hit {
-        hit: false,
-        query: 0,
-        path: Path::BoundingBoxes,
-    }
-}
 
 /// Two meshes to test.
 #[derive(Clone, Copy, Debug, PartialEq)]

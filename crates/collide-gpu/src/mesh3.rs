@@ -96,6 +96,17 @@ pub(crate) struct Mesh3Pipelines {
     paint: wgpu::RenderPipeline,
 }
 
+/// A 3-D mesh's vertex buffer: positions, three f32 each.
+pub(crate) const VERTEX3: wgpu::VertexBufferLayout<'static> = wgpu::VertexBufferLayout {
+    array_stride: 12,
+    step_mode: wgpu::VertexStepMode::Vertex,
+    attributes: &[wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32x3,
+        offset: 0,
+        shader_location: 0,
+    }],
+};
+
 /// The colour format of [`GpuCollider::render_meshes_3d`].
 const SCENE: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
@@ -110,15 +121,7 @@ impl Mesh3Pipelines {
             bind_group_layouts: &[Some(draw_layout)],
             immediate_size: 0,
         });
-        let vertex_layout = [Some(wgpu::VertexBufferLayout {
-            array_stride: 12,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &[wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Float32x3,
-                offset: 0,
-                shader_location: 0,
-            }],
-        })];
+        let vertex_layout = [Some(VERTEX3)];
         let with_colour = |label,
                            face: wgpu::StencilFaceState,
                            colour: Option<wgpu::ColorWrites>,
@@ -553,14 +556,7 @@ impl GpuCollider {
         for (chunk_index, chunk) in pairs.chunks(PAIRS_PER_SUBMIT).enumerate() {
             let base = chunk_index * PAIRS_PER_SUBMIT;
             let (draws, scissors) = self.place_mesh3_pairs(chunk, base, viewport, slabs)?;
-            let mut answers = vec![
-                Hit {
-                    hit: false,
-                    query: 0,
-                    path: Path::BoundingBoxes,
-                };
-                chunk.len()
-            ];
+            let mut answers = vec![crate::boxes_apart(); chunk.len()];
             let drawn: Vec<usize> = (0..chunk.len())
                 .filter(|&k| scissors[k].is_some())
                 .collect();
@@ -655,16 +651,7 @@ impl GpuCollider {
                 mvp_b,
             })
             .collect();
-        let gpu = self.use_queries
-            && match path {
-                PathChoice::Gpu => true,
-                PathChoice::Cpu => false,
-                PathChoice::Auto => {
-                    let work = self.mesh_3d_work(&pairs, viewport)?;
-                    let costs = self.mesh_costs();
-                    costs.gpu(&work) <= costs.cpu(&work)
-                }
-            };
+        let gpu = self.mesh_3d_on_gpu(&pairs, viewport, path)?;
         if gpu
             && let Some(hits) = self.test_mesh_3d_group_once(first, mvp, others, viewport, slabs)?
         {
@@ -676,6 +663,28 @@ impl GpuCollider {
             PathChoice::Cpu
         };
         self.test_mesh_3d_pairs_on(&pairs, viewport, slabs, path)
+    }
+
+    /// Whether a batch of 3-D pairs goes to the GPU: asked, or estimated
+    /// cheaper there; never without occlusion queries.
+    fn mesh_3d_on_gpu(
+        &self,
+        pairs: &[Mesh3Pair],
+        viewport: &Viewport,
+        path: PathChoice,
+    ) -> Result<bool, GpuError> {
+        if !self.use_queries {
+            return Ok(false);
+        }
+        Ok(match path {
+            PathChoice::Gpu => true,
+            PathChoice::Cpu => false,
+            PathChoice::Auto => {
+                let work = self.mesh_3d_work(pairs, viewport)?;
+                let costs = self.mesh_costs();
+                costs.gpu(&work) <= costs.cpu(&work)
+            }
+        })
     }
 
     /// The work of a batch of 3-D pairs as the cost model counts it: pairs
@@ -909,16 +918,7 @@ impl GpuCollider {
         slabs: DepthSlabs,
         path: PathChoice,
     ) -> Result<Vec<Hit>, GpuError> {
-        let gpu = self.use_queries
-            && match path {
-                PathChoice::Gpu => true,
-                PathChoice::Cpu => false,
-                PathChoice::Auto => {
-                    let work = self.mesh_3d_work(pairs, viewport)?;
-                    let costs = self.mesh_costs();
-                    costs.gpu(&work) <= costs.cpu(&work)
-                }
-            };
+        let gpu = self.mesh_3d_on_gpu(pairs, viewport, path)?;
         if gpu {
             return self.test_mesh_3d_pairs_gpu(pairs, viewport, slabs);
         }
@@ -926,11 +926,7 @@ impl GpuCollider {
         let mut out = Vec::with_capacity(pairs.len());
         for (index, pair) in pairs.iter().enumerate() {
             let Some([x0, y0, x1, y1]) = self.mesh3_overlap(index, pair, viewport)? else {
-                out.push(Hit {
-                    hit: false,
-                    query: 0,
-                    path: Path::BoundingBoxes,
-                });
+                out.push(crate::boxes_apart());
                 continue;
             };
             let (a, b) = (self.mesh3(pair.a)?, self.mesh3(pair.b)?);

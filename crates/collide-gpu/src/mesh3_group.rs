@@ -12,7 +12,7 @@
 use collide::{Aabb, DepthRange, Mat4, Viewport, screen_rect_of_box};
 
 use crate::mesh3::{Mesh3Draw, Mesh3Id, depth_range, onto_buffer};
-use crate::{DEPTH_STENCIL, DepthSlabs, GpuCollider, GpuError, Hit, PAIRS_PER_PASS, Path};
+use crate::{DEPTH_STENCIL, DepthSlabs, GpuCollider, GpuError, Hit, PAIRS_PER_PASS};
 
 /// The first mesh's depths, as an f32's bits in an integer colour target:
 /// one for the nearest surface, one for the farthest (GL can neither read
@@ -99,15 +99,7 @@ impl GroupTargets {
                 },
             ],
         });
-        let vertex_layout = [Some(wgpu::VertexBufferLayout {
-            array_stride: 12,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &[wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Float32x3,
-                offset: 0,
-                shader_location: 0,
-            }],
-        })];
+        let vertex_layout = [Some(crate::mesh3::VERTEX3)];
         let depth_only_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("group depth"),
             bind_group_layouts: &[Some(draw_layout)],
@@ -230,11 +222,7 @@ impl GpuCollider {
                 DepthSlabs::Off => [0.0, 1.0],
             })
         };
-        let miss = Hit {
-            hit: false,
-            query: 0,
-            path: Path::BoundingBoxes,
-        };
+        let miss = crate::boxes_apart();
         let mut out = vec![miss; others.len()];
         // Every candidate is checked first, so bad input fails before any
         // drawing.

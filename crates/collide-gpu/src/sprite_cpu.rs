@@ -60,11 +60,7 @@ impl GpuCollider {
             let (_, ba) = self.draw(index, pair.a, pair.at_a)?;
             let (_, bb) = self.draw(index, pair.b, pair.at_b)?;
             if !boxes_meet(ba, bb) {
-                out.push(Hit {
-                    hit: false,
-                    query: 0,
-                    path: Path::BoundingBoxes,
-                });
+                out.push(crate::boxes_apart());
                 continue;
             }
             // The GPU path's size check, so both paths refuse alike (and a
@@ -100,11 +96,7 @@ impl GpuCollider {
         for (k, &(id, p)) in others.iter().enumerate() {
             let (_, b) = self.draw(k, id, p)?;
             if !boxes_meet(b0, b) {
-                out.push(Hit {
-                    hit: false,
-                    query: 0,
-                    path: Path::BoundingBoxes,
-                });
+                out.push(crate::boxes_apart());
                 continue;
             }
             self.check_group_fit(k, b, shift)?;

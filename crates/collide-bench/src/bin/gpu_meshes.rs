@@ -19,7 +19,8 @@ use collide::{
     intersects_polyhedra,
 };
 use collide_gpu::{
-    DepthSlabs, GpuCollider, Mesh3Pair, MeshId, MeshPair, MeshPlacement, PathChoice, Resolution,
+    DepthSlabs, GpuCollider, Hit, Mesh3Id, Mesh3Pair, MeshId, MeshPair, MeshPlacement, PathChoice,
+    Resolution,
 };
 
 #[path = "../splitmix.rs"]
@@ -458,6 +459,71 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
         100.0 * agree as f64 / n,
         narrow_s * 1e6 / n,
         100.0 * agree_narrow as f64 / n
+    );
+    // One against many: the box (on its hull: drawn once) against 1,000
+    // torus knots around it.
+    let (kv, kt) = knot(50, 10);
+    let knot_id = gpu.add_mesh_3d(&kv, &kt)?;
+    let (rf, pf) = random_pose(rng);
+    let first = mul(&camera, &placed(rf, pf));
+    let others: Vec<(Mesh3Id, Mat4)> = (0..1000)
+        .map(|_| {
+            // Spread wider than the pairs above, so some miss.
+            let (r, p) = random_pose(rng);
+            let p = Vec3::new(p.x * 3.0, p.y * 3.0, p.z);
+            (knot_id, mul(&camera, &placed(r, p)))
+        })
+        .collect();
+    let time = |f: &dyn Fn() -> Result<Vec<Hit>>| -> Result<(f64, Vec<Hit>)> {
+        f()?;
+        let t0 = Instant::now();
+        let hits = f()?;
+        Ok((t0.elapsed().as_secs_f64() * 1e6 / others.len() as f64, hits))
+    };
+    let (group_us, grouped) = time(&|| {
+        Ok(gpu.test_mesh_3d_group_on(
+            id,
+            &first,
+            &others,
+            &viewport,
+            DepthSlabs::On,
+            PathChoice::Gpu,
+        )?)
+    })?;
+    let pairs: Vec<Mesh3Pair> = others
+        .iter()
+        .map(|&(b, mvp_b)| Mesh3Pair {
+            a: id,
+            mvp_a: first,
+            b,
+            mvp_b,
+        })
+        .collect();
+    let (pairs_us, paired) = time(&|| {
+        Ok(gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Gpu)?)
+    })?;
+    let (cpu_us, _) = time(&|| {
+        Ok(gpu.test_mesh_3d_pairs_on(&pairs, &viewport, DepthSlabs::On, PathChoice::Cpu)?)
+    })?;
+    let agree = grouped
+        .iter()
+        .zip(&paired)
+        .filter(|(a, b)| a.hit == b.hit)
+        .count();
+    let touching = paired.iter().filter(|h| h.hit).count();
+    println!(
+        "\nOne against many: the subdivided box ({} triangles, on its hull: drawn once) against {} torus knots ({} triangles), {touching} touching:\n",
+        t.len(),
+        others.len(),
+        kt.len()
+    );
+    println!(
+        "| group, GPU µs/candidate | pairs, GPU µs/pair | pairs, CPU µs/pair | group and pairs agree |"
+    );
+    println!("|---|---|---|---|");
+    println!(
+        "| {group_us:.1} | {pairs_us:.1} | {cpu_us:.1} | {agree}/{} |",
+        others.len()
     );
     Ok(())
 }
