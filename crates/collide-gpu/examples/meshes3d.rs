@@ -11,23 +11,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use collide::{Mat4, Viewport};
+use collide::{DepthRange, Mat4, Viewport, mat4_mul, perspective};
 use collide_gpu::{DepthSlabs, GpuCollider, Mesh3Id, Mesh3Pair, PathChoice};
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::{Delay, Frame, RgbaImage};
 
 const W: u32 = 360;
 const H: u32 = 240;
-
-fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
-    let mut out = [[0.0f32; 4]; 4];
-    for c in 0..4 {
-        for r in 0..4 {
-            out[c][r] = (0..4).map(|k| a[k][r] * b[c][k]).sum();
-        }
-    }
-    out
-}
 
 fn translate(x: f32, y: f32, z: f32) -> Mat4 {
     [
@@ -54,17 +44,7 @@ fn turn(yaw: f32, pitch: f32) -> Mat4 {
         [0.0, -sp, cp, 0.0],
         [0.0, 0.0, 0.0, 1.0],
     ];
-    mul(&x, &y)
-}
-
-fn perspective(fov_y: f32, aspect: f32, near: f32, far: f32) -> Mat4 {
-    let f = 1.0 / (fov_y / 2.0).tan();
-    [
-        [f / aspect, 0.0, 0.0, 0.0],
-        [0.0, f, 0.0, 0.0],
-        [0.0, 0.0, far / (near - far), -1.0],
-        [0.0, 0.0, near * far / (near - far), 0.0],
-    ]
+    mat4_mul(&x, &y)
 }
 
 type Model = (Vec<[f32; 3]>, Vec<[u32; 3]>);
@@ -228,9 +208,9 @@ pub fn run(out: &Path, frames: usize) -> Result<Option<Run>> {
         [0.95, 0.75, 0.3, 1.0],
         [0.45, 0.85, 0.5, 1.0],
     ];
-    let camera = mul(
-        &perspective(0.8, W as f32 / H as f32, 0.5, 60.0),
-        &mul(&turn(0.0, 0.02), &translate(0.0, -0.2, -11.0)),
+    let camera = mat4_mul(
+        &perspective(0.8, W as f32 / H as f32, 0.5, 60.0, DepthRange::ZeroToOne),
+        &mat4_mul(&turn(0.0, 0.02), &translate(0.0, -0.2, -11.0)),
     );
     let viewport = Viewport {
         x: 0.0,
@@ -248,14 +228,14 @@ pub fn run(out: &Path, frames: usize) -> Result<Option<Run>> {
     for f in 0..frames {
         let t = f as f32 / frames as f32 * std::f32::consts::TAU;
         let places = [
-            mul(&translate(0.0, 0.0, 0.0), &turn(t, 0.3)),
-            mul(&translate(4.0 * t.cos(), 0.2, 0.3), &turn(-2.0 * t, 0.0)),
-            mul(
+            mat4_mul(&translate(0.0, 0.0, 0.0), &turn(t, 0.3)),
+            mat4_mul(&translate(4.0 * t.cos(), 0.2, 0.3), &turn(-2.0 * t, 0.0)),
+            mat4_mul(
                 &translate(0.6, 3.0 * (t + 1.0).sin(), -0.4),
                 &turn(1.5 * t, t),
             ),
         ];
-        let mvp: Vec<Mat4> = places.iter().map(|m| mul(&camera, m)).collect();
+        let mvp: Vec<Mat4> = places.iter().map(|m| mat4_mul(&camera, m)).collect();
         let pairs = [(0, 1), (0, 2), (1, 2)].map(|(a, b)| Mesh3Pair {
             a: ids[a],
             mvp_a: mvp[a],
@@ -348,22 +328,25 @@ pub fn limits(out: &Path) -> Result<Option<PathBuf>> {
             [0.0, 0.0, 0.0, 1.0],
         ]
     };
-    let projection = perspective(1.0, W as f32 / H as f32, 0.5, 200.0);
-    let level = mul(&projection, &translate(0.0, -0.5, -5.0));
+    let projection = perspective(1.0, W as f32 / H as f32, 0.5, 200.0, DepthRange::ZeroToOne);
+    let level = mat4_mul(&projection, &translate(0.0, -0.5, -5.0));
     let rod = |z: f32, tilt: f32, slant: f32| {
-        mul(
+        mat4_mul(
             &level,
-            &mul(
+            &mat4_mul(
                 &translate(0.0, 0.5, z),
-                &mul(
+                &mat4_mul(
                     &roll(tilt),
-                    &mul(&turn(slant, 0.0), &scale(4.0, 0.15, 0.15)),
+                    &mat4_mul(&turn(slant, 0.0), &scale(4.0, 0.15, 0.15)),
                 ),
             ),
         )
     };
     let (ra, rb) = (rod(-0.5, 0.5, 0.6), rod(-0.8, -0.5, -0.6));
-    let lifted = mul(&level, &mul(&translate(0.0, 0.8, -5.0), &turn(0.4, 0.0)));
+    let lifted = mat4_mul(
+        &level,
+        &mat4_mul(&translate(0.0, 0.8, -5.0), &turn(0.4, 0.0)),
+    );
     let viewport = Viewport {
         x: 0.0,
         y: 0.0,

@@ -822,41 +822,13 @@ impl GpuCollider {
         background: [f64; 4],
         objects: &[(SpriteId, Placement, [f32; 4])],
     ) -> Result<Vec<u8>, GpuError> {
-        let dev = &self.device;
-        let mut draws = Vec::with_capacity(objects.len() + 1);
+        let mut draws = Vec::with_capacity(objects.len());
         for (k, &(id, p, colour)) in objects.iter().enumerate() {
             let (mut d, _) = self.draw(k, id, p)?;
             d.colour = colour;
             draws.push(d);
         }
-        // A storage buffer may not be empty.
-        if draws.is_empty() {
-            draws.push(<Draw as bytemuck::Zeroable>::zeroed());
-        }
-        let size_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("scene size"),
-            contents: bytemuck::cast_slice(&[width as f32, height as f32, 0.0, 0.0]),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let draw_buf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("scene draws"),
-            contents: bytemuck::cast_slice(&draws),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let bind = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scene"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: draw_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: size_buf.as_entire_binding(),
-                },
-            ],
-        });
+        let (_draws, _size, bind) = self.image_bind_group(&draws, width, height);
         self.render_scene(width, height, background, false, |pass| {
             pass.set_pipeline(&self.colour);
             pass.set_bind_group(0, &bind, &[]);
@@ -1156,6 +1128,35 @@ impl GpuCollider {
         &self,
         draws: &[T],
     ) -> (wgpu::Buffer, wgpu::BindGroup) {
+        self.bind_draws(draws, &self.target_buf)
+    }
+
+    /// A `width × height` image's draw records (never empty: a storage
+    /// buffer may not be) with a size record of its own, for normal mode.
+    pub(crate) fn image_bind_group<T: bytemuck::Pod>(
+        &self,
+        draws: &[T],
+        width: u32,
+        height: u32,
+    ) -> (wgpu::Buffer, wgpu::Buffer, wgpu::BindGroup) {
+        let size = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("image size"),
+                contents: bytemuck::cast_slice(&[width as f32, height as f32, 0.0, 0.0]),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let none = [T::zeroed()];
+        let draws = if draws.is_empty() { &none[..] } else { draws };
+        let (buf, bind) = self.bind_draws(draws, &size);
+        (buf, size, bind)
+    }
+
+    fn bind_draws<T: bytemuck::Pod>(
+        &self,
+        draws: &[T],
+        size: &wgpu::Buffer,
+    ) -> (wgpu::Buffer, wgpu::BindGroup) {
         let buf = self
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -1173,7 +1174,7 @@ impl GpuCollider {
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: self.target_buf.as_entire_binding(),
+                    resource: size.as_entire_binding(),
                 },
             ],
         });

@@ -278,47 +278,11 @@ impl GpuCollider {
         vertices: &[[f32; 2]],
         triangles: &[[u32; 3]],
     ) -> Result<MeshId, GpuError> {
-        let bad = |what: String| Err(GpuError::BadMesh(what));
-        if triangles.is_empty() {
-            return bad("a mesh needs at least one triangle".into());
-        }
-        if let Some(k) = vertices
-            .iter()
-            .position(|v| !(v[0].is_finite() && v[1].is_finite()))
-        {
-            return bad(format!("vertex {k} is not finite: {:?}", vertices[k]));
-        }
-        if let Some((t, i)) = triangles
-            .iter()
-            .enumerate()
-            .flat_map(|(t, tri)| tri.iter().map(move |&i| (t, i)))
-            .find(|&(_, i)| i as usize >= vertices.len())
-        {
-            return bad(format!(
-                "triangle {t} uses vertex {i}; there are {}",
-                vertices.len()
-            ));
-        }
-        let index_count = u32::try_from(triangles.len() * 3)
-            .map_err(|_| GpuError::BadMesh("over 2^32 indices".into()))?;
+        let (vertex_buffer, index_buffer, index_count) = self.upload_mesh(vertices, triangles)?;
         let radius = vertices
             .iter()
             .map(|v| v[0].hypot(v[1]))
             .fold(0.0f32, f32::max);
-        let vertex_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh vertices"),
-                contents: bytemuck::cast_slice(vertices),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
-        let index_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh indices"),
-                contents: bytemuck::cast_slice(triangles),
-                usage: wgpu::BufferUsages::INDEX,
-            });
         self.meshes.push(Mesh {
             vertices: vertex_buffer,
             indices: index_buffer,
@@ -768,46 +732,7 @@ impl GpuCollider {
             d.colour = colour;
             draws.push(d);
         }
-        if draws.is_empty() {
-            draws.push(MeshDraw {
-                pos: [0.0; 2],
-                cos_sin: [1.0, 0.0],
-                depth: 0.0,
-                scale: 1.0,
-                pad: [0.0; 2],
-                colour: [0.0; 4],
-            });
-        }
-        // The shader maps pixels through the collision buffer's size; the
-        // image gets a target-size record of its own.
-        let size_buf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("image size"),
-                contents: bytemuck::cast_slice(&[width as f32, height as f32, 0.0, 0.0]),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let draw_buf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh draws"),
-                contents: bytemuck::cast_slice(&draws),
-                usage: wgpu::BufferUsages::STORAGE,
-            });
-        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("mesh scene"),
-            layout: &self.draw_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: draw_buf.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: size_buf.as_entire_binding(),
-                },
-            ],
-        });
+        let (_draws, _size, bind) = self.image_bind_group(&draws, width, height);
         self.render_scene(width, height, background, false, |pass| {
             pass.set_pipeline(&self.mesh_pipelines.colour);
             pass.set_bind_group(0, &bind, &[]);
@@ -819,5 +744,64 @@ impl GpuCollider {
             }
             Ok(())
         })
+    }
+}
+
+impl GpuCollider {
+    /// Checks a mesh (2-D or 3-D vertices, `N` coordinates each) and
+    /// uploads it: its vertex and index buffers and index count.
+    ///
+    /// # Errors
+    /// [`GpuError::BadMesh`] for no triangles, a vertex that is not finite,
+    /// an index past the vertices, or over 2^32 indices.
+    pub(crate) fn upload_mesh<const N: usize>(
+        &self,
+        vertices: &[[f32; N]],
+        triangles: &[[u32; 3]],
+    ) -> Result<(wgpu::Buffer, wgpu::Buffer, u32), GpuError> {
+        let bad = |what: String| Err(GpuError::BadMesh(what));
+        if triangles.is_empty() {
+            return bad("a mesh needs at least one triangle".into());
+        }
+        if let Some(k) = vertices
+            .iter()
+            .position(|v| !v.iter().all(|c| c.is_finite()))
+        {
+            return bad(format!("vertex {k} is not finite: {:?}", vertices[k]));
+        }
+        if let Some((t, i)) = triangles
+            .iter()
+            .enumerate()
+            .flat_map(|(t, tri)| tri.iter().map(move |&i| (t, i)))
+            .find(|&(_, i)| i as usize >= vertices.len())
+        {
+            return bad(format!(
+                "triangle {t} uses vertex {i}; there are {}",
+                vertices.len()
+            ));
+        }
+        let index_count = u32::try_from(triangles.len() * 3)
+            .map_err(|_| GpuError::BadMesh("over 2^32 indices".into()))?;
+        let buffer = |label, contents: &[u8], usage| {
+            self.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage,
+                })
+        };
+        Ok((
+            buffer(
+                "mesh vertices",
+                bytemuck::cast_slice(vertices),
+                wgpu::BufferUsages::VERTEX,
+            ),
+            buffer(
+                "mesh indices",
+                bytemuck::cast_slice(triangles),
+                wgpu::BufferUsages::INDEX,
+            ),
+            index_count,
+        ))
     }
 }

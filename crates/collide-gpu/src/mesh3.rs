@@ -17,7 +17,6 @@
 //! are drawn, not solids). Both are tests in `tests/meshes3.rs`.
 
 use collide::{Aabb, DepthRange, Mat4, Vec3, Viewport, screen_rect_of_box};
-use wgpu::util::DeviceExt;
 
 use crate::{DEPTH_STENCIL, GpuCollider, GpuError, Hit, PAIRS_PER_SUBMIT, Path, PathChoice};
 
@@ -361,49 +360,13 @@ impl GpuCollider {
         vertices: &[[f32; 3]],
         triangles: &[[u32; 3]],
     ) -> Result<Mesh3Id, GpuError> {
-        let bad = |what: String| Err(GpuError::BadMesh(what));
-        if triangles.is_empty() {
-            return bad("a mesh needs at least one triangle".into());
-        }
-        if let Some(k) = vertices
-            .iter()
-            .position(|v| !v.iter().all(|c| c.is_finite()))
-        {
-            return bad(format!("vertex {k} is not finite: {:?}", vertices[k]));
-        }
-        if let Some((t, i)) = triangles
-            .iter()
-            .enumerate()
-            .flat_map(|(t, tri)| tri.iter().map(move |&i| (t, i)))
-            .find(|&(_, i)| i as usize >= vertices.len())
-        {
-            return bad(format!(
-                "triangle {t} uses vertex {i}; there are {}",
-                vertices.len()
-            ));
-        }
-        let index_count = u32::try_from(triangles.len() * 3)
-            .map_err(|_| GpuError::BadMesh("over 2^32 indices".into()))?;
+        let (vertex_buffer, index_buffer, index_count) = self.upload_mesh(vertices, triangles)?;
         let mut min = Vec3::new(f32::MAX, f32::MAX, f32::MAX);
         let mut max = Vec3::new(f32::MIN, f32::MIN, f32::MIN);
         for v in triangles.iter().flatten().map(|&i| vertices[i as usize]) {
             min = Vec3::new(min.x.min(v[0]), min.y.min(v[1]), min.z.min(v[2]));
             max = Vec3::new(max.x.max(v[0]), max.y.max(v[1]), max.z.max(v[2]));
         }
-        let vertex_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh3 vertices"),
-                contents: bytemuck::cast_slice(vertices),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
-        let index_buffer = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("mesh3 indices"),
-                contents: bytemuck::cast_slice(triangles),
-                usage: wgpu::BufferUsages::INDEX,
-            });
         self.meshes3.push(Mesh3 {
             vertices: vertex_buffer,
             indices: index_buffer,

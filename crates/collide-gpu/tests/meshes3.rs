@@ -9,7 +9,7 @@
 
 mod common;
 
-use collide::{Mat4, Viewport};
+use collide::{DepthRange, Mat4, Viewport, mat4_mul, perspective};
 use collide_gpu::{DepthSlabs, GpuCollider, Mesh3Id, Mesh3Pair, Occlusion, Path, PathChoice};
 
 fn gpu() -> Option<GpuCollider> {
@@ -23,27 +23,6 @@ const SCREEN: Viewport = Viewport {
     height: 400.0,
     y_down: true,
 };
-
-fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
-    let mut out = [[0.0f32; 4]; 4];
-    for c in 0..4 {
-        for r in 0..4 {
-            out[c][r] = (0..4).map(|k| a[k][r] * b[c][k]).sum();
-        }
-    }
-    out
-}
-
-/// A right-handed perspective with wgpu's 0..1 depth, looking down -z.
-fn perspective(fov_y: f32, near: f32, far: f32) -> Mat4 {
-    let f = 1.0 / (fov_y / 2.0).tan();
-    [
-        [f, 0.0, 0.0, 0.0],
-        [0.0, f, 0.0, 0.0],
-        [0.0, 0.0, far / (near - far), -1.0],
-        [0.0, 0.0, near * far / (near - far), 0.0],
-    ]
-}
 
 /// Translation, then a turn about a unit axis, then a scale per axis.
 fn model(at: [f32; 3], axis: [f32; 3], angle: f32, scale: [f32; 3]) -> Mat4 {
@@ -121,7 +100,10 @@ fn floor(g: &mut GpuCollider) -> Mesh3Id {
 /// The camera at (0, 0.5, 5) looking down -z, level.
 fn camera() -> Mat4 {
     let view = model([0.0, -0.5, -5.0], [0.0, 1.0, 0.0], 0.0, [1.0; 3]);
-    mul(&perspective(1.0, 0.5, 200.0), &view)
+    mat4_mul(
+        &perspective(1.0, 1.0, 0.5, 200.0, DepthRange::ZeroToOne),
+        &view,
+    )
 }
 
 /// A cube standing on a floor meets it; lifted a little it does not, though
@@ -132,7 +114,7 @@ fn the_perspective_floor() {
     let (box_mesh, floor_mesh) = (cube(&mut g), floor(&mut g));
     let vp = camera();
     let cube_at = |lift: f32| {
-        mul(
+        mat4_mul(
             &vp,
             &model([0.0, 0.5 + lift, -5.0], [0.0, 1.0, 0.0], 0.4, [1.0; 3]),
         )
@@ -170,9 +152,9 @@ fn the_documented_limits_of_depth_slabs() {
     // the second 0.3 behind the first: an X on screen, never touching.
     let slanted = |z: f32, tilt: f32, slant: f32| {
         let tilted = model([0.0, 0.5, z], [0.0, 0.0, 1.0], tilt, [1.0; 3]);
-        mul(
+        mat4_mul(
             &vp,
-            &mul(
+            &mat4_mul(
                 &tilted,
                 &model([0.0; 3], [0.0, 1.0, 0.0], slant, [4.0, 0.1, 0.1]),
             ),
@@ -184,11 +166,11 @@ fn the_documented_limits_of_depth_slabs() {
         b: rod,
         mvp_b: slanted(-8.3, -0.5, -0.6),
     };
-    let big = mul(
+    let big = mat4_mul(
         &vp,
         &model([0.0, 0.5, -8.0], [0.0, 1.0, 0.0], 0.2, [3.0; 3]),
     );
-    let small = mul(
+    let small = mat4_mul(
         &vp,
         &model([0.0, 0.5, -8.0], [1.0, 0.0, 0.0], 0.7, [0.5; 3]),
     );
@@ -325,7 +307,7 @@ fn random_box_pairs_agree_with_the_cpu_rasteriser() {
         let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
             .sqrt()
             .max(1e-3);
-        mul(
+        mat4_mul(
             &vp,
             &model(
                 [
@@ -421,7 +403,8 @@ fn stacked_boxes() {
     let Some(mut g) = gpu() else { return };
     let cube = cube(&mut g);
     let vp = camera();
-    let at = |y: f32, turn: f32| mul(&vp, &model([0.0, y, -5.0], [0.0, 1.0, 0.0], turn, [1.0; 3]));
+    let at =
+        |y: f32, turn: f32| mat4_mul(&vp, &model([0.0, y, -5.0], [0.0, 1.0, 0.0], turn, [1.0; 3]));
     let pairs = [
         Mesh3Pair {
             a: cube,
@@ -455,7 +438,7 @@ fn later_grouped_and_chosen_answers_are_the_same() {
     let mesh = cube(&mut g);
     let vp = camera();
     let mut rng = Rng(17);
-    let first = mul(
+    let first = mat4_mul(
         &vp,
         &model([0.0, 0.0, -7.0], [0.0, 1.0, 0.0], 0.4, [1.0; 3]),
     );
@@ -467,7 +450,10 @@ fn later_grouped_and_chosen_answers_are_the_same() {
                 -7.0 + rng.unit() * 3.0 - 1.5,
             ];
             let turn = rng.unit() * 6.0;
-            (mesh, mul(&vp, &model(at, [0.0, 0.0, 1.0], turn, [0.6; 3])))
+            (
+                mesh,
+                mat4_mul(&vp, &model(at, [0.0, 0.0, 1.0], turn, [0.6; 3])),
+            )
         })
         .collect();
     let pairs: Vec<Mesh3Pair> = others
@@ -590,7 +576,7 @@ fn box_pairs_agree_with_collides_convex_query_outside_a_band() {
         .iter()
         .map(|[(pa, ha, ta), (pb, hb, tb)]| {
             let place = |at: [f32; 3], half: [f32; 3], turn: f32| {
-                mul(
+                mat4_mul(
                     &ortho,
                     &model(at, [0.0, 0.0, 1.0], turn, half.map(|h| 2.0 * h)),
                 )
@@ -703,11 +689,11 @@ fn a_group_with_a_convex_first_gives_the_pairs_answers() {
                 cube_mesh
             };
             let axis = [axis[0] / n, axis[1] / n, axis[2] / n];
-            (mesh, mul(&vp, &model(at, axis, turn, size)))
+            (mesh, mat4_mul(&vp, &model(at, axis, turn, size)))
         })
         .collect();
     for first in [cube_mesh, pair_mesh] {
-        let mvp = mul(
+        let mvp = mat4_mul(
             &vp,
             &model([0.0, 0.0, -7.0], [0.0, 1.0, 0.0], 0.5, [1.5, 1.0, 2.0]),
         );
@@ -744,12 +730,12 @@ fn a_group_with_a_convex_first_gives_the_pairs_answers() {
     // lifted 0.3 does not (its far part behind the cube on screen is at
     // other depths).
     let cube_at = |lift: f32| {
-        mul(
+        mat4_mul(
             &vp,
             &model([0.0, 0.5 + lift, -5.0], [0.0, 1.0, 0.0], 0.4, [1.0; 3]),
         )
     };
-    let floor_at = mul(&vp, &model([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], 0.0, [1.0; 3]));
+    let floor_at = mat4_mul(&vp, &model([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], 0.0, [1.0; 3]));
     let hits = g
         .test_mesh_3d_group_on(
             floor_mesh,

@@ -34,7 +34,8 @@
 //!   points; [`contact_polyhedra_by_axes`] is the separating-axis method
 //!   alone), [`closest_points_polyhedra`], [`distance_polyhedra`],
 //!   [`separating_axis_polyhedra`]; and [`screen_rect_of_box`], a 3-D box's
-//!   rectangle on the screen, clipped at the near plane, for the broad phase.
+//!   rectangle on the screen, clipped at the near plane, for the broad phase
+//!   (its matrix built with [`perspective`] and [`mat4_mul`]).
 //!
 //! ```
 //! use collide::{ConvexPolyhedron, Transform3, Vec3, contact_polyhedra};
@@ -92,7 +93,8 @@ pub use narrow3d::sat3::{
     Contact3, contact_polyhedra, contact_polyhedra_by_axes, intersects_polyhedra,
 };
 pub use narrow3d::screen::{
-    DepthRange, Mat4, Viewport, screen_rect, screen_rect_of_box, screen_rect_unclipped,
+    DepthRange, Mat4, Viewport, mat4_mul, perspective, screen_rect, screen_rect_of_box,
+    screen_rect_unclipped,
 };
 pub use pair::{Pair, QueryStats};
 pub use transform::{Rot, Transform};

@@ -10,7 +10,7 @@ mod narrow;
 use collide::{
     ConvexPolyhedron, DepthRange, Rot3, Transform3, Vec3, Viewport, closest_points_polyhedra,
     contact_polyhedra, contact_polyhedra_by_axes, distance_polyhedra, intersects_polyhedra,
-    screen_rect_of_box, screen_rect_unclipped, separating_axis_polyhedra,
+    mat4_mul, perspective, screen_rect_of_box, screen_rect_unclipped, separating_axis_polyhedra,
 };
 use narrow::cases;
 use parry3d::math::{Pose, Vec3 as PVec3};
@@ -248,23 +248,6 @@ proptest! {
     }
 }
 
-/// A right-handed perspective looking down −z (as `gluPerspective`), for either depth range.
-fn perspective(fov_y: f32, aspect: f32, near: f32, far: f32, depth: DepthRange) -> collide::Mat4 {
-    let f = 1.0 / (fov_y * 0.5).tan();
-    let (c, d) = match depth {
-        DepthRange::NegativeOneToOne => {
-            ((far + near) / (near - far), 2.0 * far * near / (near - far))
-        }
-        DepthRange::ZeroToOne => (far / (near - far), far * near / (near - far)),
-    };
-    [
-        [f / aspect, 0.0, 0.0, 0.0],
-        [0.0, f, 0.0, 0.0],
-        [0.0, 0.0, c, -1.0],
-        [0.0, 0.0, d, 0.0],
-    ]
-}
-
 fn clip(m: &collide::Mat4, p: [f32; 3]) -> [f32; 4] {
     std::array::from_fn(|r| m[0][r] * p[0] + m[1][r] * p[1] + m[2][r] * p[2] + m[3][r])
 }
@@ -386,5 +369,45 @@ fn crossed_bars_touch_at_one_point() {
         // Above a's top edge (y = 0) at b's bottom edge (x = 0.1), halfway.
         let expected = Vec3::new(0.1, 0.0, reach - 0.025);
         assert!((p - expected).length() < 1e-3, "{p:?}");
+    }
+}
+
+/// `mat4_mul(a, b)` applies `b` first: on random matrices and points it
+/// gives `a` of `b` of the point; `perspective` puts the near plane at its
+/// depth range's start and the far plane at 1.
+#[test]
+fn matrices_compose_and_perspective_maps_its_planes() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut unit = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    for _ in 0..200 {
+        let a: collide::Mat4 = std::array::from_fn(|_| std::array::from_fn(|_| unit()));
+        let b: collide::Mat4 = std::array::from_fn(|_| std::array::from_fn(|_| unit()));
+        let p = [unit(), unit(), unit()];
+        let bp = clip(&b, p);
+        let a_of_bp: [f32; 4] = std::array::from_fn(|r| (0..4).map(|k| a[k][r] * bp[k]).sum());
+        let ab_p = clip(&mat4_mul(&a, &b), p);
+        for r in 0..4 {
+            assert!(
+                (a_of_bp[r] - ab_p[r]).abs() < 1e-4,
+                "{a_of_bp:?} against {ab_p:?}"
+            );
+        }
+    }
+    for (depth, start) in [
+        (DepthRange::ZeroToOne, 0.0),
+        (DepthRange::NegativeOneToOne, -1.0),
+    ] {
+        let m = perspective(1.0, 1.5, 0.5, 200.0, depth);
+        let ndc = |z: f32| {
+            let c = clip(&m, [0.0, 0.0, z]);
+            c[2] / c[3]
+        };
+        assert!((ndc(-0.5) - start).abs() < 1e-5, "{depth:?} near");
+        assert!((ndc(-200.0) - 1.0).abs() < 1e-5, "{depth:?} far");
     }
 }

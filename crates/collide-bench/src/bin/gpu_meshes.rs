@@ -15,8 +15,8 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use collide::raster::rasterize;
 use collide::{
-    ConvexPolyhedron, Mat4, Rot3, Shape, Transform, Transform3, Vec2, Vec3, Viewport, intersects,
-    intersects_polyhedra,
+    ConvexPolyhedron, DepthRange, Mat4, Rot3, Shape, Transform, Transform3, Vec2, Vec3, Viewport,
+    intersects, intersects_polyhedra, mat4_mul, perspective,
 };
 use collide_gpu::{
     DepthSlabs, GpuCollider, Hit, Mesh3Id, Mesh3Pair, MeshId, MeshPair, MeshPlacement, PathChoice,
@@ -231,16 +231,6 @@ fn main() -> Result<()> {
     Ok(())
 }
 
-fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
-    let mut out = [[0.0f32; 4]; 4];
-    for c in 0..4 {
-        for r in 0..4 {
-            out[c][r] = (0..4).map(|k| a[k][r] * b[c][k]).sum();
-        }
-    }
-    out
-}
-
 /// A model matrix: a turn then a move.
 fn placed(rot: Rot3, at: Vec3) -> Mat4 {
     let m = |v: Vec3| rot.apply(v);
@@ -334,15 +324,8 @@ fn cube(h: f32, k: usize) -> Model3 {
 }
 
 fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
-    let f = 1.0 / (0.45f32).tan();
-    let (near, far) = (0.5f32, 60.0f32);
-    let projection: Mat4 = [
-        [f, 0.0, 0.0, 0.0],
-        [0.0, f, 0.0, 0.0],
-        [0.0, 0.0, far / (near - far), -1.0],
-        [0.0, 0.0, near * far / (near - far), 0.0],
-    ];
-    let camera = mul(
+    let projection = perspective(0.9, 1.0, 0.5, 60.0, DepthRange::ZeroToOne);
+    let camera = mat4_mul(
         &projection,
         &placed(Rot3::IDENTITY, Vec3::new(0.0, 0.0, -12.0)),
     );
@@ -384,9 +367,9 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
                 let (rb, pb) = random_pose(rng);
                 Mesh3Pair {
                     a: id,
-                    mvp_a: mul(&camera, &placed(ra, pa)),
+                    mvp_a: mat4_mul(&camera, &placed(ra, pa)),
                     b: id,
-                    mvp_b: mul(&camera, &placed(rb, pb)),
+                    mvp_b: mat4_mul(&camera, &placed(rb, pb)),
                 }
             })
             .collect();
@@ -419,9 +402,9 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
         .iter()
         .map(|[(ra, pa), (rb, pb)]| Mesh3Pair {
             a: id,
-            mvp_a: mul(&camera, &placed(*ra, *pa)),
+            mvp_a: mat4_mul(&camera, &placed(*ra, *pa)),
             b: id,
-            mvp_b: mul(&camera, &placed(*rb, *pb)),
+            mvp_b: mat4_mul(&camera, &placed(*rb, *pb)),
         })
         .collect();
     gpu.test_mesh_3d_pairs_on(&pairs[..2], &viewport, DepthSlabs::On, PathChoice::Gpu)?;
@@ -465,13 +448,13 @@ fn three_d(gpu: &mut GpuCollider, rng: &mut Rng) -> Result<()> {
     let (kv, kt) = knot(50, 10);
     let knot_id = gpu.add_mesh_3d(&kv, &kt)?;
     let (rf, pf) = random_pose(rng);
-    let first = mul(&camera, &placed(rf, pf));
+    let first = mat4_mul(&camera, &placed(rf, pf));
     let others: Vec<(Mesh3Id, Mat4)> = (0..1000)
         .map(|_| {
             // Spread wider than the pairs above, so some miss.
             let (r, p) = random_pose(rng);
             let p = Vec3::new(p.x * 3.0, p.y * 3.0, p.z);
-            (knot_id, mul(&camera, &placed(r, p)))
+            (knot_id, mat4_mul(&camera, &placed(r, p)))
         })
         .collect();
     let time = |f: &dyn Fn() -> Result<Vec<Hit>>| -> Result<(f64, Vec<Hit>)> {

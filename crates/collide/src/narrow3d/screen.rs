@@ -46,6 +46,38 @@ pub struct Viewport {
 /// lay them out.
 pub type Mat4 = [[Real; 4]; 4];
 
+/// The product `a · b` of two column-major matrices: `b` applies first
+/// (a projection times a view times a model, as [`screen_rect`] takes).
+pub fn mat4_mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    let mut out = [[0.0; 4]; 4];
+    for (c, column) in out.iter_mut().enumerate() {
+        for (r, cell) in column.iter_mut().enumerate() {
+            *cell = (0..4).map(|k| a[k][r] * b[c][k]).sum();
+        }
+    }
+    out
+}
+
+/// A right-handed perspective projection looking down -z (as
+/// `gluPerspective`), with a vertical field of view `fov_y` (radians) and
+/// `aspect` = width / height; `near` maps to the start of `depth`'s range
+/// and `far` to 1.
+pub fn perspective(fov_y: Real, aspect: Real, near: Real, far: Real, depth: DepthRange) -> Mat4 {
+    let f = 1.0 / (fov_y / 2.0).tan();
+    let (c, d) = match depth {
+        DepthRange::NegativeOneToOne => {
+            ((far + near) / (near - far), 2.0 * far * near / (near - far))
+        }
+        DepthRange::ZeroToOne => (far / (near - far), far * near / (near - far)),
+    };
+    [
+        [f / aspect, 0.0, 0.0, 0.0],
+        [0.0, f, 0.0, 0.0],
+        [0.0, 0.0, c, -1.0],
+        [0.0, 0.0, d, 0.0],
+    ]
+}
+
 fn mul(m: &Mat4, p: Vec3) -> [f64; 4] {
     let mut out = [0.0f64; 4];
     for (row, o) in out.iter_mut().enumerate() {
