@@ -1,6 +1,8 @@
 //! Dates and times, on a fixed clock (2026-11-29 12:34:56 UTC) in a
 //! fixed zone (Europe/London), against hand cases and a day-by-day walk.
 
+mod common;
+
 use calculon::{Calculator, Settings};
 use proptest::prelude::*;
 
@@ -16,18 +18,7 @@ fn calculator() -> Calculator {
 }
 
 fn check(cases: &[(&str, &str)]) {
-    let mut calc = calculator();
-    let mut failures = Vec::new();
-    for (input, want) in cases {
-        let got = match calc.evaluate(input) {
-            Ok(a) => a.display(),
-            Err(e) => format!("error: {e}"),
-        };
-        if got != *want {
-            failures.push(format!("{input:?}\n   got  {got}\n   want {want}"));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    common::check_in(&mut calculator(), cases);
 }
 
 #[test]

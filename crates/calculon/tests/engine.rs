@@ -1,22 +1,13 @@
 //! The engine, line by line: input → the answer's one-line display.
 
+mod common;
+
 use calculon::{Calculator, ErrorKind};
 
 /// Evaluates each line in one calculator and compares the display (or
 /// the error message, prefixed with `error: `).
 fn check(cases: &[(&str, &str)]) {
-    let mut calc = Calculator::default();
-    let mut failures = Vec::new();
-    for (input, want) in cases {
-        let got = match calc.evaluate(input) {
-            Ok(a) => a.display(),
-            Err(e) => format!("error: {e}"),
-        };
-        if got != *want {
-            failures.push(format!("{input:?}\n   got  {got}\n   want {want}"));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    common::check_in(&mut Calculator::default(), cases);
 }
 
 #[test]
