@@ -188,28 +188,10 @@ fn random_polygon_pairs_agree_with_the_cpu_rasteriser() {
             cpu_hits[k].path,
             Path::CpuRaster | Path::BoundingBoxes
         ));
-        if surely > 0 {
-            assert!(
-                hit.hit,
-                "pair {k}: {surely} shared pixels for sure, the GPU saw none"
-            );
-            touching += 1;
-        } else if possibly == 0 {
-            assert!(
-                !hit.hit,
-                "pair {k}: nothing shared, the GPU saw {}",
-                hit.query
-            );
-            apart += 1;
-        } else {
-            unsure += 1;
-        }
-        if g.occlusion() == Occlusion::SampleCount && hit.hit {
-            assert!(
-                (surely..=possibly).contains(&hit.query),
-                "pair {k}: the GPU counted {}, the CPU {surely}..={possibly}",
-                hit.query
-            );
+        match common::judge(k, hit, surely, possibly, g.occlusion()) {
+            common::Bounds::Touching => touching += 1,
+            common::Bounds::Apart => apart += 1,
+            common::Bounds::AtTheBand => unsure += 1,
         }
     }
     eprintln!(

@@ -369,28 +369,10 @@ fn random_box_pairs_agree_with_the_cpu_rasteriser() {
             "pair {k}: CPU path {} against {surely}..={possibly}",
             cpu[k].query
         );
-        if surely > 0 {
-            assert!(
-                hit.hit,
-                "pair {k}: {surely} pixels shared for sure, the GPU saw none"
-            );
-            touching += 1;
-        } else if possibly == 0 {
-            assert!(
-                !hit.hit,
-                "pair {k}: nothing shared, the GPU saw {}",
-                hit.query
-            );
-            apart += 1;
-        } else {
-            unsure += 1;
-        }
-        if g.occlusion() == Occlusion::SampleCount && hit.hit {
-            assert!(
-                (surely..=possibly).contains(&hit.query),
-                "pair {k}: GPU {} against {surely}..={possibly}",
-                hit.query
-            );
+        match common::judge(k, hit, surely, possibly, g.occlusion()) {
+            common::Bounds::Touching => touching += 1,
+            common::Bounds::Apart => apart += 1,
+            common::Bounds::AtTheBand => unsure += 1,
         }
     }
     eprintln!("1,000 box pairs: {touching} touching, {apart} apart, {unsure} decided at a band");

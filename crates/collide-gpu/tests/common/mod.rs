@@ -50,3 +50,51 @@ impl Rng {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// How a pair stands against a CPU oracle's bounds.
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bounds {
+    /// Some pixel is shared for sure.
+    Touching,
+    /// No pixel can be shared.
+    Apart,
+    /// Only pixels at the band: either answer is right.
+    AtTheBand,
+}
+
+/// Checks the GPU's answer for pair `k` against an oracle that shares
+/// `surely` pixels for sure and `possibly` at most: a sure pixel must be
+/// a hit, no possible one must not, and a sample count must lie between.
+#[allow(dead_code)]
+pub fn judge(
+    k: usize,
+    hit: &collide_gpu::Hit,
+    surely: u64,
+    possibly: u64,
+    occlusion: collide_gpu::Occlusion,
+) -> Bounds {
+    if occlusion == collide_gpu::Occlusion::SampleCount && hit.hit {
+        assert!(
+            (surely..=possibly).contains(&hit.query),
+            "pair {k}: the GPU counted {}, the CPU {surely}..={possibly}",
+            hit.query
+        );
+    }
+    if surely > 0 {
+        assert!(
+            hit.hit,
+            "pair {k}: {surely} pixels shared for sure, the GPU saw none"
+        );
+        Bounds::Touching
+    } else if possibly == 0 {
+        assert!(
+            !hit.hit,
+            "pair {k}: nothing shared, the GPU saw {}",
+            hit.query
+        );
+        Bounds::Apart
+    } else {
+        Bounds::AtTheBand
+    }
+}
