@@ -78,6 +78,22 @@ fn a_pasted_column_gets_a_result_per_line_and_a_total() {
     assert!(h.query_by_label_contains("total = 1003.25").is_some());
 }
 
+/// A column whose line converts money totals in the converted currency,
+/// as the line shows it (not in the currency it was typed in).
+#[test]
+fn a_columns_total_is_in_the_units_its_lines_show() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression")
+        .type_text("100 USD to EUR\n20 EUR");
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("total ≈ 109.51 EUR").is_some(),
+        "no total in euros; the lines: {:?}",
+        result(&h)
+    );
+}
+
 #[test]
 fn the_root_button_and_keeping_a_definition() {
     let mut h = harness();
