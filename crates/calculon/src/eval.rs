@@ -157,7 +157,6 @@ pub struct Column {
 /// [`Calculator::evaluate_column`]).
 fn clean_pasted_line(raw: &str) -> String {
     raw.chars()
-        .filter(|c| !matches!(c, '$' | '€' | '£' | '¥'))
         .map(|c| if c == '\t' || c == '\r' { ' ' } else { c })
         .collect()
 }
@@ -735,8 +734,8 @@ impl Calculator {
     /// line or a `#` comment) and, with `total`, the sum of the values.
     ///
     /// Each line is cleaned first: carriage returns and tabs become
-    /// spaces, and currency signs (`$ € £ ¥`) are dropped, so a column
-    /// copied from a spreadsheet reads as numbers.
+    /// spaces, so a column copied from a spreadsheet reads as typed.
+    /// Currency signs are currencies (`$1,200.50` is 1,200.50 USD).
     pub fn evaluate_column(&mut self, text: &str, total: bool, cancel: &CancelFlag) -> Column {
         self.evaluate_lines(text.lines().map(Ok), total, cancel)
     }

@@ -86,6 +86,15 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
                     chars.next();
                 }
             }
+            c if is_currency_sign(c) => {
+                // A sign is a name of its own: `€12.50`, `12.50 €`.
+                chars.next();
+                let end = start + c.len_utf8();
+                tokens.push(Token {
+                    tok: Tok::Ident(input[start..end].to_string()),
+                    span: start..end,
+                });
+            }
             c if is_ident_start(c) => {
                 let mut end = start;
                 while let Some(&(i, c)) = chars.peek() {
@@ -192,27 +201,32 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
             }
         }
     }
+    move_currency_signs(&mut tokens);
     Ok(tokens)
+}
+
+/// `$ € £ ¥`: each the name of a currency (USD, EUR, GBP, JPY), alone.
+fn is_currency_sign(c: char) -> bool {
+    matches!(c, '$' | '€' | '£' | '¥')
+}
+
+/// A currency sign before a number (`€12.50`, `-$5`, `$1,200.50`) goes
+/// after it, where a unit stands: `12.50 €`.
+fn move_currency_signs(tokens: &mut [Token]) {
+    for k in 0..tokens.len().saturating_sub(1) {
+        let sign = matches!(&tokens[k].tok, Tok::Ident(n) if n.chars().count() == 1
+            && n.chars().all(is_currency_sign));
+        if sign && matches!(tokens[k + 1].tok, Tok::Number(_)) {
+            tokens.swap(k, k + 1);
+        }
+    }
 }
 
 fn is_ident_start(c: char) -> bool {
     c.is_alphabetic()
         || matches!(
             c,
-            '_' | '°'
-                | 'µ'
-                | 'Ω'
-                | 'Å'
-                | '$'
-                | '€'
-                | '£'
-                | '¥'
-                | '′'
-                | '″'
-                | '℃'
-                | '℉'
-                | '‰'
-                | '‱'
+            '_' | '°' | 'µ' | 'Ω' | 'Å' | '′' | '″' | '℃' | '℉' | '‰' | '‱'
         )
 }
 

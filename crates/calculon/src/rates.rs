@@ -170,8 +170,9 @@ fn attribute(element: &str, name: &str) -> Option<String> {
 
 /// Everyday names of some currencies (a code is always understood).
 pub(crate) const CURRENCY_WORDS: &[(&str, &str)] = &[
-    ("USD", "dollar dollars"),
-    ("JPY", "yen"),
+    ("USD", "dollar dollars $"),
+    ("JPY", "yen ¥"),
+    ("GBP", "pound_sterling £"),
     ("CNY", "yuan renminbi"),
     ("INR", "rupee rupees"),
     ("CHF", "franc francs"),

@@ -94,3 +94,25 @@ fn a_total_follows_the_lines_conversions() {
     show(&mut calc, "20 C to F");
     assert_eq!(show(&mut calc, "ans"), "= 68 °F");
 }
+
+/// `$ € £ ¥` are USD, EUR, GBP and JPY, before or after the number.
+#[test]
+fn currency_signs_are_currencies() {
+    let day = &Rates::current().date;
+    let mut calc = Calculator::default();
+    for (line, want) in [
+        ("€12.50", "= 12.5 €".to_string()),
+        ("12.50 €", "= 12.5 €".to_string()),
+        ("$5 + $3", "= 8 $".to_string()),
+        ("2 * -$3", "= -6 $".to_string()),
+        (
+            "$1,200.50 to EUR",
+            format!("≈ 1074.56 EUR (ECB rates of {day})"),
+        ),
+        ("£3 to €", format!("≈ 3.60 € (ECB rates of {day})")),
+        ("¥500 to USD", format!("≈ 3.18 USD (ECB rates of {day})")),
+        ("1 $ to USD", "= 1 USD".to_string()),
+    ] {
+        assert_eq!(show(&mut calc, line), want, "{line}");
+    }
+}

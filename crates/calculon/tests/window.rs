@@ -71,11 +71,30 @@ fn the_result_follows_the_expression() {
 fn a_pasted_column_gets_a_result_per_line_and_a_total() {
     let mut h = harness();
     h.get_by_label("Expression").focus();
-    h.get_by_label("Expression")
-        .type_text("1,000.50\n$2\n\n3/4");
+    h.get_by_label("Expression").type_text("1,000.50\n2\n\n3/4");
     settle(&mut h);
     assert_eq!(result(&h), "= 1000.5\n= 2\n\n= 0.75");
     assert!(h.query_by_label_contains("total = 1003.25").is_some());
+}
+
+/// Currency signs in a pasted column are currencies, before or after the
+/// number: a column of dollar amounts totals in dollars.
+#[test]
+fn currency_signs_in_a_column_are_currencies() {
+    let mut h = harness();
+    h.get_by_label("Expression").focus();
+    h.get_by_label("Expression")
+        .type_text("$1,000.50\n$2\n0.75 $\n€10 to $");
+    settle(&mut h);
+    assert_eq!(
+        result(&h),
+        "= 1000.5 $\n= 2 $\n= 0.75 $\n≈ 11.17 $ (ECB rates of 2026-10-30)"
+    );
+    assert!(
+        h.query_by_label_contains("total ≈ 1014.42 $").is_some(),
+        "the lines: {:?}",
+        result(&h)
+    );
 }
 
 /// A column whose line converts money totals in the converted currency,
