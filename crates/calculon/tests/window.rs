@@ -97,6 +97,31 @@ fn currency_signs_in_a_column_are_currencies() {
     );
 }
 
+/// In a narrow window the tool row wraps: every control stays on screen
+/// (at the default 640 points the notation choice was cut off).
+#[test]
+fn the_tool_row_wraps_in_a_narrow_window() {
+    let ctx = eframe::egui::Context::default();
+    let app = CalculonApp::new(&ctx, Calculator::default(), None);
+    let mut h = Harness::builder()
+        .with_size(eframe::egui::vec2(520.0, 560.0))
+        .build_ui_state(|ui, app: &mut CalculonApp| app.ui(ui), app);
+    settle(&mut h);
+    for label in [
+        "Keep",
+        "Digits",
+        "Decimal comma",
+        "Group digits",
+        "Notation",
+    ] {
+        let rect = h.get_by_label(label).rect();
+        assert!(
+            rect.max.x <= 520.0 && rect.min.x >= 0.0,
+            "{label} lies at {rect:?}, past the window's 520 points"
+        );
+    }
+}
+
 /// A column whose line converts money totals in the converted currency,
 /// as the line shows it (not in the currency it was typed in).
 #[test]

@@ -281,7 +281,8 @@ impl CalculonApp {
         let mut plot = false;
         let mut digits_changed = false;
         let mut open_names = ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F1));
-        ui.horizontal(|ui| {
+        // Wrapped: in a narrow window no control goes past the edge.
+        ui.horizontal_wrapped(|ui| {
             if ui
                 .button("√")
                 .on_hover_text("square root (Ctrl+R)")
