@@ -4,7 +4,7 @@
 //! complete).
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use image::{
@@ -56,6 +56,138 @@ pub enum IoError {
         /// What was wrong.
         source: RetargetError,
     },
+    /// An output would be written over one of the inputs.
+    #[error(
+        "{} would be written over the input {}: give another name or folder with -o",
+        output.display(),
+        input.display()
+    )]
+    OutputIsInput {
+        /// The output path.
+        output: PathBuf,
+        /// The input it is (the same file, after links are resolved).
+        input: PathBuf,
+    },
+    /// Two inputs would be written to the same output.
+    #[error(
+        "{} and {} would both be written to {}: resize them in separate runs or rename one",
+        first.display(),
+        second.display(),
+        output.display()
+    )]
+    SharedOutput {
+        /// The output path.
+        output: PathBuf,
+        /// The first input.
+        first: PathBuf,
+        /// The second input.
+        second: PathBuf,
+    },
+    /// The output exists and replacing it was not asked for.
+    #[error("{} exists already: pass --force to replace it", path.display())]
+    OutputExists {
+        /// The output path.
+        path: PathBuf,
+    },
+    /// The file ended before its image data did (a truncated download or
+    /// copy).
+    #[error("{}: the file ends before its image does ({detail})", path.display())]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Where it ends.
+        detail: String,
+    },
+}
+
+/// The same file: its device and inode where it exists (hard links are the
+/// same file too), else its resolved path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum FileIdentity {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+/// `path` with its folder's links resolved (the file itself may not exist
+/// yet; a link at the file's own name is followed where it exists).
+fn identity(path: &Path) -> FileIdentity {
+    #[cfg(unix)]
+    if let Ok(m) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return FileIdentity::Inode(m.dev(), m.ino());
+    }
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return FileIdentity::Path(p);
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(parent), path.file_name()) {
+        (Ok(dir), Some(name)) => FileIdentity::Path(dir.join(name)),
+        _ => FileIdentity::Path(path.to_owned()),
+    }
+}
+
+/// Where each input goes: `output` itself for one input, `output/NAME`
+/// for several (`batch`). Checked before any work, so that nothing is
+/// written when anything is wrong: no output may be an input (after links,
+/// hard links included), no two inputs may share an output, and an output
+/// that exists is refused unless `replace` is set.
+pub fn output_plan(
+    inputs: &[PathBuf],
+    output: &Path,
+    batch: bool,
+    replace: bool,
+) -> Result<Vec<PathBuf>, IoError> {
+    let mut inputs_by_identity = std::collections::HashMap::new();
+    for input in inputs {
+        inputs_by_identity
+            .entry(identity(input))
+            .or_insert_with(|| input.clone());
+    }
+    let mut outputs: std::collections::HashMap<FileIdentity, &Path> =
+        std::collections::HashMap::new();
+    let mut plan = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let out = if batch {
+            match input.file_name() {
+                Some(name) => output.join(name),
+                None => {
+                    return Err(IoError::File {
+                        path: input.clone(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::InvalidInput,
+                            "not a file name",
+                        ),
+                    });
+                }
+            }
+        } else {
+            output.to_owned()
+        };
+        let id = identity(&out);
+        if let Some(same) = inputs_by_identity.get(&id) {
+            return Err(IoError::OutputIsInput {
+                output: out,
+                input: same.clone(),
+            });
+        }
+        if let Some(first) = outputs.get(&id) {
+            return Err(IoError::SharedOutput {
+                output: out,
+                first: first.to_path_buf(),
+                second: input.clone(),
+            });
+        }
+        if !replace && std::fs::symlink_metadata(&out).is_ok() {
+            return Err(IoError::OutputExists { path: out });
+        }
+        outputs.insert(id, input);
+        plan.push(out);
+    }
+    Ok(plan)
 }
 
 /// Decoded pixels, 8 or 16 bits per sample.
@@ -100,6 +232,9 @@ pub struct Picture {
     pub icc: Option<Vec<u8>>,
     /// The raw EXIF block (TIFF structure), with its orientation reset to 1.
     pub exif: Option<Vec<u8>>,
+    /// Where the file ended early, when [`read_with`] was asked for a
+    /// partial picture and the file is a truncated JPEG.
+    pub truncated: Option<String>,
 }
 
 /// What an image file's header says, before any pixel is read.
@@ -115,20 +250,107 @@ pub struct Header {
     pub bytes_per_sample: u8,
 }
 
-/// Opens an image file's decoder, its header's size checked against
-/// `limits` before anything else is read.
+/// Opens `path` for reading if it is a regular file (after links): a
+/// device (`/dev/zero`), a FIFO or a folder is refused by name rather than
+/// read forever.
+fn regular_file(path: &Path) -> Result<File, IoError> {
+    photo::open_regular(path).map_err(|e| photo_error(path, e))
+}
+
+/// `photo`'s errors as ours, naming the file.
+fn photo_error(path: &Path, e: photo::PhotoError) -> IoError {
+    let image = |source| IoError::Image {
+        path: path.to_owned(),
+        source,
+    };
+    match e {
+        photo::PhotoError::Empty { width, height } => image(RetargetError::ZeroSize {
+            what: "image",
+            axis: if width == 0 { "width" } else { "height" },
+            width: u64::from(width),
+            height: u64::from(height),
+        }),
+        photo::PhotoError::TooLarge {
+            width,
+            height,
+            max_side,
+            max_pixels,
+        } => image(RetargetError::TooLarge {
+            what: "image",
+            width: u64::from(width),
+            height: u64::from(height),
+            max_side,
+            max_pixels,
+        }),
+        photo::PhotoError::Io(source) => IoError::File {
+            path: path.to_owned(),
+            source,
+        },
+        other => IoError::File {
+            path: path.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+        },
+    }
+}
+
+/// The format a file's first bytes name.
+fn sniff(path: &Path) -> Result<Option<image::ImageFormat>, IoError> {
+    let mut head = Vec::with_capacity(16);
+    Read::take(regular_file(path)?, 16)
+        .read_to_end(&mut head)
+        .map_err(|source| IoError::File {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok(image::guess_format(&head).ok())
+}
+
+/// How far a JPEG goes: `None` when whole, else where it ends.
+fn jpeg_cut(path: &Path) -> Result<Option<String>, IoError> {
+    let mut walk = BufReader::new(regular_file(path)?);
+    match photo::jpeg_end(&mut walk) {
+        Ok(photo::JpegEnd::Truncated { after, place }) => {
+            Ok(Some(format!("after {after} bytes, {place}")))
+        }
+        Ok(_) => Ok(None),
+        Err(source) => Err(IoError::File {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Opens an image file's decoder (any format but PNG, which goes through
+/// `photo`), its header's size checked against `limits` before anything
+/// else is read.
 fn open_decoder(path: &Path, limits: &Limits) -> Result<impl ImageDecoder, IoError> {
     let file = |source| IoError::File {
         path: path.to_owned(),
         source,
     };
-    let reader = ImageReader::new(BufReader::new(File::open(path).map_err(file)?))
+    let reader = ImageReader::new(BufReader::new(regular_file(path)?))
         .with_guessed_format()
         .map_err(file)?;
-    let dec = reader.into_decoder().map_err(|source| IoError::Decode {
-        path: path.to_owned(),
-        source,
-    })?;
+    let format = reader.format();
+    let dec = match reader.into_decoder() {
+        Ok(dec) => dec,
+        Err(source) => {
+            // A JPEG cut short in its header: say that, not what the
+            // decoder tripped on.
+            if format == Some(image::ImageFormat::Jpeg)
+                && let Some(detail) = jpeg_cut(path)?
+            {
+                return Err(IoError::Truncated {
+                    path: path.to_owned(),
+                    detail,
+                });
+            }
+            return Err(IoError::Decode {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
     let (w, h) = dec.dimensions();
     limits
         .check("image", u64::from(w), u64::from(h))
@@ -139,21 +361,52 @@ fn open_decoder(path: &Path, limits: &Limits) -> Result<impl ImageDecoder, IoErr
     Ok(dec)
 }
 
-/// Reads only an image file's header (size and layout), checked against
-/// `limits`: what a caller needs to judge the memory a resize will take.
-pub fn header(path: &Path, limits: &Limits) -> Result<Header, IoError> {
-    let mut dec = open_decoder(path, limits)?;
-    let (w, h) = dec.dimensions();
-    let orientation = dec.orientation().unwrap_or(Orientation::NoTransforms);
-    let turned = matches!(
+/// Whether an orientation swaps width and height.
+fn turns(orientation: Orientation) -> bool {
+    matches!(
         orientation,
         Orientation::Rotate90
             | Orientation::Rotate270
             | Orientation::Rotate90FlipH
             | Orientation::Rotate270FlipH
-    );
+    )
+}
+
+/// Reads only an image file's header (size and layout), checked against
+/// `limits`: what a caller needs to judge the memory a resize will take.
+/// Nothing is inflated or decoded (a PNG's colour profile neither).
+pub fn header(path: &Path, limits: &Limits) -> Result<Header, IoError> {
+    if sniff(path)? == Some(image::ImageFormat::Png) {
+        let h = photo::png_header(&mut BufReader::new(regular_file(path)?))
+            .map_err(|e| photo_error(path, e))?;
+        limits
+            .check("image", u64::from(h.width), u64::from(h.height))
+            .map_err(|source| IoError::Image {
+                path: path.to_owned(),
+                source,
+            })?;
+        let orientation = h
+            .exif
+            .as_deref()
+            .and_then(Orientation::from_exif_chunk)
+            .unwrap_or(Orientation::NoTransforms);
+        let (width, height) = if turns(orientation) {
+            (h.height, h.width)
+        } else {
+            (h.width, h.height)
+        };
+        return Ok(Header {
+            width,
+            height,
+            channels: h.channels,
+            bytes_per_sample: h.bytes_per_sample,
+        });
+    }
+    let mut dec = open_decoder(path, limits)?;
+    let (w, h) = dec.dimensions();
+    let orientation = dec.orientation().unwrap_or(Orientation::NoTransforms);
     let ct = dec.color_type();
-    let (width, height) = if turned { (h, w) } else { (w, h) };
+    let (width, height) = if turns(orientation) { (h, w) } else { (w, h) };
     // As `to_raster` will keep them: floats become 16-bit, odd layouts
     // 16-bit RGBA.
     let (channels, bytes_per_sample) = match ct {
@@ -175,13 +428,41 @@ pub fn header(path: &Path, limits: &Limits) -> Result<Header, IoError> {
 }
 
 /// Reads an image file. The header's size is checked against `limits`
-/// before the pixels are decoded.
+/// before the pixels are decoded; a file that ends before its image does
+/// is an error ([`IoError::Truncated`]); a PNG's colour profile over
+/// [`photo::MAX_ICC_BYTES`] inflated is left out, with a warning.
 pub fn read(path: &Path, limits: &Limits) -> Result<Picture, IoError> {
+    read_with(path, limits, false)
+}
+
+/// As [`read`]; with `partial`, a truncated JPEG gives what its decoder
+/// makes of it (the missing part grey) and says so in
+/// [`Picture::truncated`] instead of failing.
+pub fn read_with(path: &Path, limits: &Limits, partial: bool) -> Result<Picture, IoError> {
+    let format = sniff(path)?;
+    if format == Some(image::ImageFormat::Png) {
+        return read_png(path, limits);
+    }
     let decode = |source| IoError::Decode {
         path: path.to_owned(),
         source,
     };
     let mut dec = open_decoder(path, limits)?;
+    // The JPEG decoder fills a scan that ends early with grey and says
+    // nothing: walk the file's markers to its end first.
+    let truncated = if format == Some(image::ImageFormat::Jpeg) {
+        match jpeg_cut(path)? {
+            Some(detail) if !partial => {
+                return Err(IoError::Truncated {
+                    path: path.to_owned(),
+                    detail,
+                });
+            }
+            cut => cut,
+        }
+    } else {
+        None
+    };
     let mut lim = image::Limits::default();
     lim.max_image_width = Some(limits.max_side);
     lim.max_image_height = Some(limits.max_side);
@@ -202,7 +483,89 @@ pub fn read(path: &Path, limits: &Limits) -> Result<Picture, IoError> {
         raster,
         icc,
         exif: exif.map(upright_exif),
+        truncated,
     })
+}
+
+/// A PNG through `photo`: its colour profile measured before it is
+/// inflated.
+fn read_png(path: &Path, limits: &Limits) -> Result<Picture, IoError> {
+    let bounds = photo::Limits {
+        max_side: limits.max_side,
+        max_pixels: limits.max_pixels,
+    };
+    let png = photo::decode_png(BufReader::new(regular_file(path)?), &bounds)
+        .map_err(|e| photo_error(path, e))?;
+    let icc = match png.icc {
+        photo::Icc::Profile(p) => Some(p),
+        photo::Icc::Skipped { compressed } => {
+            eprintln!(
+                "retarget: warning: {}: its colour profile ({compressed} bytes compressed) \
+                 inflates to more than {} MB or is broken; left out, the pixels read as sRGB",
+                path.display(),
+                photo::MAX_ICC_BYTES >> 20
+            );
+            None
+        }
+        photo::Icc::None => None,
+    };
+    let orientation = png
+        .exif
+        .as_deref()
+        .and_then(Orientation::from_exif_chunk)
+        .unwrap_or(Orientation::NoTransforms);
+    let (w, h, c) = (png.width, png.height, png.channels);
+    let image_err = |source| IoError::Image {
+        path: path.to_owned(),
+        source,
+    };
+    let raster = match png.samples {
+        photo::Samples::U8(s) => AnyRaster::U8(Raster::from_vec(w, h, c, s).map_err(image_err)?),
+        photo::Samples::U16(s) => AnyRaster::U16(Raster::from_vec(w, h, c, s).map_err(image_err)?),
+    };
+    let raster = if orientation == Orientation::NoTransforms {
+        raster
+    } else {
+        orient_raster(raster, orientation).map_err(image_err)?
+    };
+    Ok(Picture {
+        raster,
+        icc,
+        exif: png.exif.map(upright_exif),
+        truncated: None,
+    })
+}
+
+/// Turns a raster upright through `image` (the rule the other formats
+/// take).
+fn orient_raster(raster: AnyRaster, orientation: Orientation) -> Result<AnyRaster, RetargetError> {
+    let img = match raster {
+        AnyRaster::U8(r) => {
+            let (w, h, c) = (r.width(), r.height(), r.channels());
+            let v = r.into_vec();
+            match c {
+                1 => image::GrayImage::from_raw(w, h, v).map(DynamicImage::ImageLuma8),
+                2 => image::GrayAlphaImage::from_raw(w, h, v).map(DynamicImage::ImageLumaA8),
+                3 => image::RgbImage::from_raw(w, h, v).map(DynamicImage::ImageRgb8),
+                _ => image::RgbaImage::from_raw(w, h, v).map(DynamicImage::ImageRgba8),
+            }
+        }
+        AnyRaster::U16(r) => {
+            let (w, h, c) = (r.width(), r.height(), r.channels());
+            let v = r.into_vec();
+            match c {
+                1 => image::ImageBuffer::from_raw(w, h, v).map(DynamicImage::ImageLuma16),
+                2 => image::ImageBuffer::from_raw(w, h, v).map(DynamicImage::ImageLumaA16),
+                3 => image::ImageBuffer::from_raw(w, h, v).map(DynamicImage::ImageRgb16),
+                _ => image::ImageBuffer::from_raw(w, h, v).map(DynamicImage::ImageRgba16),
+            }
+        }
+    };
+    let Some(mut img) = img else {
+        return Err(RetargetError::BadChannels(0));
+    };
+    img.apply_orientation(orientation);
+    to_raster(img)
 }
 
 fn to_raster(img: DynamicImage) -> Result<AnyRaster, RetargetError> {
@@ -298,12 +661,35 @@ fn mask_bits<S: Copy + Into<u32>>(s: &[S], channels: u8, half: u32) -> Vec<bool>
 
 /// Writes an image to `path` (format from the extension), carrying the ICC
 /// profile and EXIF where the format allows. 16-bit images go to JPEG, WebP
-/// and BMP as 8-bit. The file appears only once it is complete.
+/// and BMP as 8-bit. The file appears only once it is complete, and
+/// replaces a file of that name.
 pub fn write(
     path: &Path,
     raster: &AnyRaster,
     icc: Option<&[u8]>,
     exif: Option<&[u8]>,
+) -> Result<(), IoError> {
+    write_file(path, raster, icc, exif, true)
+}
+
+/// As [`write`], but refuses to replace anything at `path`
+/// ([`IoError::OutputExists`]), even a file made there while this one was
+/// being encoded.
+pub fn write_new(
+    path: &Path,
+    raster: &AnyRaster,
+    icc: Option<&[u8]>,
+    exif: Option<&[u8]>,
+) -> Result<(), IoError> {
+    write_file(path, raster, icc, exif, false)
+}
+
+fn write_file(
+    path: &Path,
+    raster: &AnyRaster,
+    icc: Option<&[u8]>,
+    exif: Option<&[u8]>,
+    replace: bool,
 ) -> Result<(), IoError> {
     let ext = path
         .extension()
@@ -391,7 +777,19 @@ pub fn write(
     };
     tmp.as_file().set_permissions(perms).map_err(file_err)?;
     tmp.as_file().sync_all().map_err(file_err)?;
-    tmp.persist(path).map_err(|e| file_err(e.error))?;
+    if replace {
+        tmp.persist(path).map_err(|e| file_err(e.error))?;
+    } else {
+        tmp.persist_noclobber(path).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                IoError::OutputExists {
+                    path: path.to_owned(),
+                }
+            } else {
+                file_err(e.error)
+            }
+        })?;
+    }
     Ok(())
 }
 

@@ -261,7 +261,16 @@ fn command_line_errors_are_clear() {
     // A mask of the wrong size names both sizes.
     let m = dir.path().join("mask.png");
     std::fs::write(&m, png_bytes(10, 10, None)).unwrap();
-    let (ok, err) = run(&[i, "--width", "20", "--remove", m.to_str().unwrap(), "-o", o]);
+    let (ok, err) = run(&[
+        i,
+        "--width",
+        "20",
+        "--remove",
+        m.to_str().unwrap(),
+        "-o",
+        o,
+        "--force",
+    ]);
     assert!(
         !ok && err.contains("10x10") && err.contains("40x30"),
         "{err}"
@@ -477,7 +486,14 @@ fn gpu_without_a_gpu_falls_back_to_the_cpu_and_says_so() {
     let p16 = dir.path().join("deep.png");
     io::write(&p16, &AnyRaster::U16(deep), None, None).unwrap();
     let o = cli()
-        .args([p16.to_str().unwrap(), "--width", "4", "--gpu", "-o"])
+        .args([
+            p16.to_str().unwrap(),
+            "--width",
+            "4",
+            "--gpu",
+            "--force",
+            "-o",
+        ])
         .arg(&out)
         .output()
         .unwrap();

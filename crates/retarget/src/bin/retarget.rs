@@ -28,6 +28,14 @@ struct Args {
     /// own name.
     #[arg(long, short = 'o')]
     output: PathBuf,
+    /// Resize a truncated JPEG anyway (its missing part grey), with a
+    /// warning and exit code 2, instead of refusing it.
+    #[arg(long)]
+    partial: bool,
+    /// Replace outputs that exist already (never an input: writing over
+    /// one is always refused).
+    #[arg(long)]
+    force: bool,
     /// The method.
     #[arg(long, value_enum, default_value_t = ModeArg::Separable)]
     mode: ModeArg,
@@ -160,21 +168,52 @@ fn main() -> std::process::ExitCode {
         .init();
     let args = Args::parse();
     match run_all(&args) {
-        Ok(0) => std::process::ExitCode::SUCCESS,
-        Ok(failed) => {
+        Ok(Outcome {
+            failed: 0,
+            partial: 0,
+        }) => std::process::ExitCode::SUCCESS,
+        Ok(Outcome { failed: 0, partial }) => {
+            eprintln!(
+                "retarget: {partial} of {} images were truncated and written as far as they go",
+                args.inputs.len()
+            );
+            std::process::ExitCode::from(2)
+        }
+        Ok(Outcome { failed, .. }) => {
             eprintln!("retarget: {failed} of {} images failed", args.inputs.len());
             std::process::ExitCode::from(1)
         }
         Err(e) => {
-            eprintln!("retarget: {e:#}");
+            eprintln!("retarget: {}", message(&e));
             std::process::ExitCode::from(2)
         }
     }
 }
 
-/// Resizes every input; how many failed (each failure is reported, and the
-/// others go on).
-fn run_all(args: &Args) -> Result<usize> {
+/// An error and its causes, each said once: the image crate's errors, and
+/// ours that name their cause, carry their source's text already.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+    }
+    text
+}
+
+/// How a run went, image by image.
+struct Outcome {
+    /// Images that failed (each reported; the others went on).
+    failed: usize,
+    /// Truncated images written as far as they go (`--partial`).
+    partial: usize,
+}
+
+/// Resizes every input.
+fn run_all(args: &Args) -> Result<Outcome> {
     if args.gpu && !valid_runtime_dir() && std::env::var_os("NODEVICE_SELECT").is_none() {
         // Mesa's device-select Vulkan layer asks Wayland for the display's
         // GPU, and libwayland prints "XDG_RUNTIME_DIR is invalid" twice
@@ -186,7 +225,11 @@ fn run_all(args: &Args) -> Result<usize> {
     if args.width.is_none() && args.height.is_none() {
         bail!("give --width, --height or both");
     }
+    // Options first, then the files.
+    args.max_memory.as_deref().map(parse_bytes).transpose()?;
     let batch = args.inputs.len() > 1;
+    // Every output is checked against every input before any work.
+    let outputs = io::output_plan(&args.inputs, &args.output, batch, args.force)?;
     if batch {
         std::fs::create_dir_all(&args.output)
             .with_context(|| format!("making the output folder {}", args.output.display()))?;
@@ -196,26 +239,36 @@ fn run_all(args: &Args) -> Result<usize> {
     // In a batch the first 8-bit image is resized both ways and the rest
     // go the faster way: the GPU only where it wins on this machine.
     let mut gpu_wins: Option<bool> = if batch { None } else { Some(true) };
-    let mut failed = 0;
-    for input in &args.inputs {
-        let output = if batch {
-            match input.file_name() {
-                Some(name) => args.output.join(name),
-                None => {
-                    eprintln!("retarget: {}: not a file name", input.display());
-                    failed += 1;
-                    continue;
+    let mut outcome = Outcome {
+        failed: 0,
+        partial: 0,
+    };
+    for (input, output) in args.inputs.iter().zip(&outputs) {
+        match resize_one(args, input, output, &mut gpu, &mut gpu_wins) {
+            Ok(Whole::Yes) => {}
+            Ok(Whole::Truncated) => outcome.partial += 1,
+            Err(e) => {
+                // Most errors name their file already; the rest get it here,
+                // once.
+                let text = message(&e);
+                let name = input.display().to_string();
+                if text.starts_with(&name) {
+                    eprintln!("retarget: {text}");
+                } else {
+                    eprintln!("retarget: {name}: {text}");
                 }
+                outcome.failed += 1;
             }
-        } else {
-            args.output.clone()
-        };
-        if let Err(e) = resize_one(args, input, &output, &mut gpu, &mut gpu_wins) {
-            eprintln!("retarget: {}: {e:#}", input.display());
-            failed += 1;
         }
     }
-    Ok(failed)
+    Ok(outcome)
+}
+
+/// Whether an image was whole.
+enum Whole {
+    Yes,
+    /// A truncated file, resized as far as it goes (`--partial`).
+    Truncated,
 }
 
 fn resize_one(
@@ -224,7 +277,7 @@ fn resize_one(
     output: &std::path::Path,
     gpu_slot: &mut Option<Option<retarget::gpu::Gpu>>,
     gpu_wins: &mut Option<bool>,
-) -> Result<()> {
+) -> Result<Whole> {
     let limits = Limits {
         max_side: args.max_side,
         max_pixels: args.max_pixels,
@@ -267,7 +320,14 @@ fn resize_one(
             human(allowed),
         );
     }
-    let pic = io::read(input, &limits)?;
+    let pic = io::read_with(input, &limits, args.partial)?;
+    if let Some(detail) = &pic.truncated {
+        eprintln!(
+            "retarget: warning: {}: the file ends before its image does ({detail}); \
+             the missing part is grey (--partial)",
+            input.display()
+        );
+    }
     if (pic.raster.width(), pic.raster.height()) != (sw, sh) {
         bail!(
             "{}: the header said {sw} × {sh}, the pixels are {} × {}",
@@ -372,7 +432,11 @@ fn resize_one(
         (AnyRaster::U16(r), _) => AnyRaster::U16(run(r, w, h, &opts)?),
     };
     let t2 = Instant::now();
-    io::write(output, &out, pic.icc.as_deref(), pic.exif.as_deref())?;
+    if args.force {
+        io::write(output, &out, pic.icc.as_deref(), pic.exif.as_deref())?;
+    } else {
+        io::write_new(output, &out, pic.icc.as_deref(), pic.exif.as_deref())?;
+    }
     tracing::info!(
         read_ms = (t1 - t0).as_secs_f64() * 1e3,
         resize_ms = (t2 - t1).as_secs_f64() * 1e3,
@@ -384,5 +448,9 @@ fn resize_one(
         h,
         opts.mode.name()
     );
-    Ok(())
+    Ok(if pic.truncated.is_some() {
+        Whole::Truncated
+    } else {
+        Whole::Yes
+    })
 }
