@@ -672,7 +672,7 @@ pub fn write(
     write_file(path, raster, icc, exif, true)
 }
 
-/// As [`write`], but refuses to replace anything at `path`
+/// As [`write()`], but refuses to replace anything at `path`
 /// ([`IoError::OutputExists`]), even a file made there while this one was
 /// being encoded.
 pub fn write_new(

@@ -209,6 +209,111 @@ pub fn thumbnail<R: Read + Seek>(
     Ok(orient(thumb, orientation))
 }
 
+/// Slack for what every path holds besides its images: Huffman and
+/// quantisation tables, segment bodies, read buffers, the decoders' own
+/// state.
+const PEAK_SLACK: u64 = 2 << 20;
+
+/// What the Lanczos resize from `w`×`h` to `tw`×`th` holds besides its
+/// source: the destination, the one-pass temporary (whichever way it
+/// goes) and, with alpha, a premultiplied copy of the source.
+fn resize_peak((w, h): (u64, u64), (tw, th): (u64, u64), opaque: bool) -> u64 {
+    if (w, h) == (tw, th) {
+        return 0;
+    }
+    let alpha = if opaque { 0 } else { w * h * 4 };
+    tw * th * 4 + (tw * h).max(w * th) * 4 + alpha
+}
+
+/// The most memory [`thumbnail`] will hold for this file at `target`,
+/// from its header alone (nothing is decoded or inflated): what a decode
+/// reserves from a [`photo::MemoryBudget`] before it starts. An upper
+/// bound, held to the measured peak by a test that counts allocations.
+/// Sizes over `limits` are refused as [`thumbnail`] would refuse them.
+pub fn decode_peak<R: Read + Seek>(
+    reader: R,
+    target: u32,
+    limits: Limits,
+) -> Result<u64, ThumbError> {
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let head = reader.fill_buf()?.to_vec();
+    let kind = sniff(&head)?;
+    reader.seek(SeekFrom::Start(0))?;
+    let px = |w: u32, h: u32| (u64::from(w), u64::from(h));
+    match kind {
+        Kind::Jpeg => {
+            let mut decoder = jpeg_decoder::Decoder::new(reader);
+            decoder
+                .read_info()
+                .map_err(|e| ThumbError::Decode(e.to_string()))?;
+            let info = decoder
+                .info()
+                .ok_or_else(|| ThumbError::Decode("no frame header".into()))?;
+            let (w, h) = (u32::from(info.width), u32::from(info.height));
+            check_size(w, h, limits)?;
+            let (tw, th) = fitted(w, h, target);
+            let (comps, bytes) = match info.pixel_format {
+                jpeg_decoder::PixelFormat::L8 => (1, 1),
+                jpeg_decoder::PixelFormat::L16 => (1, 2),
+                jpeg_decoder::PixelFormat::RGB24 => (3, 1),
+                jpeg_decoder::PixelFormat::CMYK32 => (4, 1),
+            };
+            // Blocks cover whole MCUs: up to 16 more pixels a side.
+            let (pw, ph) = (u64::from(w) + 16, u64::from(h) + 16);
+            let (tw, th) = px(tw, th);
+            // The 1/8 path: a byte per block and component, then RGBA.
+            let blocks = pw.div_ceil(8) * ph.div_ceil(8);
+            let eighth = blocks * (comps + 4) + resize_peak((pw / 8, ph / 8), (tw, th), true);
+            // jpeg-decoder at 1/scale: the smallest scale still covering
+            // the target; progressive files keep every coefficient.
+            let scale = [8u64, 4, 2, 1]
+                .into_iter()
+                .find(|&s| u64::from(w).div_ceil(s) >= tw && u64::from(h).div_ceil(s) >= th)
+                .unwrap_or(1);
+            let (sw, sh) = (pw.div_ceil(scale), ph.div_ceil(scale));
+            let coefficients = if info.coding_process == jpeg_decoder::CodingProcess::DctProgressive
+            {
+                pw * ph * 2 * comps
+            } else {
+                // A row of MCUs per component.
+                pw * 16 * 2 * comps
+            };
+            let planes = sw * sh * comps * bytes;
+            let output = sw * sh * comps * bytes;
+            let general = coefficients + planes + output + sw * sh * 4
+                + resize_peak((sw, sh), (tw, th), true);
+            Ok(eighth.max(general) + PEAK_SLACK)
+        }
+        Kind::Other(image::ImageFormat::Png) => {
+            let header =
+                photo::png_header(&mut reader).map_err(|e| ThumbError::Decode(e.to_string()))?;
+            check_size(header.width, header.height, limits)?;
+            let (w, h) = px(header.width, header.height);
+            let (tw, th) = fitted(header.width, header.height, target);
+            let opaque = header.channels % 2 == 1;
+            Ok(header.decode_peak()
+                + w * h * 4
+                + resize_peak((w, h), px(tw, th), opaque)
+                + PEAK_SLACK)
+        }
+        Kind::Other(format) => {
+            use image::ImageDecoder;
+            let decoder = image::ImageReader::with_format(reader, format)
+                .into_decoder()
+                .map_err(|e| ThumbError::Decode(e.to_string()))?;
+            let (w, h) = decoder.dimensions();
+            check_size(w, h, limits)?;
+            let (tw, th) = fitted(w, h, target);
+            let native = decoder.total_bytes();
+            let (w, h) = px(w, h);
+            // The decoder's own frame or canvas, as large as its output
+            // (GIF and WebP compose into one; TIFF reads whole strips),
+            // then the RGBA copy.
+            Ok(2 * native + w * h * 4 + resize_peak((w, h), px(tw, th), false) + PEAK_SLACK)
+        }
+    }
+}
+
 /// The embedded EXIF thumbnail of a JPEG, from the first bytes of the file
 /// (up to [`PREVIEW_HEAD`]); `None` when there is none.
 pub fn embedded_preview(head: &[u8]) -> Option<Thumbnail> {
@@ -349,6 +454,72 @@ fn jpeg_thumbnail<R: Read>(
     })
 }
 
+/// A PNG through `photo`, which measures its colour profile before
+/// inflating it (one that inflates to gigabytes is skipped, not decoded
+/// into memory).
+fn png_thumbnail<R: BufRead + Seek>(
+    reader: R,
+    target: u32,
+    limits: Limits,
+) -> Result<Thumbnail, ThumbError> {
+    let bounds = photo::Limits {
+        max_side: limits.max_side,
+        max_pixels: limits.max_pixels,
+    };
+    let png = photo::decode_png(reader, &bounds).map_err(|e| match e {
+        photo::PhotoError::TooLarge { width, height, .. } => ThumbError::TooLarge {
+            width,
+            height,
+            limit: limits.max_pixels,
+        },
+        photo::PhotoError::Io(e) => ThumbError::Io(e),
+        other => ThumbError::Decode(other.to_string()),
+    })?;
+    if let photo::Icc::Skipped { compressed } = png.icc {
+        tracing::warn!(
+            "a PNG's colour profile ({compressed} bytes compressed) inflates to more than {} MB \
+             or is broken: left out",
+            photo::MAX_ICC_BYTES >> 20
+        );
+    }
+    let (w, h) = (png.width, png.height);
+    let n = (w as usize) * (h as usize);
+    let c = usize::from(png.channels);
+    let mut rgba = Vec::new();
+    rgba.try_reserve_exact(n * 4)
+        .map_err(|_| ThumbError::Decode(format!("no memory for a {w}×{h} image")))?;
+    match &png.samples {
+        photo::Samples::U8(s) => widen_to_rgba(s, c, |v| v, &mut rgba),
+        // 16-bit samples keep their high byte.
+        photo::Samples::U16(s) => widen_to_rgba(s, c, |v| (v >> 8) as u8, &mut rgba),
+    }
+    drop(png.samples);
+    let (tw, th) = fitted(w, h, target);
+    let opaque = c % 2 == 1;
+    let rgba = resize_rgba(rgba, (w, h), (tw, th), opaque)?;
+    Ok(Thumbnail {
+        width: tw,
+        height: th,
+        rgba,
+        source: Source::Decoded { scale: 1 },
+        full_size: (w, h),
+    })
+}
+
+/// Grey, grey and alpha, RGB or RGBA samples appended to `out` as RGBA.
+fn widen_to_rgba<S: Copy>(samples: &[S], channels: usize, eight: impl Fn(S) -> u8, out: &mut Vec<u8>) {
+    for p in samples.chunks_exact(channels) {
+        let px = match p {
+            [l] => [eight(*l), eight(*l), eight(*l), 255],
+            [l, a] => [eight(*l), eight(*l), eight(*l), eight(*a)],
+            [r, g, b] => [eight(*r), eight(*g), eight(*b), 255],
+            [r, g, b, a, ..] => [eight(*r), eight(*g), eight(*b), eight(*a)],
+            [] => continue,
+        };
+        out.extend_from_slice(&px);
+    }
+}
+
 fn other_thumbnail<R: BufRead + Seek>(
     reader: R,
     format: image::ImageFormat,
@@ -356,6 +527,9 @@ fn other_thumbnail<R: BufRead + Seek>(
     limits: Limits,
 ) -> Result<Thumbnail, ThumbError> {
     use image::ImageDecoder;
+    if format == image::ImageFormat::Png {
+        return png_thumbnail(reader, target, limits);
+    }
     let decode = |e: image::ImageError| ThumbError::Decode(e.to_string());
     let mut decoder = image::ImageReader::with_format(reader, format)
         .into_decoder()
