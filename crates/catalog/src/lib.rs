@@ -43,6 +43,7 @@ mod placements;
 mod postings;
 mod query;
 mod rank;
+mod recover;
 mod store;
 mod token;
 
@@ -53,9 +54,10 @@ pub use placements::Placement;
 pub use query::{
     Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
 };
+pub use recover::{RECOVERED_TABLES, Recovered, TableReport, recover_file};
 pub use store::{
     Catalog, CatalogError, Field, FileId, FileRecord, Forgotten, Identity, Moved, NewFile, Outside,
-    Presence, Reconcile, Recovered, Stamp, Vanished, file_key,
+    Presence, Reconcile, Stamp, Vanished, file_key,
 };
 pub use token::{Token, literal, tokenize, words_as_written};
 

@@ -81,6 +81,9 @@ pub enum CatalogError {
         /// What the check reported (its first lines).
         detail: String,
     },
+    /// SQLite's recovery extension could not salvage the file.
+    #[error("recovering the catalogue: {0}")]
+    Recovery(String),
 }
 
 /// A file's id in the catalogue.
@@ -263,24 +266,6 @@ pub struct Forgotten {
     pub files: usize,
     /// Of them, records that held an edited caption or a placement.
     pub made_by_user: usize,
-}
-
-/// What [`Catalog::recover_into`] copied.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Recovered {
-    /// File records copied.
-    pub files: usize,
-    /// Of them, records with a caption the user wrote.
-    pub captions: usize,
-    /// Light-table placements copied.
-    pub placements: usize,
-    /// Ratings and labels copied.
-    pub marks: usize,
-    /// Settings copied.
-    pub settings: usize,
-    /// Stretches of the damaged file that could not be read (their rows,
-    /// if any, are lost).
-    pub unreadable: Vec<String>,
 }
 
 /// One file with everything the catalogue records of it (what a browser
@@ -1278,21 +1263,6 @@ impl Catalog {
     }
 }
 
-/// One `files` row as [`Catalog::recover_into`] copies it.
-type FileRow = (
-    FileId,
-    String,
-    String,
-    bool,
-    String,
-    i64,
-    i64,
-    Option<Vec<u8>>,
-    String,
-    String,
-    (Option<i64>, Option<i64>, Option<Vec<u8>>, i64, Option<i64>),
-);
-
 impl Catalog {
     /// Drops the stored search index and builds it again from the file
     /// records (what `viewer2 repair` does to a catalogue that passes its
@@ -1306,203 +1276,6 @@ impl Catalog {
         *self.index.borrow_mut() = None;
         self.refresh_index()
     }
-
-    /// Copies what can still be read of this catalogue (one that failed
-    /// [`Catalog::check`], say) into a new catalogue at `dest`, which must
-    /// not exist yet: every readable file record with its caption, inode,
-    /// hash and presence, the light table's placements and the settings.
-    /// The search index and the seed's tables are built afresh from the
-    /// records, never copied. Rows are read in id order; where a stretch
-    /// cannot be read, the copy skips ahead (by doubling steps) until it
-    /// can, and says which ids it could not read. The new file is
-    /// checkpointed and synced before this returns.
-    pub fn recover_into(&self, dest: &Path) -> Result<Recovered, CatalogError> {
-        if dest.exists() {
-            return Err(CatalogError::BadFile {
-                path: dest.to_string_lossy().into_owned(),
-                problem: "the file to recover into exists already",
-            });
-        }
-        let mut out = Recovered::default();
-        let mut to = Catalog::open(dest)?;
-        let last: Option<i64> = self
-            .conn
-            .query_row("SELECT max(file_id) FROM files", [], |r| r.get(0))
-            .unwrap_or(Some(i64::MAX));
-        let last = last.unwrap_or(0);
-        let tx = to.conn.transaction()?;
-        {
-            let mut insert = tx.prepare(
-                "INSERT INTO files (file_id, path, caption, caption_edited, ext, size, mtime, \
-                 raw_path, camera, date, dev, ino, hash, status, born) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            )?;
-            let mut read = self.conn.prepare(
-                "SELECT file_id, path, caption, caption_edited, ext, size, mtime, raw_path, \
-                 camera, date, dev, ino, hash, status, born FROM files WHERE file_id >= ?1 \
-                 ORDER BY file_id",
-            )?;
-            let mut next = i64::MIN;
-            let mut step = 1i64;
-            loop {
-                let mut rows = match read.query(params![next]) {
-                    Ok(rows) => rows,
-                    Err(e) => {
-                        note_unreadable(&mut out, next, step, &e);
-                        match next.checked_add(step) {
-                            Some(n) if n <= last => {
-                                next = n;
-                                step = step.saturating_mul(2);
-                                continue;
-                            }
-                            _ => break,
-                        }
-                    }
-                };
-                let mut progressed = false;
-                let outcome = loop {
-                    let row = match rows.next() {
-                        Ok(Some(row)) => row,
-                        Ok(None) => break Ok(()),
-                        Err(e) => break Err(e),
-                    };
-                    let one = (|| -> rusqlite::Result<FileRow> {
-                        Ok((
-                            row.get(0)?,
-                            row.get(1)?,
-                            row.get(2)?,
-                            row.get(3)?,
-                            row.get(4)?,
-                            row.get(5)?,
-                            row.get(6)?,
-                            row.get(7)?,
-                            row.get(8)?,
-                            row.get(9)?,
-                            (
-                                row.get(10)?,
-                                row.get(11)?,
-                                row.get(12)?,
-                                row.get(13)?,
-                                row.get(14)?,
-                            ),
-                        ))
-                    })();
-                    match one {
-                        Ok(f) => {
-                            let (id, path, caption, edited, ext, size, mtime, raw, camera, date) =
-                                (f.0, f.1, f.2, f.3, f.4, f.5, f.6, f.7, f.8, f.9);
-                            let (dev, ino, hash, status, born) = f.10;
-                            insert.execute(params![
-                                id, path, caption, edited, ext, size, mtime, raw, camera, date,
-                                dev, ino, hash, status, born
-                            ])?;
-                            out.files += 1;
-                            out.captions += usize::from(edited);
-                            next = id.saturating_add(1);
-                            progressed = true;
-                            step = 1;
-                        }
-                        // A row whose values cannot be read: skip it alone.
-                        Err(e) => {
-                            let id: i64 = row.get(0).unwrap_or(next);
-                            out.unreadable.push(format!("file id {id}: {e}"));
-                            next = id.saturating_add(1);
-                            progressed = true;
-                        }
-                    }
-                };
-                match outcome {
-                    Ok(()) => break,
-                    Err(e) => {
-                        if !progressed {
-                            note_unreadable(&mut out, next, step, &e);
-                            match next.checked_add(step) {
-                                Some(n) if n <= last => {
-                                    next = n;
-                                    step = step.saturating_mul(2);
-                                }
-                                _ => break,
-                            }
-                        }
-                    }
-                }
-            }
-            // The light table's placements and the settings: what reads.
-            let mut put = tx.prepare(
-                "INSERT OR REPLACE INTO placements (key, x, y, angle, grp) \
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            match self.placements() {
-                Ok(all) => {
-                    for p in all {
-                        put.execute(params![p.key, p.x, p.y, p.angle, p.group])?;
-                        out.placements += 1;
-                    }
-                }
-                Err(e) => out.unreadable.push(format!("the placements: {e}")),
-            }
-            // The ratings and labels.
-            let mut mark = tx
-                .prepare("INSERT OR REPLACE INTO marks (key, rating, label) VALUES (?1, ?2, ?3)")?;
-            match self.marks() {
-                Ok(all) => {
-                    for (id, m) in all {
-                        mark.execute(params![file_key(id), m.rating, m.label])?;
-                        out.marks += 1;
-                    }
-                }
-                Err(e) => out.unreadable.push(format!("the ratings and labels: {e}")),
-            }
-            let settings = (|| -> rusqlite::Result<Vec<(String, String)>> {
-                let mut st = self.conn.prepare("SELECT key, value FROM settings")?;
-                let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-                rows.collect()
-            })();
-            match settings {
-                Ok(all) => {
-                    let mut put =
-                        tx.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)")?;
-                    for (k, v) in all {
-                        put.execute(params![k, v])?;
-                        out.settings += 1;
-                    }
-                }
-                Err(e) => out.unreadable.push(format!("the settings: {e}")),
-            }
-            bump(&tx)?;
-        }
-        tx.commit()?;
-        to.refresh_index()?;
-        // Everything into the main file, then onto the disk, before the
-        // caller swaps the files.
-        to.conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
-        drop(to);
-        std::fs::File::open(dest)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| CatalogError::BadFile {
-                path: dest.to_string_lossy().into_owned(),
-                problem: if e.kind() == std::io::ErrorKind::NotFound {
-                    "the recovered file vanished before it was synced"
-                } else {
-                    "the recovered file could not be synced to the disk"
-                },
-            })?;
-        Ok(out)
-    }
-}
-
-/// Notes a stretch of ids the recovery could not read.
-fn note_unreadable(out: &mut Recovered, from: i64, step: i64, e: &rusqlite::Error) {
-    let to = from.saturating_add(step - 1);
-    let what = if from == i64::MIN {
-        "the start of the file table".to_owned()
-    } else if step == 1 {
-        format!("file id {from}")
-    } else {
-        format!("file ids {from}–{to}")
-    };
-    out.unreadable.push(format!("{what}: {e}"));
 }
 
 impl Catalog {
@@ -1765,7 +1538,7 @@ fn meta_or(conn: &Connection, key: &str, default: i64) -> Result<i64, CatalogErr
 }
 
 /// Raises the generation (inside the caller's transaction).
-fn bump(conn: &Connection) -> Result<(), CatalogError> {
+pub(crate) fn bump(conn: &Connection) -> Result<(), CatalogError> {
     conn.execute(
         "UPDATE meta SET value = value + 1 WHERE key = 'generation'",
         [],

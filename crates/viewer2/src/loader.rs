@@ -13,6 +13,12 @@
 //! (it is in the first 64 KB, so it comes before the decode), then with the
 //! real thumbnail.
 //!
+//! Before a decode starts, its peak memory is estimated from the file's
+//! header ([`decode_peak`]) and reserved from the loader's
+//! [`MemoryBudget`], which several loaders may share: decodes wait while
+//! the ones in flight hold too much, and one that could never fit is
+//! refused ([`ThumbError::OverBudget`]) without being started.
+//!
 //! Files are opened through a [`Source`], so tests can put a slow or
 //! stalling reader behind it.
 
@@ -25,7 +31,22 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crate::cache::{Key, ThumbStore};
-use crate::thumbnail::{Limits, PREVIEW_HEAD, ThumbError, Thumbnail, embedded_preview, thumbnail};
+use crate::thumbnail::{
+    Limits, PREVIEW_HEAD, ThumbError, Thumbnail, decode_peak, embedded_preview, thumbnail,
+};
+use photo::MemoryBudget;
+
+/// The memory the system says is available now (`MemAvailable`), or 4 GiB
+/// where it cannot say.
+pub fn available_bytes() -> u64 {
+    let from_meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .map(|kb| kb.saturating_mul(1024))
+    });
+    from_meminfo.unwrap_or(4 << 30)
+}
 
 /// Something that reads and seeks (a file, or a test's slow reader).
 pub trait ReadSeek: Read + Seek + Send {}
@@ -134,12 +155,27 @@ impl Loader {
     /// Starts `threads` workers making `size`-pixel thumbnails of what
     /// `source` opens, reading and filling `cache` when given (a cache
     /// that fails to store is only logged: the thumbnail still arrives).
+    /// Its decodes share a budget of a quarter of the memory available now.
     pub fn new(
         threads: usize,
         size: u32,
         limits: Limits,
         source: Arc<dyn Source>,
         cache: Option<Box<dyn ThumbStore>>,
+    ) -> std::io::Result<Loader> {
+        let budget = Arc::new(MemoryBudget::new(available_bytes() / 4));
+        Loader::with_budget(threads, size, limits, source, cache, budget)
+    }
+
+    /// As [`Loader::new`], with decodes in flight holding at most what
+    /// `budget` allows (shared with whoever else holds it).
+    pub fn with_budget(
+        threads: usize,
+        size: u32,
+        limits: Limits,
+        source: Arc<dyn Source>,
+        cache: Option<Box<dyn ThumbStore>>,
+        budget: Arc<MemoryBudget>,
     ) -> std::io::Result<Loader> {
         let cache = cache.map(|c| Arc::new(Mutex::new(c)));
         let shared = Arc::new(Shared {
@@ -159,6 +195,7 @@ impl Loader {
             let tx: Sender<Loaded> = tx.clone();
             let source = Arc::clone(&source);
             let cache = cache.clone();
+            let budget = Arc::clone(&budget);
             workers.push(
                 std::thread::Builder::new()
                     .name(format!("thumbnails-{i}"))
@@ -168,6 +205,7 @@ impl Loader {
                             &tx,
                             source.as_ref(),
                             cache.as_deref(),
+                            &budget,
                             size,
                             limits,
                         )
@@ -240,6 +278,7 @@ fn lock(c: &Mutex<Box<dyn ThumbStore>>) -> MutexGuard<'_, Box<dyn ThumbStore>> {
 fn make(
     source: &dyn Source,
     cache: Option<&Mutex<Box<dyn ThumbStore>>>,
+    budget: &MemoryBudget,
     want: &Want,
     size: u32,
     limits: Limits,
@@ -266,6 +305,12 @@ fn make(
         early(preview);
     }
     file.seek(std::io::SeekFrom::Start(0))?;
+    let peak = decode_peak(&mut file, size, limits)?;
+    let _held = budget.reserve(peak).map_err(|_| ThumbError::OverBudget {
+        needs: peak,
+        budget: budget.total(),
+    })?;
+    file.seek(std::io::SeekFrom::Start(0))?;
     let t = thumbnail(file, size, limits)?;
     if let Some(c) = cache
         && let Err(e) = lock(c).put(&key, &t)
@@ -280,6 +325,7 @@ fn work(
     tx: &Sender<Loaded>,
     source: &dyn Source,
     cache: Option<&Mutex<Box<dyn ThumbStore>>>,
+    budget: &MemoryBudget,
     size: u32,
     limits: Limits,
 ) {
@@ -303,7 +349,7 @@ fn work(
                 result: Ok(preview),
             });
         };
-        let result = make(source, cache, &want, size, limits, &mut early);
+        let result = make(source, cache, budget, &want, size, limits, &mut early);
         shared.lock().in_flight.remove(&want.id);
         if tx
             .send(Loaded {

@@ -117,6 +117,15 @@ pub enum ThumbError {
         /// The limit in force.
         limit: u64,
     },
+    /// Decoding it would need more memory than decodes may hold together
+    /// (the loader's budget), even with nothing else in flight.
+    #[error("decoding it needs {} MB, more than the {} MB decodes may hold", needs.div_ceil(1 << 20), budget >> 20)]
+    OverBudget {
+        /// Bytes its decode would hold at its peak.
+        needs: u64,
+        /// The whole budget, in bytes.
+        budget: u64,
+    },
     /// The decoder gave up: truncated or corrupt data.
     #[error("cannot decode: {0}")]
     Decode(String),
@@ -280,7 +289,10 @@ pub fn decode_peak<R: Read + Seek>(
             };
             let planes = sw * sh * comps * bytes;
             let output = sw * sh * comps * bytes;
-            let general = coefficients + planes + output + sw * sh * 4
+            let general = coefficients
+                + planes
+                + output
+                + sw * sh * 4
                 + resize_peak((sw, sh), (tw, th), true);
             Ok(eighth.max(general) + PEAK_SLACK)
         }
@@ -507,7 +519,12 @@ fn png_thumbnail<R: BufRead + Seek>(
 }
 
 /// Grey, grey and alpha, RGB or RGBA samples appended to `out` as RGBA.
-fn widen_to_rgba<S: Copy>(samples: &[S], channels: usize, eight: impl Fn(S) -> u8, out: &mut Vec<u8>) {
+fn widen_to_rgba<S: Copy>(
+    samples: &[S],
+    channels: usize,
+    eight: impl Fn(S) -> u8,
+    out: &mut Vec<u8>,
+) {
     for p in samples.chunks_exact(channels) {
         let px = match p {
             [l] => [eight(*l), eight(*l), eight(*l), 255],

@@ -9,49 +9,15 @@
 //!
 //! This file holds one test, so nothing else allocates while it counts.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Cursor;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
 use proptest::prelude::*;
 use viewer2::thumbnail::{Limits, decode_peak, thumbnail};
 
-struct Counting;
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator, only counting.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's contract is passed on unchanged.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        NOW.fetch_sub(layout.size(), Ordering::SeqCst);
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as above.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // The old block and the new one may both be live while the
-            // contents move.
-            let now = NOW.fetch_add(new_size, Ordering::SeqCst) + new_size;
-            PEAK.fetch_max(now, Ordering::SeqCst);
-            NOW.fetch_sub(layout.size(), Ordering::SeqCst);
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
+#[path = "support/counting.rs"]
+mod counting;
+use counting::{NOW, PEAK};
 
 /// A photo-like picture (gradients and detail), RGBA.
 fn picture(w: u32, h: u32, seed: u32) -> Vec<u8> {
@@ -70,20 +36,26 @@ fn picture(w: u32, h: u32, seed: u32) -> Vec<u8> {
 
 fn encode(kind: usize, w: u32, h: u32, seed: u32) -> Vec<u8> {
     let rgba = picture(w, h, seed);
-    let rgb: Vec<u8> = rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let rgb: Vec<u8> = rgba
+        .chunks_exact(4)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
     let mut out = Vec::new();
     match kind {
         0 | 1 => {
             let mut enc = jpeg_encoder::Encoder::new(&mut out, 85);
             enc.set_progressive(kind == 1);
-            enc.encode(&rgb, w as u16, h as u16, jpeg_encoder::ColorType::Rgb).unwrap();
+            enc.encode(&rgb, w as u16, h as u16, jpeg_encoder::ColorType::Rgb)
+                .unwrap();
         }
         _ => {
             let img = image::RgbaImage::from_raw(w, h, rgba).unwrap();
             let dynamic = match kind {
                 2 => image::DynamicImage::ImageRgb8(image::DynamicImage::ImageRgba8(img).to_rgb8()),
                 3 => image::DynamicImage::ImageRgba8(img),
-                4 => image::DynamicImage::ImageRgba16(image::DynamicImage::ImageRgba8(img).to_rgba16()),
+                4 => image::DynamicImage::ImageRgba16(
+                    image::DynamicImage::ImageRgba8(img).to_rgba16(),
+                ),
                 _ => image::DynamicImage::ImageRgba8(img),
             };
             let format = match kind {
@@ -93,7 +65,9 @@ fn encode(kind: usize, w: u32, h: u32, seed: u32) -> Vec<u8> {
                 7 => image::ImageFormat::Tiff,
                 _ => image::ImageFormat::Bmp,
             };
-            dynamic.write_to(&mut Cursor::new(&mut out), format).unwrap();
+            dynamic
+                .write_to(&mut Cursor::new(&mut out), format)
+                .unwrap();
         }
     }
     out

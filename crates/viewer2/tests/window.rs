@@ -406,6 +406,31 @@ fn a_photo_too_large_for_memory_offers_retry_and_a_reduced_view() {
     assert_eq!(h.state().loupe_photo(), Some("tree.jpg"));
 }
 
+/// A photo whose decode's peak (known from its header) is more than the
+/// loupe's whole decode budget is refused before it is decoded, saying
+/// what it needs; the window stays, with Retry.
+#[test]
+fn a_photo_over_the_loupe_budget_says_what_its_decode_needs() {
+    let (_dir, cat) = setup();
+    let mut options = Options::new(cat, vec![]);
+    options.threads = 2;
+    options.loupe_budget = Some(100_000);
+    let mut h = harness_with(options);
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "tree.jpg")
+        .click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Enter);
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("too much for the memory free now")
+            .is_some()
+    );
+    assert!(h.query_by_label_contains("decoding it needs").is_some());
+    assert!(!h.state().loupe_ready());
+    assert!(h.query_by_label("Retry").is_some());
+}
+
 /// A query nothing matches as typed shows what it matches with a typo, in
 /// place, and says so with the word it found; one that matches nothing
 /// even then says that.

@@ -2,12 +2,15 @@
 //! `+`/`-`, `1` for 1:1 and `0` to fit; drag to pan; Left/Right for the
 //! neighbours, which decode ahead; Esc or Enter back to the grid.
 //!
-//! The photo is decoded at most [`LOUPE_SIZE`] pixels on its long side,
-//! within a pixel limit drawn from the memory available when the loupe's
-//! loader started. A photo over that limit shows what it needs and what is
-//! free, and offers Retry (after the user frees memory: the limit is
-//! measured again) or a reduced view (1024 px, which JPEG decodes at 1/2
-//! to 1/8 scale); the window never goes away.
+//! The photo is decoded at most [`LOUPE_SIZE`] pixels on its long side.
+//! Its decode and its neighbours' share a memory budget of half the memory
+//! available when the loupe's loader started: each reserves its peak
+//! (known from the file's header, by format, bit depth and channels)
+//! before it starts, so three decompression bombs side by side wait for
+//! each other instead of adding up. A photo whose decode could never fit
+//! shows what it needs and what is free, and offers Retry (after the user
+//! frees memory: the budget is measured again) or a reduced view (1024 px,
+//! which JPEG decodes at 1/2 to 1/8 scale); the window never goes away.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -77,23 +80,14 @@ impl Loupe {
 
 /// The memory a decode may take now: half of what the system has
 /// available (the rest is the system's and the other photos').
-fn available_bytes() -> u64 {
-    let from_meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|s| {
-        s.lines()
-            .find(|l| l.starts_with("MemAvailable:"))
-            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .map(|kb| kb * 1024)
-    });
-    from_meminfo.unwrap_or(4 << 30)
-}
+use crate::loader::available_bytes;
 
-/// The loupe's limits: a full decode (4 bytes a pixel, three photos at
-/// once) within half the available memory.
-pub(super) fn limits() -> Limits {
-    Limits {
-        max_pixels: (available_bytes() / 2 / 4 / 3).max(1 << 20),
-        ..Limits::default()
-    }
+/// The loupe's decode budget: `set` bytes, or half the memory available
+/// now.
+pub(super) fn budget(set: Option<u64>) -> Arc<photo::MemoryBudget> {
+    Arc::new(photo::MemoryBudget::new(
+        set.unwrap_or_else(|| available_bytes() / 2),
+    ))
 }
 
 impl ViewerApp {
@@ -141,9 +135,10 @@ impl ViewerApp {
         let (size, limits) = if reduced {
             (REDUCED_SIZE, Limits::default())
         } else {
-            (LOUPE_SIZE, self.loupe_limits.unwrap_or_else(limits))
+            (LOUPE_SIZE, self.loupe_limits.unwrap_or_default())
         };
-        match Loader::new(2, size, limits, Arc::clone(&self.source), None) {
+        let budget = budget(self.loupe_budget);
+        match Loader::with_budget(2, size, limits, Arc::clone(&self.source), None, budget) {
             Ok(l) => self.loupe_loader = l,
             Err(e) => tracing::warn!("cannot restart the loupe's loader: {e}"),
         }
@@ -215,6 +210,13 @@ impl ViewerApp {
                 Err(ThumbError::TooLarge { width, height, .. }) => Shown::Failed {
                     reason: format!("{width}×{height} is too large for the memory free now"),
                     needs: Some(width as u64 * height as u64 * 4),
+                },
+                Err(ThumbError::OverBudget { needs, .. }) => Shown::Failed {
+                    reason: format!(
+                        "decoding it needs {}, too much for the memory free now",
+                        megabytes(needs)
+                    ),
+                    needs: Some(needs),
                 },
                 Err(e) => Shown::Failed {
                     reason: e.to_string(),

@@ -85,6 +85,10 @@ pub struct Options {
     /// The loupe's decode limits; `None` measures the available memory
     /// (tests set a small one to see the out-of-memory view).
     pub loupe_limits: Option<Limits>,
+    /// Bytes the loupe's decodes in flight may hold together; `None` is
+    /// half the memory available when its loader starts (tests set a small
+    /// one).
+    pub loupe_budget: Option<u64>,
     /// A photo to open in the loupe once the catalogue holds it (the
     /// window was started on a file, as a file manager's "Open with"
     /// does).
@@ -117,6 +121,7 @@ impl Options {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             source: Arc::new(Files),
             loupe_limits: None,
+            loupe_budget: None,
             open: None,
             time_zone: jiff::tz::TimeZone::system(),
             launch: Arc::new(Desktop),
@@ -208,6 +213,10 @@ pub struct ViewerApp {
     source: Arc<dyn Source>,
     /// The loupe's limits when set by the caller.
     loupe_limits: Option<Limits>,
+    /// The loupe's decode budget when set by the caller.
+    loupe_budget: Option<u64>,
+    /// What the grid's and the table's decodes in flight share.
+    decode_budget: Arc<photo::MemoryBudget>,
     indexing: IndexStatus,
     /// Why there is nothing to browse.
     failed: Option<String>,
@@ -278,19 +287,24 @@ impl ViewerApp {
             },
             (None, None) => None,
         };
-        let loader = Loader::new(
+        let decode_budget = Arc::new(photo::MemoryBudget::new(
+            crate::loader::available_bytes() / 4,
+        ));
+        let loader = Loader::with_budget(
             options.threads,
             THUMB_SIZE,
             Limits::default(),
             Arc::clone(&options.source),
             cache,
+            Arc::clone(&decode_budget),
         )?;
-        let loupe_loader = Loader::new(
+        let loupe_loader = Loader::with_budget(
             2,
             loupe::LOUPE_SIZE,
-            options.loupe_limits.unwrap_or_else(loupe::limits),
+            options.loupe_limits.unwrap_or_default(),
             Arc::clone(&options.source),
             None,
+            loupe::budget(options.loupe_budget),
         )?;
         let repaint = ctx.clone();
         let details = DetailsReader::start(
@@ -338,6 +352,8 @@ impl ViewerApp {
             caption_status: None,
             source: options.source,
             loupe_limits: options.loupe_limits,
+            loupe_budget: options.loupe_budget,
+            decode_budget,
             indexing,
             failed: None,
             focus_search: true,

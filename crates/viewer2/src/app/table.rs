@@ -315,12 +315,13 @@ impl ViewerApp {
                 self.searcher.save_table(changes, view);
                 Ok(old.mini_loader)
             }
-            None => Loader::new(
+            None => Loader::with_budget(
                 1,
                 MINI_SIZE,
                 crate::thumbnail::Limits::default(),
                 std::sync::Arc::clone(&self.source),
                 None,
+                std::sync::Arc::clone(&self.decode_budget),
             ),
         };
         let mini_loader = match mini_loader {
