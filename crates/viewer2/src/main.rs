@@ -392,49 +392,55 @@ fn repair(catalog_path: &Path) -> Result<()> {
         bail!("no catalogue at {}", catalog_path.display());
     }
     let _lock = indexer::lock(catalog_path)?;
-    let mut cat = Catalog::open(catalog_path)
-        .with_context(|| format!("opening {}", catalog_path.display()))?;
-    let detail = match cat.check() {
-        Ok(()) => {
-            let bytes = cat.rebuild_index()?;
-            eprintln!(
-                "{} passes SQLite's check; its search index was rebuilt ({} files, {:.1} MB)",
-                catalog_path.display(),
-                cat.len()?,
-                bytes as f64 / 1e6
-            );
-            return Ok(());
+    // A file whose first page is damaged does not open at all: it is
+    // recovered all the same.
+    let detail = match Catalog::open(catalog_path) {
+        Ok(mut cat) => match cat.check() {
+            Ok(()) => {
+                let bytes = cat.rebuild_index()?;
+                eprintln!(
+                    "{} passes SQLite's check; its search index was rebuilt ({} files, {:.1} MB)",
+                    catalog_path.display(),
+                    cat.len()?,
+                    bytes as f64 / 1e6
+                );
+                return Ok(());
+            }
+            Err(catalog::CatalogError::Damaged { detail }) => detail,
+            Err(e) => return Err(e.into()),
+        },
+        Err(
+            e @ (catalog::CatalogError::NewerSchema { .. } | catalog::CatalogError::NotACatalogue),
+        ) => {
+            return Err(e).with_context(|| format!("opening {}", catalog_path.display()));
         }
-        Err(catalog::CatalogError::Damaged { detail }) => detail,
-        Err(e) => return Err(e.into()),
+        Err(e) => format!("it does not open: {e}"),
     };
     eprintln!(
-        "{} is damaged ({detail}); copying what it holds into a new file…",
+        "{} is damaged ({detail}); copying every row that can still be read into a new file…",
         catalog_path.display()
     );
-    let mut name = catalog_path.as_os_str().to_owned();
-    name.push(".recovering");
-    let fresh = PathBuf::from(name);
-    // A recovery stopped part-way left this behind: it holds nothing else.
-    for suffix in ["", "-wal", "-shm"] {
-        let mut p = fresh.as_os_str().to_owned();
-        p.push(suffix);
-        let _ = std::fs::remove_file(PathBuf::from(p));
+    let fresh = with_suffix(catalog_path, ".recovering");
+    // A recovery stopped part-way left these behind: they hold nothing else.
+    for suffix in [
+        "",
+        "-wal",
+        "-shm",
+        ".salvage",
+        ".salvage-journal",
+        ".salvage-input",
+    ] {
+        let _ = std::fs::remove_file(with_suffix(&fresh, suffix));
     }
-    let recovered = cat.recover_into(&fresh)?;
-    drop(cat);
+    let recovered = catalog::recover_file(catalog_path, &fresh)?;
     // Swap: the damaged file (and its journal) aside, the new one in.
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let mut aside = catalog_path.as_os_str().to_owned();
-    aside.push(format!(".damaged-{stamp}"));
-    let aside = PathBuf::from(aside);
+    let aside = with_suffix(catalog_path, &format!(".damaged-{stamp}"));
     for suffix in ["", "-wal", "-shm"] {
-        let mut from = catalog_path.as_os_str().to_owned();
-        from.push(suffix);
-        let mut to = aside.as_os_str().to_owned();
-        to.push(suffix);
+        let from = with_suffix(catalog_path, suffix);
+        let to = with_suffix(&aside, suffix);
         match std::fs::rename(&from, &to) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !suffix.is_empty() => {}
@@ -442,12 +448,18 @@ fn repair(catalog_path: &Path) -> Result<()> {
                 return Err(e).with_context(|| {
                     format!(
                         "moving {} aside (the recovered copy is {})",
-                        Path::new(&from).display(),
+                        from.display(),
                         fresh.display()
                     )
                 });
             }
         }
+    }
+    // An empty journal holds nothing (opening the damaged file made it):
+    // it and its index go, so the damaged file stands alone.
+    if std::fs::metadata(with_suffix(&aside, "-wal")).is_ok_and(|m| m.len() == 0) {
+        let _ = std::fs::remove_file(with_suffix(&aside, "-wal"));
+        let _ = std::fs::remove_file(with_suffix(&aside, "-shm"));
     }
     std::fs::rename(&fresh, catalog_path).with_context(|| {
         format!(
@@ -465,20 +477,56 @@ fn repair(catalog_path: &Path) -> Result<()> {
     {
         let _ = d.sync_all();
     }
-    for u in &recovered.unreadable {
-        eprintln!("could not read {u}");
+    for t in &recovered.tables {
+        let what = match t.table {
+            "files" => "file records",
+            "marks" => "ratings and labels",
+            "placements" => "light-table placements",
+            _ => "settings",
+        };
+        match (t.before, t.lost()) {
+            (Some(before), Some(0)) => eprintln!("  {what}: all {before} kept"),
+            (Some(before), Some(lost)) => {
+                eprintln!("  {what}: {} of {before} kept, {lost} lost", t.kept)
+            }
+            _ => eprintln!(
+                "  {what}: {} kept (the damaged file cannot count how many it held)",
+                t.kept
+            ),
+        }
+    }
+    if recovered.unplaced > 0 {
+        eprintln!(
+            "  {} loose rows fitted no table and were left out",
+            recovered.unplaced
+        );
+    }
+    for u in recovered
+        .unreadable
+        .iter()
+        .filter(|u| u.starts_with("the recovery"))
+    {
+        eprintln!("could not read everything: {u}");
     }
     eprintln!(
-        "recovered {} files ({} with captions you wrote), {} placements and {} settings \
-         into a new {}; the damaged file is kept as {} (move it back to undo)",
+        "recovered {} files ({} with captions you wrote), {} ratings and labels, {} placements \
+         and {} settings into a new {}; the damaged file is kept as {} (move it back to undo)",
         recovered.files,
         recovered.captions,
+        recovered.marks,
         recovered.placements,
         recovered.settings,
         catalog_path.display(),
         aside.display()
     );
     Ok(())
+}
+
+/// `path` with `suffix` added to its file name.
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// How `search` prints each path.

@@ -458,10 +458,86 @@ fn a_damaged_catalogue_is_left_untouched_and_repair_recovers_it() {
     scribble(&cat, &pages[pages.len() / 2..pages.len() / 2 + 1], size, 5);
     let (ok, _, err) = viewer2(&cat, &["repair"]);
     assert!(ok, "{err}");
-    assert!(err.contains("could not read"), "{err}");
+    assert!(
+        err.contains("file records: ") && err.contains(" lost"),
+        "{err}"
+    );
     let left = Catalog::open(&cat).unwrap().len().unwrap();
     assert!((2000..3001).contains(&left), "{left}: {err}");
     assert_eq!(integrity(&cat), "ok");
+}
+
+/// Issue 45 item 2: with the first page destroyed, or the file cut off,
+/// `repair` still salvages the ratings and labels, says per table what it
+/// kept, and leaves nothing but the new catalogue and the damaged one.
+#[test]
+fn repair_salvages_marks_from_a_catalogue_that_does_not_open() {
+    for damage in ["first page", "cut off"] {
+        let dir = tempfile::tempdir().unwrap();
+        let photos = dir.path().join("photos");
+        for i in 0..2000 {
+            touch(&photos.join(format!("{:02}/IMG_{i:05}.jpg", i % 20)), i % 7);
+        }
+        let cat = dir.path().join("cat.sqlite");
+        let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+        assert!(ok, "{err}");
+        {
+            let mut c = Catalog::open(&cat).unwrap();
+            let ids: Vec<_> = c
+                .stamps_under("/")
+                .unwrap()
+                .into_iter()
+                .map(|s| s.id)
+                .collect();
+            c.set_marks(&ids, Some(3), Some("green")).unwrap();
+        }
+        let size = pages_of(&cat, "files").1;
+        match damage {
+            "first page" => scribble(&cat, &[1], size, 7),
+            _ => {
+                let len = std::fs::metadata(&cat).unwrap().len();
+                let f = std::fs::OpenOptions::new().write(true).open(&cat).unwrap();
+                // The last two pages (the marks, written last, end there).
+                f.set_len(len - 2 * size as u64).unwrap();
+            }
+        }
+        let (ok, _, err) = viewer2(&cat, &["repair"]);
+        assert!(ok, "{damage}: {err}");
+        assert!(err.contains("ratings and labels: "), "{damage}: {err}");
+        assert_eq!(integrity(&cat), "ok", "{damage}");
+        let c = Catalog::open(&cat).unwrap();
+        let marks = c.marks().unwrap();
+        // Cut off, the rows on the lost pages are gone; a first page
+        // mended loses none.
+        let least = if damage == "cut off" { 1500 } else { 2000 };
+        assert!(
+            marks.len() >= least,
+            "{damage}: {} marks: {err}",
+            marks.len()
+        );
+        assert!(
+            marks
+                .iter()
+                .all(|(_, m)| m.rating == 3 && m.label == "green")
+        );
+        drop(c);
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            // The index runs' lock file stays, as after any `index`.
+            .filter(|n| n != "photos" && n != "cat.index-lock")
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 2, "{damage}: {names:?}");
+        assert_eq!(names[0], "cat.sqlite", "{damage}: {names:?}");
+        assert!(
+            names[1].starts_with("cat.sqlite.damaged-"),
+            "{damage}: {names:?}"
+        );
+        let (ok, out, err) = viewer2(&cat, &["search", "IMG_00042"]);
+        assert!(ok && out.contains("IMG_00042"), "{damage}: {out}{err}");
+    }
 }
 
 /// Item 5: one path, one record, however often its file is indexed alone.
