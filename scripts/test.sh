@@ -68,13 +68,14 @@ fi
 # replays the committed trace).
 # The same venv carries pygame-ce and numpy for collide's mask comparison
 # (crates/collide/tests/mask_pygame.rs runs them; it fails without them when
-# REQUIRE_PY_REFERENCE=1), and mpmath for calculon's digit-by-digit check
-# (crates/calculon/tests/mpmath.rs).
+# REQUIRE_PY_REFERENCE=1), mpmath for calculon's digit-by-digit check
+# (crates/calculon/tests/mpmath.rs) and gmpy2 (GMP) for its big integers
+# (crates/calculon/tests/big_integers.rs).
 venv=target/py-venv
-if ! "$venv/bin/python" -c "import OneEuroFilter, pygame, numpy, mpmath" >/dev/null 2>&1; then
+if ! "$venv/bin/python" -c "import OneEuroFilter, pygame, numpy, mpmath, gmpy2" >/dev/null 2>&1; then
   rm -rf "$venv"
   python3 -m venv "$venv" >/dev/null 2>&1 \
-    && "$venv/bin/pip" install --quiet OneEuroFilter==0.2.1 pygame-ce==2.5.8 numpy==2.4.6 mpmath==1.3.0 || true
+    && "$venv/bin/pip" install --quiet OneEuroFilter==0.2.1 pygame-ce==2.5.8 numpy==2.4.6 mpmath==1.3.0 gmpy2==2.3.2 || true
 fi
 if "$venv/bin/python" -c "import OneEuroFilter" >/dev/null 2>&1; then
   "$venv/bin/python" crates/signals/tests/reference/one_euro.py --check

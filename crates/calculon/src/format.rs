@@ -226,59 +226,48 @@ const SPLIT_BITS: usize = 1 << 18;
 
 fn in_base(n: &UBig, base: u32, check: Check<'_>) -> Result<String, NumError> {
     Ok(match base {
+        // Powers of two: a linear pass over the bits.
         16 => format!("{n:x}"),
         8 => format!("{n:o}"),
         2 => format!("{n:b}"),
-        10 => decimal(n, check)?,
-        _ => {
-            // Any other base, a digit at a time (short numbers: `to base`).
-            const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-            let b = UBig::from(base);
-            let mut out = Vec::new();
-            let mut v = n.clone();
-            while !v.is_zero() {
-                check()?;
-                let (q, r) = dashu_base::DivRem::div_rem(&v, &b);
-                out.push(DIGITS[usize::try_from(&r).unwrap_or(0)]);
-                v = q;
-            }
-            if out.is_empty() {
-                out.push(b'0');
-            }
-            out.reverse();
-            String::from_utf8(out).unwrap_or_default()
-        }
+        _ => digits_in(n, base, check)?,
     })
 }
 
-/// `n` in decimal, in halves above [`SPLIT_BITS`] so the budget is checked
-/// between them.
-fn decimal(n: &UBig, check: Check<'_>) -> Result<String, NumError> {
-    Ok(match n {
-        _ if n.bit_len() <= SPLIT_BITS => n.to_string(),
-        _ => {
-            // 10^(c·2^i) for c the digits a leaf holds: each computed once.
-            let leaf = (SPLIT_BITS as f64 * std::f64::consts::LOG10_2) as usize / 2;
-            let mut powers = vec![UBig::from(10u8).pow(leaf)];
-            let digits = (n.bit_len() as f64 * std::f64::consts::LOG10_2) as usize + 1;
-            while leaf << powers.len() < digits {
-                check()?;
-                let last = &powers[powers.len() - 1];
-                let next = last * last;
-                powers.push(next);
-            }
-            let mut out = String::with_capacity(digits);
-            decimal_into(n, powers.len(), leaf, &powers, None, &mut out, check)?;
-            out
-        }
-    })
+/// `n` in `base` (3 to 36), in halves above [`SPLIT_BITS`] so the budget
+/// is checked between them: divide by `base^(k)` for the largest `k` of
+/// the form `leaf·2^i` below `n`, convert both halves, the low one padded
+/// to exactly `k` digits. The high half is never padded, so the text
+/// never starts with a zero.
+fn digits_in(n: &UBig, base: u32, check: Check<'_>) -> Result<String, NumError> {
+    let radix = u8::try_from(base).unwrap_or(10);
+    if n.bit_len() <= SPLIT_BITS {
+        return Ok(n.in_radix(radix).to_string());
+    }
+    let bits_per_digit = f64::from(base).log2();
+    // base^(leaf·2^i), each computed once: leaf digits fill about half a
+    // piece that converts directly.
+    let leaf = ((SPLIT_BITS as f64 / bits_per_digit) as usize / 2).max(1);
+    let mut powers = vec![UBig::from(base).pow(leaf)];
+    while powers[powers.len() - 1].bit_len() * 2 <= n.bit_len() + 1 {
+        check()?;
+        let last = &powers[powers.len() - 1];
+        let next = last * last;
+        powers.push(next);
+    }
+    let digits = (n.bit_len() as f64 / bits_per_digit) as usize + 1;
+    let mut out = String::with_capacity(digits);
+    digits_into(n, radix, powers.len(), leaf, &powers, None, &mut out, check)?;
+    Ok(out)
 }
 
-/// Appends `n < 10^(leaf·2^level)` in decimal, left-padded with zeros to
-/// `width` digits when given: split by `powers[level − 1]`, checking the
-/// budget between the halves.
-fn decimal_into(
+/// Appends `n` in `radix`, left-padded with zeros to `width` digits when
+/// given (`n < radix^width` then). `powers[i]` is `radix^(leaf·2^i)`;
+/// only `powers[..level]` are used.
+#[allow(clippy::too_many_arguments)]
+fn digits_into(
     n: &UBig,
+    radix: u8,
     level: usize,
     leaf: usize,
     powers: &[UBig],
@@ -287,7 +276,7 @@ fn decimal_into(
     check: Check<'_>,
 ) -> Result<(), NumError> {
     if level == 0 || n.bit_len() <= SPLIT_BITS {
-        let s = n.to_string();
+        let s = n.in_radix(radix).to_string();
         if let Some(w) = width {
             out.extend(std::iter::repeat_n('0', w.saturating_sub(s.len())));
         }
@@ -295,13 +284,18 @@ fn decimal_into(
         return Ok(());
     }
     let p = &powers[level - 1];
+    // Unpadded and smaller than the divisor: the high half would be 0,
+    // printed as a leading zero. Split by the next power down instead.
+    if width.is_none() && n < p {
+        return digits_into(n, radix, level - 1, leaf, powers, None, out, check);
+    }
     let k = leaf << (level - 1);
     check()?;
     let (hi, lo) = dashu_base::DivRem::div_rem(n, p);
     check()?;
     let hi_width = width.map(|w| w.saturating_sub(k));
-    decimal_into(&hi, level - 1, leaf, powers, hi_width, out, check)?;
-    decimal_into(&lo, level - 1, leaf, powers, Some(k), out, check)
+    digits_into(&hi, radix, level - 1, leaf, powers, hi_width, out, check)?;
+    digits_into(&lo, radix, level - 1, leaf, powers, Some(k), out, check)
 }
 
 fn signed(sign: Sign, text: &str) -> String {

@@ -8,11 +8,9 @@
 //! it skipped, and fails when `REQUIRE_PY_REFERENCE=1` (CI). More cases:
 //! `CALCULON_CASES=5000`.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
 use calculon::{Calculator, Settings};
+
+mod common;
 
 /// A small deterministic generator (xorshift), so failures repeat.
 struct Rng(u64);
@@ -119,14 +117,6 @@ fn expression(rng: &mut Rng, depth: u32) -> Case {
     }
 }
 
-fn python() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("CALCULON_PYTHON") {
-        return Some(p.into());
-    }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-venv/bin/python");
-    venv.exists().then_some(venv)
-}
-
 #[test]
 fn every_printed_digit_matches_mpmath() {
     let cases: usize = std::env::var("CALCULON_CASES")
@@ -166,51 +156,7 @@ fn compare(cases: usize, digit_choices: &[usize], depth: u32, seed: u64) {
         };
         lines.push_str(&format!("{i}\t{digits}\t{}\t{answer}\n", case.python));
     }
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference/mpmath_check.py");
-    let required = std::env::var("REQUIRE_PY_REFERENCE").as_deref() == Ok("1");
-    let output = python().and_then(|py| {
-        let mut child = Command::new(py)
-            .arg(&script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .ok()?;
-        child.stdin.take()?.write_all(lines.as_bytes()).ok()?;
-        child.wait_with_output().ok()
-    });
-    let output = match output {
-        Some(o) if o.status.success() => o,
-        other => {
-            let why = match other {
-                Some(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
-                None => "no Python with mpmath (set CALCULON_PYTHON, or run ./scripts/test.sh, which makes target/py-venv)".into(),
-            };
-            assert!(
-                !required,
-                "REQUIRE_PY_REFERENCE=1 but mpmath could not run: {why}"
-            );
-            eprintln!("SKIPPED: the mpmath comparison: {why}");
-            return;
-        }
-    };
-    let text = String::from_utf8_lossy(&output.stdout);
-    let mismatches: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with("checked "))
-        .collect();
-    let checked = text
-        .lines()
-        .find_map(|l| l.strip_prefix("checked "))
-        .unwrap_or("0");
-    assert!(
-        mismatches.is_empty(),
-        "{} of {checked} differ:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
-    assert!(
-        checked.parse::<usize>().unwrap_or(0) >= cases / 2,
-        "too few cases checked: {checked}"
-    );
+    if let Some(answer) = common::reference("mpmath_check.py", "the mpmath comparison", &lines) {
+        common::no_mismatches(&answer, cases / 2);
+    }
 }

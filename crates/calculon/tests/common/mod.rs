@@ -18,3 +18,83 @@ pub fn check_in(calc: &mut Calculator, cases: &[(&str, &str)]) {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+/// Runs a reference script from `tests/reference` on `lines` (its stdin)
+/// with the venv's Python (`CALCULON_PYTHON`, or `target/py-venv`, which
+/// `./scripts/test.sh` makes) and returns its stdout. Without Python or
+/// the script's packages it prints a `SKIPPED:` line saying why and
+/// returns `None`, or fails under `REQUIRE_PY_REFERENCE=1` (CI).
+#[allow(dead_code)]
+pub fn reference(script: &str, what: &str, lines: &str) -> Option<String> {
+    use std::io::Write;
+    use std::path::PathBuf;
+    use std::process::{Command, Stdio};
+
+    let python = std::env::var("CALCULON_PYTHON")
+        .map(PathBuf::from)
+        .ok()
+        .or_else(|| {
+            let venv =
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-venv/bin/python");
+            venv.exists().then_some(venv)
+        });
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/reference")
+        .join(script);
+    let output = python.and_then(|py| {
+        let mut child = Command::new(py)
+            .arg(&script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .ok()?;
+        let mut stdin = child.stdin.take()?;
+        // Written from a thread: the script answers while it reads.
+        let lines = lines.to_owned();
+        let feeder = std::thread::spawn(move || stdin.write_all(lines.as_bytes()));
+        let out = child.wait_with_output().ok();
+        let _ = feeder.join();
+        out
+    });
+    match output {
+        Some(o) if o.status.success() => Some(String::from_utf8_lossy(&o.stdout).into_owned()),
+        other => {
+            let why = match other {
+                Some(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+                None => "no Python from the venv (set CALCULON_PYTHON, or run ./scripts/test.sh, which makes target/py-venv)".into(),
+            };
+            assert!(
+                std::env::var("REQUIRE_PY_REFERENCE").as_deref() != Ok("1"),
+                "REQUIRE_PY_REFERENCE=1 but {what} could not run: {why}"
+            );
+            eprintln!("SKIPPED: {what}: {why}");
+            None
+        }
+    }
+}
+
+/// The lines of a reference script's answer other than its last
+/// `checked N`, and N; fails listing them if any, or if fewer than
+/// `least` cases were checked.
+#[allow(dead_code)]
+pub fn no_mismatches(answer: &str, least: usize) {
+    let mismatches: Vec<&str> = answer
+        .lines()
+        .filter(|l| !l.starts_with("checked "))
+        .collect();
+    let checked = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("checked "))
+        .unwrap_or("0");
+    assert!(
+        mismatches.is_empty(),
+        "{} of {checked} differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+    assert!(
+        checked.parse::<usize>().unwrap_or(0) >= least,
+        "too few cases checked: {checked}"
+    );
+}
