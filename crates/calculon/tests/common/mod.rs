@@ -5,6 +5,7 @@ use calculon::Calculator;
 /// Evaluates each line in `calc`, in order, and compares the display (or
 /// the error message, prefixed with `error: `); fails listing every line
 /// that differs.
+#[allow(dead_code)]
 pub fn check_in(calc: &mut Calculator, cases: &[(&str, &str)]) {
     let mut failures = Vec::new();
     for (input, want) in cases {
