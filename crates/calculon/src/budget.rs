@@ -12,6 +12,10 @@ pub enum Stop {
     Cancelled,
     /// The time budget ran out.
     TimedOut,
+    /// A step that cannot stop part-way would, by its cost estimate, take
+    /// about this many milliseconds, more than the time left: refused
+    /// before it started.
+    WouldTakeTooLong(u64),
 }
 
 /// A flag shared with another thread: raising it stops the evaluation at

@@ -177,6 +177,18 @@ pub enum ErrorKind {
     /// The time budget ran out.
     #[error("stopped after {0} ms: the evaluation took too long")]
     TimedOut(u64),
+    /// A step that cannot stop part-way (the gcd that reduces a fraction
+    /// of huge numbers) was refused before it started.
+    #[error(
+        "not started: reducing this fraction of huge numbers would take at least {:.1} s, more than the {limit_ms} ms allowed (--timeout)",
+        *estimate_ms as f64 / 1000.0
+    )]
+    WouldTakeTooLong {
+        /// The cost estimate.
+        estimate_ms: u64,
+        /// The time limit.
+        limit_ms: u64,
+    },
     /// More precision did not settle a question (the sign of a value very
     /// close to zero, a rounding at a boundary).
     #[error("cannot decide at {bits} bits of precision: {what}")]

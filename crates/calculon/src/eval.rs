@@ -712,7 +712,14 @@ impl Calculator {
                 match result {
                     Ok(y) => y,
                     // Cancelled or out of time: stop sampling.
-                    Err(e) if matches!(e.kind, ErrorKind::Cancelled | ErrorKind::TimedOut(_)) => {
+                    Err(e)
+                        if matches!(
+                            e.kind,
+                            ErrorKind::Cancelled
+                                | ErrorKind::TimedOut(_)
+                                | ErrorKind::WouldTakeTooLong { .. }
+                        ) =>
+                    {
                         failure = Some(e);
                         None
                     }
@@ -974,6 +981,13 @@ impl Calculator {
                     .time_limit
                     .map_or(0, |t| t.as_millis().min(u64::MAX as u128) as u64),
             ),
+            NumError::Stopped(Stop::WouldTakeTooLong(estimate_ms)) => ErrorKind::WouldTakeTooLong {
+                estimate_ms,
+                limit_ms: self
+                    .settings
+                    .time_limit
+                    .map_or(0, |t| t.as_millis().min(u64::MAX as u128) as u64),
+            },
         };
         Fail::Error(CalcError::new(kind, span.clone()))
     }

@@ -623,6 +623,17 @@ pub(crate) fn modulo(work: &Work<'_>, a: &Quantity, b: &Quantity) -> FnResult {
     if matches!(y, Real::Exact(r) if r.is_zero()) {
         return Err(FnError::from(NumError::DivisionByZero));
     }
+    if let (Real::Exact(x), Real::Exact(y)) = (x, y)
+        && x.denominator().is_one()
+        && y.denominator().is_one()
+    {
+        return Ok(Quantity {
+            num: Number::real(Real::Exact(RBig::from(
+                work.int_mod(x.numerator(), y.numerator())?,
+            ))),
+            ..a.clone()
+        });
+    }
     let q = work.round(&work.div(x, y)?, Rounding::Floor)?;
     let r = work.sub(x, &work.mul(y, &q)?)?;
     Ok(Quantity {

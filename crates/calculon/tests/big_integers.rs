@@ -81,7 +81,8 @@ fn big_integers_print_every_digit_right_in_every_base() {
                 (format!("floor({a} / {b})"), format!("({pa}) // ({pb})"))
             }
             _ => {
-                let (a, pa) = power(&mut rng, digits * 2.0);
+                // Over twice the divisor's size: divided in pieces.
+                let (a, pa) = power(&mut rng, digits * 3.0);
                 let (b, pb) = power(&mut rng, digits);
                 (
                     format!("({a}) mod ({b} + 1)"),

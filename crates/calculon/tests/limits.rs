@@ -38,6 +38,9 @@ fn time_limits_hold_inside_the_kernels() {
         (1_000_000, "pi"),
         (1_000_000, "sqrt(2) + 1/7"),
         (1_000_000, "sin(10^300000)"),
+        // Remainders of big integers, a divisor's width at a time.
+        (30, "(7^(2*10^6)) mod (3^(10^6)+2)"),
+        (30, "(7^(2*10^6)) mod (3^(3*10^5)+2)"),
     ];
     for (digits, line) in cases {
         let mut calc = limited(digits, 200);
@@ -68,4 +71,33 @@ fn cancelling_from_another_thread_stops_a_series() {
     std::thread::sleep(Duration::from_millis(150));
     flag.cancel();
     assert_eq!(worker.join().ok(), Some(Err(ErrorKind::Cancelled)));
+}
+
+/// A step that cannot stop part-way (the gcd that reduces a fraction of
+/// huge numbers) is refused before it starts when it could not finish in
+/// time, saying so, rather than running for seconds past the limit.
+#[test]
+fn a_gcd_that_cannot_finish_in_time_is_refused_before_it_starts() {
+    let mut calc = Calculator::new(Settings {
+        max_bits: 1 << 30,
+        time_limit: Some(Duration::from_millis(10_000)),
+        ..Settings::default()
+    });
+    // 56 by 16 million bits: about a minute's gcd here.
+    let got = calc.evaluate("(7^(2*10^7)) / (3^(10^7)+2) > 1");
+    let e = got.expect_err("refused");
+    assert!(
+        matches!(e.kind, ErrorKind::WouldTakeTooLong { limit_ms: 10_000, estimate_ms } if estimate_ms > 5000),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("more than the 10000 ms allowed"),
+        "{e}"
+    );
+    // Small fractions are never refused.
+    let mut calc = limited(30, 1000);
+    assert_eq!(
+        calc.evaluate("(7^100) / (3^50 + 2) > 1").unwrap().value,
+        "1"
+    );
 }
