@@ -52,7 +52,8 @@ pub use index::{IndexBuilder, IndexError, IndexSize, SearchIndex, Source};
 pub use marks::{LABELS, Marks};
 pub use placements::Placement;
 pub use query::{
-    Clause, Document, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse, split_path,
+    Clause, Document, MAX_DEPTH, Mode, Prepared, Query, QueryError, Scope, Term, extension, parse,
+    split_path,
 };
 pub use recover::{RECOVERED_TABLES, Recovered, TableReport, recover_file};
 pub use store::{

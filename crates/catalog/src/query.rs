@@ -202,10 +202,17 @@ fn lex(query: &str) -> Result<Vec<(usize, Lexeme)>, QueryError> {
     Ok(out)
 }
 
+/// The deepest nesting of parentheses a query may have: far more than
+/// anyone writes, and every walk over a query (parsing, matching,
+/// ranking) recurses once a level, so this bounds their stack.
+pub const MAX_DEPTH: usize = 256;
+
 struct Parser {
     lexemes: Vec<(usize, Lexeme)>,
     at: usize,
     end: usize,
+    /// Parentheses open around the current position.
+    depth: usize,
     /// A word of no letter or digit passed over in the current list of
     /// terms: the error, if nothing else is in it.
     skipped: Option<(usize, String)>,
@@ -222,6 +229,9 @@ impl Parser {
 
     fn or(&mut self) -> Result<Query, QueryError> {
         let mut alternatives: Vec<Vec<Clause>> = Vec::new();
+        // Hashed, so a query of many alternatives stays linear.
+        let mut seen_alternatives = std::collections::HashSet::new();
+        let mut after_or = false;
         loop {
             let here = self.position();
             self.skipped = None;
@@ -236,17 +246,29 @@ impl Parser {
                              everything else)"
                         ),
                     ),
-                    None => QueryError::at(here, "OR needs a term on each side"),
+                    None => match self.peek() {
+                        _ if after_or => QueryError::at(here, "OR needs a term on each side"),
+                        Some((_, Lexeme::Or)) => {
+                            QueryError::at(here, "OR needs a term on each side")
+                        }
+                        Some((p, Lexeme::Close)) if self.depth == 0 => {
+                            QueryError::at(*p, "this parenthesis was never opened")
+                        }
+                        _ => QueryError::at(here, "a term is missing"),
+                    },
                 });
             }
             // A repeated clause asks nothing more.
             let mut seen = std::collections::HashSet::new();
             and.retain(|c| seen.insert(c.clone()));
-            if !alternatives.contains(&and) {
+            if seen_alternatives.insert(and.clone()) {
                 alternatives.push(and);
             }
             match self.peek() {
-                Some((_, Lexeme::Or)) => self.at += 1,
+                Some((_, Lexeme::Or)) => {
+                    self.at += 1;
+                    after_or = true;
+                }
                 _ => return Ok(Query { alternatives }),
             }
         }
@@ -322,10 +344,23 @@ impl Parser {
                 None => Err(QueryError::at(p, "this phrase has no words")),
             },
             Lexeme::Open => {
-                if matches!(self.peek(), Some((_, Lexeme::Close))) {
-                    return Err(QueryError::at(p, "empty parentheses"));
+                if self.depth == MAX_DEPTH {
+                    return Err(QueryError::at(
+                        p,
+                        format!("parentheses nested deeper than {MAX_DEPTH}"),
+                    ));
                 }
-                let inner = self.or()?;
+                match self.peek() {
+                    Some((_, Lexeme::Close)) => {
+                        return Err(QueryError::at(p, "empty parentheses"));
+                    }
+                    None => return Err(QueryError::at(p, "this parenthesis is never closed")),
+                    _ => {}
+                }
+                self.depth += 1;
+                let inner = self.or();
+                self.depth -= 1;
+                let inner = inner?;
                 match self.peek() {
                     Some((_, Lexeme::Close)) => {
                         self.at += 1;
@@ -492,6 +527,7 @@ pub fn parse(query: &str) -> Result<Query, QueryError> {
         lexemes,
         at: 0,
         end,
+        depth: 0,
         skipped: None,
     };
     let q = parser.or()?;

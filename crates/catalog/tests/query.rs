@@ -125,6 +125,12 @@ fn errors_point_at_the_character() {
         ("date:2019-07-02..2019-07-01", 0, "ends before it starts"),
         ("date:abc", 0, "a date looks like"),
         ("date:19-01", 0, "a date looks like"),
+        // A lone parenthesis says what it is (issue 45 item 16).
+        ("(", 0, "never closed"),
+        (")", 0, "never opened"),
+        ("cat (", 4, "never closed"),
+        (") cat", 0, "never opened"),
+        ("(cat OR)", 7, "OR needs"),
     ] {
         let e = parse(q).unwrap_err();
         assert_eq!(e.position, at, "{q:?}: {e}");
@@ -348,4 +354,85 @@ fn odd_dates_do_not_panic() {
             .unwrap()
             .matches_document(catalog::Mode::Default, &ok)
     );
+}
+
+/// Issue 45 item 12: nesting is bounded (a stack overflow once killed the
+/// window at 3,000 `(`), the error names the limit at the parenthesis
+/// that passes it, and the limit itself parses and searches.
+#[test]
+fn nesting_deeper_than_the_limit_is_an_error_not_a_crash() {
+    use catalog::{MAX_DEPTH, Mode, SearchIndex, Source};
+    for depth in [MAX_DEPTH + 1, 3_000, 12_000, 200_000] {
+        let q = format!("{}cat{}", "(".repeat(depth), ")".repeat(depth));
+        let e = parse(&q).unwrap_err();
+        assert_eq!(e.position, MAX_DEPTH, "{depth}: {e}");
+        assert!(
+            e.message
+                .contains(&format!("nested deeper than {MAX_DEPTH}")),
+            "{e}"
+        );
+        // Unclosed, the same.
+        let e = parse(&"(".repeat(depth)).unwrap_err();
+        assert!(e.message.contains("nested deeper"), "{e}");
+    }
+    // At the limit: parsed and searched, on a thread's default 2 MiB stack (every walk
+    // over the query recurses once a level).
+    let q = format!(
+        "{}cat OR -dog{}",
+        "(-(".repeat(MAX_DEPTH / 2),
+        "))".repeat(MAX_DEPTH / 2)
+    );
+    let hits = std::thread::Builder::new()
+        .stack_size(1 << 21)
+        .spawn(move || {
+            let q = parse(&q).unwrap();
+            let index = SearchIndex::build([Source {
+                id: 1,
+                path: "/a/cat.jpg",
+                caption: "",
+                camera: "",
+                date: "",
+            }])
+            .unwrap();
+            let hits = index.search(&q, Mode::Default, 10, true);
+            drop(q);
+            hits
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+    assert!(hits.len() <= 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// Random long and deep queries of every piece of the language:
+    /// never a panic or a stack overflow (on a thread's default 2 MiB stack), and an error
+    /// always points inside the query.
+    #[test]
+    fn any_query_parses_or_errors_inside_it(
+        pieces in proptest::collection::vec(
+            prop_oneof![
+                Just("(".to_owned()), Just(")".to_owned()), Just("-".to_owned()),
+                Just(" OR ".to_owned()), Just("\"".to_owned()), Just(" ".to_owned()),
+                Just("~".to_owned()), Just("name:".to_owned()), Just("date:2019..".to_owned()),
+                "[a-zé0-9]{1,6}", "\\PC{1,3}",
+            ],
+            0..3000,
+        ),
+        deep in 0usize..400,
+    ) {
+        let q = format!("{}{}", "(".repeat(deep), pieces.concat());
+        let len = q.chars().count();
+        let got = std::thread::Builder::new()
+            .stack_size(1 << 21)
+            .spawn(move || parse(&q).map(|_| ()))
+            .unwrap()
+            .join();
+        match got {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => prop_assert!(e.position <= len, "{e} in {len} characters"),
+            Err(_) => prop_assert!(false, "the parser panicked"),
+        }
+    }
 }

@@ -230,6 +230,9 @@ impl Searcher {
         let stopped = Arc::clone(&stop);
         std::thread::Builder::new()
             .name("catalogue".into())
+            // Queries are walked once a level of parentheses (at most
+            // catalog::MAX_DEPTH): room for that even in a debug build.
+            .stack_size(16 << 20)
             .spawn(move || run(&catalog_path, &dirs, &inbox, again, &out, stopped, extras))?;
         Ok(Searcher {
             requests,

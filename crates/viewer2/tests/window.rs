@@ -110,6 +110,31 @@ fn typing_a_query_changes_the_count() {
     assert!(h.query_by_label_contains("Query:").is_some());
 }
 
+/// Issue 45 item 12: 3,000 `(` typed into the search once overflowed the
+/// catalogue thread's stack and killed the window. Now the query's error
+/// names the limit, and the window searches on.
+#[test]
+fn a_deeply_nested_query_is_an_error_and_the_window_goes_on() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    type_query(&mut h, &"(".repeat(3000));
+    assert!(
+        h.query_by_label_contains("nested deeper than 256")
+            .is_some(),
+        "no error shown"
+    );
+    // At the limit it is a query like any other.
+    h.get_by_label("Search").focus();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.key_press(egui::Key::Backspace);
+    type_query(
+        &mut h,
+        &format!("{}kitten{}", "(".repeat(256), ")".repeat(256)),
+    );
+    assert!(h.query_by_label("2 of 6 photos").is_some());
+}
+
 #[test]
 fn clicking_a_tag_narrows_and_clicking_again_widens() {
     let (_dir, cat) = setup();
