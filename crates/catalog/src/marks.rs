@@ -54,7 +54,7 @@ impl Catalog {
             )));
         }
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = crate::store::write_tx(&self.conn)?;
         {
             let mut put = tx.prepare_cached(
                 "INSERT INTO marks (key, rating, label) VALUES (?1, coalesce(?2, 0), coalesce(?3, '')) \

@@ -64,7 +64,7 @@ impl Catalog {
             });
         }
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = crate::store::write_tx(&self.conn)?;
         {
             let mut put = tx.prepare_cached(
                 "INSERT OR REPLACE INTO placements (key, x, y, angle, grp)

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::functions::FunctionFlags;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 use thiserror::Error;
 
 use crate::index::{IndexBuilder, IndexError, SearchIndex, Source};
@@ -302,6 +302,15 @@ pub enum Field {
     Camera = 2,
 }
 
+/// A write transaction that takes the write lock up front (`BEGIN
+/// IMMEDIATE`): a writer waits for another within the busy timeout, at
+/// the start. A deferred one that reads first fails at once ("database is
+/// locked") when its read turns into a write while another process
+/// writes, which SQLite cannot wait for.
+pub(crate) fn write_tx(conn: &Connection) -> Result<Transaction<'_>, rusqlite::Error> {
+    Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+}
+
 impl Catalog {
     /// Opens (creating if needed) a catalogue file.
     pub fn open(path: &Path) -> Result<Catalog, CatalogError> {
@@ -335,7 +344,7 @@ impl Catalog {
         let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         match version {
             0 => {
-                let tx = conn.unchecked_transaction()?;
+                let tx = write_tx(&conn)?;
                 tx.execute_batch(SCHEMA_V2)?;
                 tx.execute_batch(MIGRATE_V2_TO_V3)?;
                 tx.commit()?;
@@ -347,9 +356,19 @@ impl Catalog {
             2 => migrate_from_v2(&conn)?,
             _ => {}
         }
-        // The light table's tables came after version 2: made when missing.
-        conn.execute_batch(crate::placements::PLACEMENT_TABLES)?;
-        conn.execute_batch(crate::marks::MARK_TABLE)?;
+        // The light table's tables came after version 2: made when missing
+        // (only then: opening to search never writes, so it never waits
+        // for an index run's lock).
+        let have: i64 = conn.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' \
+             AND name IN ('placements', 'settings', 'marks')",
+            [],
+            |r| r.get(0),
+        )?;
+        if have < 3 {
+            conn.execute_batch(crate::placements::PLACEMENT_TABLES)?;
+            conn.execute_batch(crate::marks::MARK_TABLE)?;
+        }
         // Fuzzy terms compare in Rust, with the reference meaning's rule.
         conn.create_scalar_function(
             "fuzzy_match",
@@ -421,7 +440,7 @@ impl Catalog {
     /// transaction, and returns their ids in order.
     pub fn add(&mut self, files: &[NewFile<'_>]) -> Result<Vec<FileId>, CatalogError> {
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         let mut ids = Vec::new();
         ids.try_reserve_exact(files.len())
             .map_err(|_| CatalogError::BadFile {
@@ -481,7 +500,7 @@ impl Catalog {
     /// new one replaces it.
     pub fn update(&mut self, files: &[(FileId, NewFile<'_>)]) -> Result<(), CatalogError> {
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         {
             let mut st = tx.prepare_cached(
                 "UPDATE files SET path = ?2, ext = ?3, size = ?4, mtime = ?5, raw_path = ?6, \
@@ -525,7 +544,7 @@ impl Catalog {
             return Ok(());
         }
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         for &(id, path, raw) in moves {
             move_record(&tx, id, path, raw)?;
         }
@@ -545,7 +564,7 @@ impl Catalog {
         raw: Option<&[u8]>,
     ) -> Result<(), CatalogError> {
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         move_record(&tx, id, path, raw)?;
         tx.execute(
             "UPDATE files SET status = 2 WHERE file_id = ?1",
@@ -561,7 +580,7 @@ impl Catalog {
     /// exists.
     pub fn set_caption(&mut self, id: FileId, caption: &str) -> Result<bool, CatalogError> {
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         let n = tx.execute(
             "UPDATE files SET caption = ?2, caption_edited = 1 WHERE file_id = ?1",
             params![id, caption],
@@ -587,7 +606,7 @@ impl Catalog {
             return Ok(0);
         }
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         let changes: Vec<(FileId, String)> = {
             let mut st = tx.prepare(
                 "SELECT file_id, caption, camera FROM files \
@@ -723,7 +742,7 @@ impl Catalog {
     /// [`Reconcile`]), in one transaction.
     pub fn reconcile(&mut self, r: &Reconcile) -> Result<Vanished, CatalogError> {
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         for &(keep, drop) in &r.merges {
             merge_records(&tx, keep, drop)?;
         }
@@ -771,7 +790,7 @@ impl Catalog {
             return Ok(());
         }
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         {
             let mut del = tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?;
             let mut unplace = tx.prepare_cached("DELETE FROM placements WHERE key = ?1")?;
@@ -960,7 +979,7 @@ impl Catalog {
             return Ok(false);
         }
         self.writable()?;
-        let tx = self.conn.transaction()?;
+        let tx = write_tx(&self.conn)?;
         tx.execute(
             "INSERT OR REPLACE INTO settings (key, value) VALUES (?1, ?2)",
             params![ROOTS, roots.join("\n")],
@@ -1003,7 +1022,7 @@ impl Catalog {
         self.writable()?;
         self.conn.busy_timeout(Duration::ZERO)?;
         let result = (|| -> Result<(), CatalogError> {
-            let tx = self.conn.unchecked_transaction()?;
+            let tx = write_tx(&self.conn)?;
             tx.execute_batch("DELETE FROM search_index")?;
             if meta(&tx, "generation")? != generation {
                 return Ok(());
@@ -1042,7 +1061,7 @@ impl Catalog {
             return Ok(());
         }
         let roots = self.roots()?;
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = write_tx(&self.conn)?;
         tx.execute_batch("DELETE FROM links; DELETE FROM tokens;")?;
         {
             let mut files =
@@ -1352,7 +1371,7 @@ const SCHEMA_V2: &str = "
 /// SQLite; version 2 keeps them in the search index. The seed's tables
 /// were filled eagerly in version 1, so they are current.
 fn migrate_from_v1(conn: &Connection) -> Result<(), CatalogError> {
-    let tx = conn.unchecked_transaction()?;
+    let tx = write_tx(conn)?;
     tx.execute_batch(
         "DROP TABLE IF EXISTS trigrams;
          DROP INDEX IF EXISTS files_by_ext;
@@ -1392,7 +1411,7 @@ const MIGRATE_V2_TO_V3: &str = "
 ";
 
 fn migrate_from_v2(conn: &Connection) -> Result<(), CatalogError> {
-    let tx = conn.unchecked_transaction()?;
+    let tx = write_tx(conn)?;
     tx.execute_batch(MIGRATE_V2_TO_V3)?;
     tx.commit()?;
     Ok(())
