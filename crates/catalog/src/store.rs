@@ -84,6 +84,12 @@ pub enum CatalogError {
     /// SQLite's recovery extension could not salvage the file.
     #[error("recovering the catalogue: {0}")]
     Recovery(String),
+    /// Opened read-only ([`Catalog::open_read_only`]): nothing is written.
+    #[error("the catalogue is open read-only ({reason}), so nothing can be written to it")]
+    ReadOnly {
+        /// Why it was opened so.
+        reason: String,
+    },
 }
 
 /// A file's id in the catalogue.
@@ -103,6 +109,8 @@ pub struct Catalog {
     index: RefCell<Option<(i64, Arc<SearchIndex>)>>,
     /// Set when [`Catalog::check`] failed: every write is refused.
     damaged: Option<String>,
+    /// Set when opened read-only, with the reason: every write is refused.
+    read_only: Option<String>,
 }
 
 /// The key a file's card has in the light table's saved placements: the
@@ -311,7 +319,117 @@ pub(crate) fn write_tx(conn: &Connection) -> Result<Transaction<'_>, rusqlite::E
     Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
 }
 
+/// The SQL functions the seed's search uses: fuzzy terms compare in Rust,
+/// with the reference meaning's rule.
+fn add_functions(conn: &Connection) -> Result<(), rusqlite::Error> {
+    conn.create_scalar_function(
+        "fuzzy_match",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let (word, token): (String, String) = (ctx.get(0)?, ctx.get(1)?);
+            Ok(Term {
+                scope: None,
+                words: vec![word.clone()],
+                fuzzy: true,
+                literal: None,
+            }
+            .word_matches(&word, &token))
+        },
+    )
+}
+
+/// `path` as an SQLite `file:` URI: every byte but letters, digits and
+/// `/-._~` percent-encoded (`?`, `#` and `%` would otherwise be read as
+/// the URI's own), so any file name works.
+fn file_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_encoded_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
+}
+
 impl Catalog {
+    /// Opens a catalogue to search it, read-only when it cannot be written
+    /// (a read-only file system, a share mounted so, a write-protected
+    /// file): [`Catalog::open`], and where that cannot open it for writing,
+    /// [`Catalog::open_read_only`].
+    pub fn open_for_search(path: &Path) -> Result<Catalog, CatalogError> {
+        match Catalog::open(path) {
+            Err(CatalogError::Sql(e))
+                if path.exists()
+                    && matches!(
+                        e.sqlite_error_code(),
+                        Some(
+                            rusqlite::ErrorCode::CannotOpen
+                                | rusqlite::ErrorCode::ReadOnly
+                                | rusqlite::ErrorCode::PermissionDenied
+                        )
+                    ) =>
+            {
+                Catalog::open_read_only(path, "it cannot be written where it is")
+            }
+            other => other,
+        }
+    }
+
+    /// Opens an existing catalogue read-only, for `reason` (said when a
+    /// write is refused): SQLite's `mode=ro`, which still reads a journal
+    /// another process is writing, or where even that cannot open (no
+    /// shared-memory file can be made beside it), `immutable=1`, which
+    /// reads the main file alone.
+    pub fn open_read_only(path: &Path, reason: &str) -> Result<Catalog, CatalogError> {
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let uri = file_uri(path);
+        let mut last = None;
+        for query in ["mode=ro", "immutable=1"] {
+            let opened = Connection::open_with_flags(format!("{uri}?{query}"), flags)
+                .map_err(CatalogError::from)
+                .and_then(|conn| Catalog::setup_read_only(conn, reason));
+            match opened {
+                Ok(c) => return Ok(c),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or(CatalogError::NotACatalogue))
+    }
+
+    fn setup_read_only(conn: Connection, reason: &str) -> Result<Catalog, CatalogError> {
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version > SCHEMA {
+            return Err(CatalogError::NewerSchema {
+                found: version,
+                known: SCHEMA,
+            });
+        }
+        if version < SCHEMA {
+            return Err(CatalogError::ReadOnly {
+                reason: format!(
+                    "{reason}; its schema version {version} needs upgrading to {SCHEMA} first"
+                ),
+            });
+        }
+        add_functions(&conn)?;
+        Ok(Catalog {
+            conn,
+            index: RefCell::new(None),
+            damaged: None,
+            read_only: Some(reason.to_owned()),
+        })
+    }
+
+    /// Whether the catalogue is open read-only, and why.
+    pub fn read_only(&self) -> Option<&str> {
+        self.read_only.as_deref()
+    }
+
     /// Opens (creating if needed) a catalogue file.
     pub fn open(path: &Path) -> Result<Catalog, CatalogError> {
         Catalog::setup(Connection::open(path)?)
@@ -369,26 +487,12 @@ impl Catalog {
             conn.execute_batch(crate::placements::PLACEMENT_TABLES)?;
             conn.execute_batch(crate::marks::MARK_TABLE)?;
         }
-        // Fuzzy terms compare in Rust, with the reference meaning's rule.
-        conn.create_scalar_function(
-            "fuzzy_match",
-            2,
-            FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-            |ctx| {
-                let (word, token): (String, String) = (ctx.get(0)?, ctx.get(1)?);
-                Ok(Term {
-                    scope: None,
-                    words: vec![word.clone()],
-                    fuzzy: true,
-                    literal: None,
-                }
-                .word_matches(&word, &token))
-            },
-        )?;
+        add_functions(&conn)?;
         Ok(Catalog {
             conn,
             index: RefCell::new(None),
             damaged: None,
+            read_only: None,
         })
     }
 
@@ -412,8 +516,14 @@ impl Catalog {
         Err(CatalogError::Damaged { detail })
     }
 
-    /// Refuses writes to a catalogue that failed [`Catalog::check`].
+    /// Refuses writes to a catalogue that failed [`Catalog::check`] or is
+    /// open read-only.
     pub(crate) fn writable(&self) -> Result<(), CatalogError> {
+        if let Some(reason) = &self.read_only {
+            return Err(CatalogError::ReadOnly {
+                reason: reason.clone(),
+            });
+        }
         match &self.damaged {
             Some(detail) => Err(CatalogError::Damaged {
                 detail: detail.clone(),
@@ -1060,6 +1170,7 @@ impl Catalog {
         {
             return Ok(());
         }
+        self.writable()?;
         let roots = self.roots()?;
         let tx = write_tx(&self.conn)?;
         tx.execute_batch("DELETE FROM links; DELETE FROM tokens;")?;

@@ -620,7 +620,7 @@ fn search(
             catalog_path.display()
         );
     }
-    let cat = Catalog::open(catalog_path)
+    let cat = Catalog::open_for_search(catalog_path)
         .with_context(|| format!("opening {}", catalog_path.display()))?;
     let text = words.join(" ");
     let mut query = parse(&text).map_err(|e| anyhow::anyhow!("query {text:?}: {e}"))?;

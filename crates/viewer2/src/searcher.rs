@@ -415,7 +415,7 @@ fn run(
         send(Answer::Failed(format!("{}: {e}", parent.display())));
         return;
     }
-    let mut cat = match Catalog::open(catalog_path) {
+    let mut cat = match Catalog::open_for_search(catalog_path) {
         Ok(c) => c,
         Err(e) => {
             send(Answer::Failed(format!("{}: {e}", catalog_path.display())));

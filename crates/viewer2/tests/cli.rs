@@ -743,3 +743,47 @@ fn the_folders_above_the_library_are_not_searched() {
         assert_eq!(out.lines().count(), hits, "{query:?} found {out:?}");
     }
 }
+
+/// Issue 45 item 15: a catalogue that cannot be written where it lies (a
+/// read-only file system or share; here a folder and file the user may
+/// only read, so SQLite cannot make its shared-memory file beside it) is
+/// opened read-only and searched, and says why a write is refused.
+#[cfg(unix)]
+#[test]
+fn a_catalogue_that_cannot_be_written_is_searched_read_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let photos = dir.path().join("photos");
+    touch(&photos.join("2019/Holiday/CuteKitten.jpg"), 10);
+    touch(&photos.join("2019/Holiday/IMG_1234.JPG"), 10);
+    let shelf = dir.path().join("shelf");
+    std::fs::create_dir_all(&shelf).unwrap();
+    let cat = shelf.join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(!shelf.join("cat.sqlite-wal").exists());
+    std::fs::set_permissions(&cat, std::fs::Permissions::from_mode(0o444)).unwrap();
+    std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let run = |args: &[&str]| {
+        let out = common::as_ordinary_user(dir.path(), &[])
+            .arg("--catalog")
+            .arg(&cat)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, out, err) = run(&["search", "kitten"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("CuteKitten.jpg"), "{out}{err}");
+    // The seed's search writes its tables first: refused, saying why.
+    let (ok, _, err) = run(&["search", "--seed", "kitten"]);
+    assert!(!ok);
+    assert!(err.contains("open read-only"), "{err}");
+    std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
