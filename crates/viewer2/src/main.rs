@@ -623,15 +623,34 @@ fn search(
     let cat = Catalog::open_for_search(catalog_path)
         .with_context(|| format!("opening {}", catalog_path.display()))?;
     let text = words.join(" ");
-    let mut query = parse(&text).map_err(|e| anyhow::anyhow!("query {text:?}: {e}"))?;
+    // Ratings and labels are the catalogue's marks, not searched text: as
+    // in the window, taken off the query and applied to what it finds.
+    let (rest, filters) =
+        viewer2::marks::split(&text).map_err(|e| anyhow::anyhow!("query {text:?}: {e}"))?;
+    let mut query = parse(&rest).map_err(|e| anyhow::anyhow!("query {text:?}: {e}"))?;
     if fuzzy {
         query = query.fuzzy();
     }
-    let found = if seed {
-        cat.search_seed_ranked(&query, limit)?
+    let wanted = if filters.is_empty() {
+        limit
     } else {
-        cat.search_ranked(&query, Mode::Default, limit)?
+        usize::MAX
     };
+    let mut found = if seed {
+        cat.search_seed_ranked(&query, wanted)?
+    } else {
+        cat.search_ranked(&query, Mode::Default, wanted)?
+    };
+    if !filters.is_empty() {
+        let marks: std::collections::HashMap<_, _> = cat.marks()?.into_iter().collect();
+        found.retain(|id| {
+            let (rating, label) = marks
+                .get(id)
+                .map_or((0, ""), |m| (m.rating, m.label.as_str()));
+            filters.iter().all(|f| f.passes_marks(rating, label))
+        });
+        found.truncate(limit);
+    }
     for id in found {
         if let Some((path, caption)) = cat.file(id)? {
             let raw = cat

@@ -36,9 +36,14 @@ pub enum MarkTest {
 impl MarkFilter {
     /// Whether a photo passes.
     pub fn passes(&self, p: &Photo) -> bool {
+        self.passes_marks(p.rating, &p.label)
+    }
+
+    /// Whether a file of this rating and label passes.
+    pub fn passes_marks(&self, rating: u8, label: &str) -> bool {
         let hit = match &self.test {
-            MarkTest::Rating { lo, hi } => (*lo..=*hi).contains(&p.rating),
-            MarkTest::Label(l) => p.label == *l,
+            MarkTest::Rating { lo, hi } => (*lo..=*hi).contains(&rating),
+            MarkTest::Label(l) => label == l,
         };
         hit != self.exclude
     }

@@ -787,3 +787,63 @@ fn a_catalogue_that_cannot_be_written_is_searched_read_only() {
     assert!(err.contains("open read-only"), "{err}");
     std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// Issue 45 item 5: `search rating:3` and `label:green` read the marks,
+/// as the window does, alone or beside words, and with `-`.
+#[test]
+fn search_finds_ratings_and_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    for i in 0..30 {
+        touch(&photos.join(format!("trip/IMG_{i:02}.jpg")), 10);
+    }
+    touch(&photos.join("CuteKitten.jpg"), 10);
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    {
+        let mut c = catalog::Catalog::open(&cat).unwrap();
+        let ids: Vec<_> = c
+            .stamps_under("/")
+            .unwrap()
+            .into_iter()
+            .map(|s| (c.file(s.id).unwrap().unwrap().0, s.id))
+            .collect();
+        let id = |name: &str| ids.iter().find(|(p, _)| p.ends_with(name)).unwrap().1;
+        c.set_marks(&[id("IMG_03.jpg"), id("IMG_13.jpg")], Some(3), None)
+            .unwrap();
+        c.set_marks(
+            &[id("IMG_13.jpg"), id("CuteKitten.jpg")],
+            None,
+            Some("green"),
+        )
+        .unwrap();
+        c.set_marks(&[id("CuteKitten.jpg")], Some(5), None).unwrap();
+    }
+    let names = |args: &[&str]| -> Vec<String> {
+        let (ok, out, err) = viewer2(&cat, args);
+        assert!(ok, "{args:?}: {err}");
+        let mut n: Vec<String> = out
+            .lines()
+            .map(|l| l.rsplit('/').next().unwrap().to_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&["search", "rating:3"]), ["IMG_03.jpg", "IMG_13.jpg"]);
+    assert_eq!(
+        names(&["search", "label:green"]),
+        ["CuteKitten.jpg", "IMG_13.jpg"]
+    );
+    assert_eq!(names(&["search", "rating:>=3", "label:green"]).len(), 2);
+    assert_eq!(
+        names(&["search", "trip", "rating:>=3", "-label:green"]),
+        ["IMG_03.jpg"]
+    );
+    assert_eq!(names(&["search", "kitten", "rating:5"]), ["CuteKitten.jpg"]);
+    assert_eq!(names(&["search", "rating:0"]).len(), 28);
+    // The limit counts what passes the marks.
+    assert_eq!(names(&["search", "--limit", "1", "rating:3"]).len(), 1);
+    let (ok, _, err) = viewer2(&cat, &["search", "rating:9"]);
+    assert!(!ok && err.contains("0 to 5 stars"), "{err}");
+}
