@@ -52,7 +52,7 @@ pub use eval::{
 };
 pub use format::Radix;
 pub use plot::{Graph, sample};
-pub use rates::{Rates, RatesError, use_rates};
+pub use rates::{MAX_CURRENCIES, MAX_RATE_CHARS, Rates, RatesError, use_rates};
 pub use reference::{Entry, EntryKind};
 
 /// Every built-in function with the fewest and most arguments it takes

@@ -43,10 +43,15 @@ static CHOSEN: OnceLock<Rates> = OnceLock::new();
 
 impl Rates {
     /// Reads the table format: `date YYYY-MM-DD`, then `CODE rate` lines;
-    /// `#` starts a comment.
+    /// `#` starts a comment. Refused, naming the line: a date that is not
+    /// a day of the calendar (or before the euro, 1999), a rate for EUR
+    /// (the base: one euro is one euro), a currency listed twice, a rate
+    /// that is not a positive decimal of at most [`MAX_RATE_CHARS`]
+    /// characters.
     pub fn parse(text: &str) -> Result<Rates, RatesError> {
-        let mut date = None;
+        let mut date: Option<(usize, String)> = None;
         let mut per_euro = Vec::new();
+        let mut lines = Vec::new();
         for (k, raw) in text.lines().enumerate() {
             let line = raw.split_once('#').map_or(raw, |(l, _)| l).trim();
             if line.is_empty() {
@@ -61,43 +66,74 @@ impl Rates {
                 .ok_or_else(|| bad("expected `date YYYY-MM-DD` or `CODE rate`"))?;
             let value = value.trim();
             if key == "date" {
-                if !is_date(value) {
-                    return Err(bad("the date must be YYYY-MM-DD"));
+                if let Some((first, _)) = &date {
+                    return Err(bad(&format!(
+                        "a second date (the first is on line {first})"
+                    )));
                 }
-                date = Some(value.to_string());
+                check_date(value).map_err(|w| bad(&w))?;
+                date = Some((k + 1, value.to_string()));
             } else {
-                check_entry(key, value).map_err(|w| bad(&w))?;
                 per_euro.push((key.to_string(), value.to_string()));
-            }
-        }
-        let date = date.ok_or(RatesError::Malformed {
-            line: 0,
-            what: "no `date` line".into(),
-        })?;
-        Ok(Rates { date, per_euro })
-    }
-
-    /// Reads the ECB's daily file (`eurofxref-daily.xml`).
-    pub fn from_ecb_xml(xml: &str) -> Result<Rates, RatesError> {
-        let mut date = None;
-        let mut per_euro = Vec::new();
-        for element in xml.split('<').filter(|e| e.starts_with("Cube")) {
-            if let Some(t) = attribute(element, "time") {
-                date = Some(t);
-            }
-            if let (Some(code), Some(rate)) =
-                (attribute(element, "currency"), attribute(element, "rate"))
-                && check_entry(&code, &rate).is_ok()
-            {
-                per_euro.push((code, rate));
+                lines.push(k + 1);
             }
         }
         let date = date
-            .filter(|d| is_date(d))
-            .ok_or(RatesError::Missing("date"))?;
+            .ok_or(RatesError::Malformed {
+                line: 0,
+                what: "no `date` line".into(),
+            })?
+            .1;
+        check_entries(&per_euro, &lines)?;
+        Ok(Rates { date, per_euro })
+    }
+
+    /// Reads the ECB's daily file (`eurofxref-daily.xml`), refusing what
+    /// [`Rates::parse`] refuses, naming the file's line: the same table
+    /// arrives whichever way it is read.
+    pub fn from_ecb_xml(xml: &str) -> Result<Rates, RatesError> {
+        let mut date: Option<(usize, String)> = None;
+        let mut per_euro = Vec::new();
+        let mut lines = Vec::new();
+        let mut line = 1;
+        let mut counted = 0;
+        for (at, _) in xml.match_indices('<') {
+            line += xml[counted..at].bytes().filter(|&b| b == b'\n').count();
+            counted = at;
+            let element = &xml[at + 1..];
+            let element = &element[..element.find('>').unwrap_or(element.len())];
+            if !element.starts_with("Cube") {
+                continue;
+            }
+            if let Some(t) = attribute(element, "time") {
+                if let Some((first, _)) = &date {
+                    return Err(RatesError::Malformed {
+                        line,
+                        what: format!("a second day (the first is on line {first})"),
+                    });
+                }
+                check_date(&t).map_err(|what| RatesError::Malformed { line, what })?;
+                date = Some((line, t));
+            }
+            match (attribute(element, "currency"), attribute(element, "rate")) {
+                (Some(code), Some(rate)) => {
+                    per_euro.push((code, rate));
+                    lines.push(line);
+                }
+                (None, None) => {}
+                _ => {
+                    return Err(RatesError::Malformed {
+                        line,
+                        what: "a Cube with a currency or a rate but not both".into(),
+                    });
+                }
+            }
+        }
+        let date = date.ok_or(RatesError::Missing("date"))?.1;
         if per_euro.is_empty() {
             return Err(RatesError::Missing("rate"));
         }
+        check_entries(&per_euro, &lines)?;
         Ok(Rates { date, per_euro })
     }
 
@@ -135,19 +171,78 @@ pub fn use_rates(rates: Rates) -> Result<(), RatesError> {
     CHOSEN.set(rates).map_err(|_| RatesError::AlreadyInUse)
 }
 
-fn is_date(s: &str) -> bool {
+/// The longest rate written (the ECB's have at most 6 significant
+/// digits): longer is not a rate but an attempt to make every conversion
+/// slow.
+pub const MAX_RATE_CHARS: usize = 24;
+
+/// The most currencies a table may list (the ECB's has about 30).
+pub const MAX_CURRENCIES: usize = 400;
+
+/// `YYYY-MM-DD`, a day of the calendar, from the euro's first (1999) on.
+fn check_date(s: &str) -> Result<(), String> {
     let b = s.as_bytes();
-    b.len() == 10
+    let shaped = b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
         && b.iter()
             .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    if !shaped {
+        return Err(format!("{s:?}: the date must be YYYY-MM-DD"));
+    }
+    let (y, m, d) = (&s[..4], &s[5..7], &s[8..]);
+    let (Ok(y), Ok(m), Ok(d)) = (y.parse::<i16>(), m.parse::<i8>(), d.parse::<i8>()) else {
+        return Err(format!("{s:?}: the date must be YYYY-MM-DD"));
+    };
+    if !(1..=12).contains(&m) {
+        return Err(format!("{s:?}: there is no month {m}"));
+    }
+    if jiff::civil::Date::new(y, m, d).is_err() {
+        return Err(format!("{s:?}: that month has no day {d}"));
+    }
+    if y < 1999 {
+        return Err(format!("{s:?}: the euro's rates begin in 1999"));
+    }
+    Ok(())
+}
+
+/// Each entry's code and rate, no EUR, no currency twice; `lines[i]` is
+/// entry i's line.
+fn check_entries(per_euro: &[(String, String)], lines: &[usize]) -> Result<(), RatesError> {
+    if per_euro.len() > MAX_CURRENCIES {
+        return Err(RatesError::Malformed {
+            line: lines.get(MAX_CURRENCIES).copied().unwrap_or(0),
+            what: format!("more than {MAX_CURRENCIES} currencies"),
+        });
+    }
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for ((code, rate), &line) in per_euro.iter().zip(lines) {
+        let bad = |what: String| RatesError::Malformed { line, what };
+        check_entry(code, rate).map_err(bad)?;
+        if code == "EUR" {
+            return Err(bad(
+                "EUR is the base of the table (one euro is one euro): it has no rate".into(),
+            ));
+        }
+        if let Some(first) = seen.insert(code, line) {
+            return Err(bad(format!(
+                "{code} is listed twice (first on line {first})"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn check_entry(code: &str, rate: &str) -> Result<(), String> {
     if code.len() != 3 || !code.bytes().all(|c| c.is_ascii_uppercase()) {
         return Err(format!("{code:?} is not a three-letter currency code"));
+    }
+    if rate.len() > MAX_RATE_CHARS {
+        return Err(format!(
+            "a rate of {} characters (at most {MAX_RATE_CHARS})",
+            rate.len()
+        ));
     }
     let digits = rate.replacen('.', "", 1);
     if digits.is_empty()
@@ -237,5 +332,103 @@ mod tests {
             })
         );
         assert!(Rates::parse("USD 1.1\n").is_err());
+    }
+
+    /// Issue 45 item 4: contradictory or impossible tables are refused,
+    /// naming the line, in the table and in the ECB's XML alike.
+    #[test]
+    fn contradictions_and_impossible_dates_are_refused() {
+        let line = |r: Result<Rates, RatesError>| match r {
+            Err(RatesError::Malformed { line, what }) => (line, what),
+            other => panic!("{other:?}"),
+        };
+        for (table, at, what) in [
+            ("date 2026-10-30\nUSD 1.1\nEUR 2\n", 3, "EUR is the base"),
+            (
+                "date 2026-10-30\nUSD 1.1\nGBP 0.8\nUSD 1.3\n",
+                4,
+                "USD is listed twice (first on line 2)",
+            ),
+            ("date 2026-99-99\nUSD 1.1\n", 1, "no month 99"),
+            ("date 2026-02-30\nUSD 1.1\n", 1, "no day 30"),
+            ("date 2025-02-29\nUSD 1.1\n", 1, "no day 29"),
+            ("date 1970-01-01\nUSD 1.1\n", 1, "begin in 1999"),
+            ("date 2026-10-30\ndate 2026-10-31\n", 2, "a second date"),
+            ("date 2026-10-30\nUSD 0.000\n", 2, "not a positive decimal"),
+            (
+                "date 2026-10-30\nUSD 1111111111111111111111111111111\n",
+                2,
+                "at most 24",
+            ),
+        ] {
+            let (l, w) = line(Rates::parse(table));
+            assert_eq!(l, at, "{table:?}: {w}");
+            assert!(w.contains(what), "{table:?}: {w}");
+        }
+        assert!(Rates::parse("date 2024-02-29\nUSD 1.1\n").is_ok());
+        let xml = |body: &str| {
+            format!(
+                "<?xml version=\"1.0\"?>\n<gesmes:Envelope><Cube>\n{body}</Cube></gesmes:Envelope>"
+            )
+        };
+        for (body, at, what) in [
+            (
+                "<Cube time='2026-10-02'>\n<Cube currency='USD' rate='1.1'/>\n<Cube currency='EUR' rate='2'/></Cube>",
+                5,
+                "EUR is the base",
+            ),
+            (
+                "<Cube time='2026-10-02'>\n<Cube currency='USD' rate='1.1'/>\n<Cube currency='USD' rate='1.2'/></Cube>",
+                5,
+                "listed twice (first on line 4)",
+            ),
+            (
+                "<Cube time='2026-99-99'>\n<Cube currency='USD' rate='1.1'/></Cube>",
+                3,
+                "no month 99",
+            ),
+            (
+                "<Cube time='2026-10-02'>\n<Cube currency='USD' rate='-1'/></Cube>",
+                4,
+                "not a positive decimal",
+            ),
+            (
+                "<Cube time='2026-10-02'>\n<Cube currency='usd' rate='1'/></Cube>",
+                4,
+                "three-letter",
+            ),
+            (
+                "<Cube time='2026-10-02'>\n<Cube currency='USD'/></Cube>",
+                4,
+                "not both",
+            ),
+        ] {
+            let (l, w) = line(Rates::from_ecb_xml(&xml(body)));
+            assert_eq!(l, at, "{body:?}: {w}");
+            assert!(w.contains(what), "{body:?}: {w}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any bytes as a table or as the ECB's XML: a table whose every
+        /// entry passes the rules, or an error naming a line of the input.
+        #[test]
+        fn any_text_is_a_sound_table_or_an_error_on_a_line(
+            text in "(date [0-9-]{10}|[A-Z]{3} [0-9.]{1,6}|EUR 1|USD 2|<Cube time='2026-1[0-3]-0[0-9]'>|<Cube currency='[A-Z]{3}' rate='[0-9.]{1,4}'/>|[ -~]{0,12}|\n){0,40}",
+        ) {
+            for parsed in [Rates::parse(&text), Rates::from_ecb_xml(&text)] {
+                match parsed {
+                    Ok(r) => {
+                        proptest::prop_assert!(check_date(&r.date).is_ok());
+                        let lines = vec![1; r.per_euro.len()];
+                        proptest::prop_assert!(check_entries(&r.per_euro, &lines).is_ok());
+                    }
+                    Err(RatesError::Malformed { line, .. }) => {
+                        proptest::prop_assert!(line <= text.lines().count().max(1));
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
     }
 }

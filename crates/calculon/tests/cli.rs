@@ -124,3 +124,128 @@ fn update_rates_keeps_the_ecb_table_and_later_runs_use_it() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+fn calculon(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_calculon"))
+        .args(["--no-definitions"])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 45 item 13: option values out of range are refused saying the
+/// range, never a panic (`--timeout 1e20` once panicked converting to a
+/// Duration; a huge `--max-bits` let `2^2^40` run out of memory).
+#[test]
+fn options_out_of_range_are_refused_with_their_range() {
+    for (args, what) in [
+        (
+            &["--timeout", "1e20", "1+1"][..],
+            "--timeout must be a number of seconds from 0",
+        ),
+        (&["--timeout=-1", "1+1"][..], "--timeout must be"),
+        (&["--timeout", "nan", "1+1"][..], "--timeout must be"),
+        (&["--timeout", "inf", "1+1"][..], "--timeout must be"),
+        (
+            &["--max-bits", "18446744073709551615", "2^2^40"][..],
+            "--max-bits must be from 1 to",
+        ),
+        (
+            &["--max-bits", "0", "1"][..],
+            "--max-bits must be from 1 to",
+        ),
+        (&["--digits", "0", "1"][..], "--digits must be between"),
+    ] {
+        let (code, _, err) = calculon(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(what), "{args:?}: {err}");
+    }
+    // In range, a huge power is refused by the budget, not by memory.
+    let (code, out, err) = calculon(&["--max-bits", "100000000", "2^2^40"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.contains("over the limit"), "{err}");
+}
+
+/// Issue 45 item 10: the rates and definitions files are regular files
+/// read up to a stated size: /dev/zero once read to 2 GB, and a FIFO
+/// waited forever.
+#[cfg(unix)]
+#[test]
+fn rates_and_definitions_are_regular_files_of_bounded_size() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let fifo = dir.path().join("rates.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let big = dir.path().join("big.txt");
+    std::fs::write(&big, vec![b'#'; 17 << 20]).unwrap_or_else(|e| panic!("{e}"));
+    let folder = dir.path().to_str().unwrap_or_default().to_owned();
+    let mut cases = vec![
+        ("--rates", "/dev/zero".to_owned(), "is a device"),
+        ("--definitions", "/dev/zero".to_owned(), "is a device"),
+        ("--rates", folder.clone(), "is a folder"),
+        ("--definitions", folder, "is a folder"),
+        (
+            "--rates",
+            big.to_string_lossy().into_owned(),
+            "more than the 1048576 bytes",
+        ),
+        (
+            "--definitions",
+            big.to_string_lossy().into_owned(),
+            "more than the 16777216 bytes",
+        ),
+    ];
+    if made.is_ok_and(|s| s.success()) {
+        cases.push(("--rates", fifo.to_string_lossy().into_owned(), "is a FIFO"));
+        cases.push((
+            "--definitions",
+            fifo.to_string_lossy().into_owned(),
+            "is a FIFO",
+        ));
+    }
+    for (option, path, what) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_calculon"))
+            .args([option, &path, "1+1"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{option} {path}: {err}");
+        assert!(err.contains(what), "{option} {path}: {err}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// The standing guard over options: any value of --timeout,
+    /// --max-bits and --digits with a line that would run long or large
+    /// exits 0, 1 or 2 with no panic.
+    #[test]
+    fn any_option_values_exit_cleanly(
+        timeout in proptest::prop_oneof![
+            proptest::prelude::Just("1e20".to_owned()), proptest::prelude::Just("-0".to_owned()),
+            proptest::prelude::Just("0.001".to_owned()), proptest::prelude::Just("1e-300".to_owned()),
+            proptest::prelude::Just("18446744073709551616".to_owned()), "[0-9]{1,25}(\\.[0-9]{1,3})?",
+            "-?[0-9]e[0-9]{1,3}", "[a-z]{1,4}",
+        ],
+        max_bits in proptest::prop_oneof![
+            proptest::prelude::Just(u64::MAX), proptest::prelude::Just(0u64), 1u64..64,
+            (1u64 << 20)..(1u64 << 26), proptest::prelude::any::<u64>(),
+        ],
+        digits in proptest::prop_oneof![proptest::prelude::Just(0usize), 1usize..60, proptest::prelude::any::<usize>()],
+        line in proptest::prop_oneof![
+            proptest::prelude::Just("2^2^40"), proptest::prelude::Just("1/3"),
+            proptest::prelude::Just("7^(10^5) mod 13"), proptest::prelude::Just("sqrt(2)"),
+        ],
+    ) {
+        let (code, _, err) = calculon(&[
+            "--timeout", &timeout, "--max-bits", &max_bits.to_string(),
+            "--digits", &digits.to_string(), "--", line,
+        ]);
+        proptest::prop_assert!(matches!(code, Some(0..=2)), "exit {code:?}: {err}");
+        proptest::prop_assert!(!err.contains("panicked"), "{err}");
+    }
+}

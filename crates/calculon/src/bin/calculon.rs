@@ -194,8 +194,20 @@ fn run(args: Args) -> Result<bool> {
     if args.digits == 0 || args.digits > calculon::MAX_DIGITS {
         anyhow::bail!("--digits must be between 1 and {}", calculon::MAX_DIGITS);
     }
-    if !(args.timeout.is_finite() && args.timeout >= 0.0) {
-        anyhow::bail!("--timeout must be a number of seconds, 0 or more");
+    if !(args.timeout.is_finite() && (0.0..=MAX_TIMEOUT_SECONDS).contains(&args.timeout)) {
+        anyhow::bail!(
+            "--timeout must be a number of seconds from 0 (no limit) to {MAX_TIMEOUT_SECONDS} (a week), not {}",
+            args.timeout
+        );
+    }
+    let most_bits = most_bits();
+    if !(1..=most_bits).contains(&args.max_bits) {
+        anyhow::bail!(
+            "--max-bits must be from 1 to {most_bits} (a number that size takes an eighth of the \
+             {} MB of memory free now), not {}",
+            most_bits / 1_000_000,
+            args.max_bits
+        );
     }
     let settings = Settings {
         digits: args.digits,
@@ -239,6 +251,27 @@ fn run(args: Args) -> Result<bool> {
         session.repl()
     } else {
         session.column(args.sum)
+    }
+}
+
+/// The longest --timeout: a week (0 means none at all).
+const MAX_TIMEOUT_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+
+/// The largest --max-bits: one number of that size may take an eighth of
+/// the memory free now (a product or power holds several at once), and
+/// never more than 2³⁶ bits (8 GiB). Where free memory cannot be read,
+/// 2³⁴ bits (2 GiB).
+fn most_bits() -> u64 {
+    let free = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("MemAvailable:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb.saturating_mul(1024))
+    });
+    match free {
+        // bits = bytes free: such a number takes an eighth of them.
+        Some(bytes) => bytes.clamp(1 << 23, 1 << 36),
+        None => 1 << 34,
     }
 }
 
@@ -552,11 +585,76 @@ fn update_rates(url: &str, path: &Path) -> Result<()> {
 
 /// Uses the kept rate table, if there is one (a missing default file is
 /// the normal case: the shipped table serves).
-fn load_rates(path: &Path, asked: bool) -> Result<()> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !asked => return Ok(()),
+/// The largest rates file read: the ECB's table is under 1 KB.
+const MAX_RATES_BYTES: u64 = 1 << 20;
+
+/// The largest definitions file read.
+const MAX_DEFINITIONS_BYTES: u64 = 16 << 20;
+
+/// A regular file's text, at most `limit` bytes; `None` when it does not
+/// exist. Anything else (a FIFO, which would wait for a writer forever; a
+/// device such as /dev/zero, which never ends; a folder) is refused by
+/// what it is before it is opened, and a file that grows past `limit`
+/// while read is refused too.
+fn read_regular(path: &Path, limit: u64) -> Result<Option<String>> {
+    use std::io::Read;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a folder"
+        } else {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                if kind.is_fifo() {
+                    "a FIFO (it would wait for a writer)"
+                } else if kind.is_char_device() || kind.is_block_device() {
+                    "a device"
+                } else if kind.is_socket() {
+                    "a socket"
+                } else {
+                    "not a regular file"
+                }
+            }
+            #[cfg(not(unix))]
+            "not a regular file"
+        };
+        anyhow::bail!("{} is {what}, not a file to read", path.display());
+    }
+    if meta.len() > limit {
+        anyhow::bail!(
+            "{} is {} bytes, more than the {} bytes read from such a file",
+            path.display(),
+            meta.len(),
+            limit
+        );
+    }
+    let file = std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() as u64 > limit {
+        anyhow::bail!(
+            "{} grew past {limit} bytes while it was read",
+            path.display()
+        );
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("{}: not UTF-8 text ({e})", path.display()))
+}
+
+fn load_rates(path: &Path, asked: bool) -> Result<()> {
+    let text = match read_regular(path, MAX_RATES_BYTES)? {
+        Some(t) => t,
+        None if !asked => return Ok(()),
+        None => anyhow::bail!("reading {}: no such file", path.display()),
     };
     let rates =
         calculon::Rates::parse(&text).with_context(|| format!("reading {}", path.display()))?;
@@ -570,10 +668,8 @@ fn default_definitions() -> Option<PathBuf> {
 }
 
 fn load_definitions(calc: &mut Calculator, path: &Path) -> Result<()> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    let Some(text) = read_regular(path, MAX_DEFINITIONS_BYTES)? else {
+        return Ok(());
     };
     for (line, error) in calc.load_definitions(&text) {
         eprintln!("calculon: {}:{line}: {error}", path.display());
