@@ -655,6 +655,16 @@ impl Calculator {
                 0..0,
             ));
         }
+        // Sampling steps by the width: it must be a double too.
+        if !(to - from).is_finite() {
+            return Err(CalcError::new(
+                ErrorKind::Needs(format!(
+                    "a plot range must be less than {:e} wide, got {from:e} to {to:e}",
+                    f64::MAX
+                )),
+                0..0,
+            ));
+        }
         // The body, parsed with the variable as a parameter.
         let definition = format!("plotted({}) = {}", request.variable, request.expression);
         let tokens = lex(
@@ -677,7 +687,14 @@ impl Calculator {
             ..self.clone()
         };
         let mut failure: Option<CalcError> = None;
-        let graph = crate::plot::sample(
+        // One budget for the whole graph, as for one line: every point
+        // spends from the same time limit.
+        let budget = Budget::new(
+            plotter.settings.max_bits,
+            plotter.settings.time_limit,
+            cancel.clone(),
+        );
+        let mut graph = crate::plot::sample(
             |x| {
                 if failure.is_some() {
                     return None;
@@ -691,11 +708,6 @@ impl Calculator {
                     bindings: &bindings,
                     depth: 0,
                 };
-                let budget = Budget::new(
-                    plotter.settings.max_bits,
-                    plotter.settings.time_limit,
-                    cancel.clone(),
-                );
                 let result = plotter.with_precision(&budget, |work, calc| {
                     let q = calc.eval(work, &body, &scope)?;
                     let v = work
@@ -732,6 +744,11 @@ impl Calculator {
             samples,
         );
         match failure {
+            // Out of time: what was drawn stands, and says so.
+            Some(e) if !matches!(e.kind, ErrorKind::Cancelled) => {
+                graph.stopped = Some(format!("{e}; the graph shows what was drawn by then"));
+                Ok(graph)
+            }
             Some(e) => Err(e),
             None => Ok(graph),
         }

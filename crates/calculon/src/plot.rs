@@ -13,6 +13,9 @@ pub struct Graph {
     /// A y range that shows the curve without letting asymptotes flatten
     /// it (the 2nd to 98th percentile of the samples, widened by 10%).
     pub y_range: (f64, f64),
+    /// Why sampling stopped before the end (the time limit), if it did:
+    /// the segments are what was drawn until then.
+    pub stopped: Option<String>,
 }
 
 /// How many times an interval may be halved where the curve bends.
@@ -78,6 +81,7 @@ pub fn sample(mut f: impl FnMut(f64) -> Option<f64>, from: f64, to: f64, n: usiz
         segments,
         x_range: (from, to),
         y_range,
+        stopped: None,
     }
 }
 

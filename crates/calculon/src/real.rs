@@ -245,7 +245,7 @@ impl<'a> Work<'a> {
         Ok(IBig::from_parts(b.sign(), r))
     }
 
-    fn check_bits(&self, bits: u64) -> NumResult<()> {
+    pub(crate) fn check_bits(&self, bits: u64) -> NumResult<()> {
         if bits > self.budget.max_bits {
             return Err(NumError::TooBig {
                 bits: crate::error::Bits(bits as f64),
@@ -561,6 +561,10 @@ impl<'a> Work<'a> {
             Real::Pi(..) | Real::Approx(_) => {
                 let b = &self.to_ball(x)?;
                 let ((ls, le), (hs, he)) = ball_ends_dyadic(b);
+                // The integer's size, before it is made.
+                let bits =
+                    |s: &IBig, e: isize| (s.unsigned_abs().bit_len() as i64 + e as i64).max(0);
+                self.check_bits(bits(&ls, le).max(bits(&hs, he)) as u64)?;
                 let (a, c) = (round_dyadic(&ls, le, how), round_dyadic(&hs, he, how));
                 if a == c {
                     Ok(Real::Exact(RBig::from(a)))
@@ -718,6 +722,18 @@ impl<'a> Work<'a> {
         // Any integer near x/ln 2 will do (the identity holds for every k):
         // round the midpoint, so a quotient at a half never stalls.
         let q = self.to_ball(&self.div(x, &ln2)?)?;
+        // A quotient past 2⁶² is past any float's exponent: said at once,
+        // from its size (as an integer it could take gigabytes).
+        let sig = q.mid.significand().unsigned_abs();
+        let drop = sig.bit_len().saturating_sub(64);
+        let top = (&sig >> drop).to_f64().value();
+        let log2_q = top.log2() + drop as f64 + q.mid.exponent() as f64;
+        if log2_q > 62.0 {
+            return Err(NumError::ExpRange {
+                negative: q.mid.significand().sign() == Sign::Negative,
+                decimal_exponent: crate::error::Bits(log2_q.exp2() * std::f64::consts::LOG10_2),
+            });
+        }
         let k = round_dyadic(q.mid.significand(), q.mid.exponent(), Rounding::Nearest);
         // Float exponents are isize: keep well inside. Beyond, say how far
         // beyond (k·log10 2 decades), and which way.

@@ -740,6 +740,10 @@ impl Work<'_> {
                 },
             )?;
             let q = w.ball_div(&b, &half_pi)?;
+            // The quadrant count as an integer: its size is checked first.
+            let bits =
+                q.mid.significand().unsigned_abs().bit_len() as i64 + q.mid.exponent() as i64;
+            w.check_bits(bits.max(0) as u64)?;
             let k = round_dyadic(q.mid.significand(), q.mid.exponent(), Rounding::Nearest);
             let quadrant = (&k % IBig::from(4u8)).to_f64().value().rem_euclid(4.0) as u8;
             let kb = Ball {

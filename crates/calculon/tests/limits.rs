@@ -101,3 +101,41 @@ fn a_gcd_that_cannot_finish_in_time_is_refused_before_it_starts() {
         "1"
     );
 }
+
+/// Issue 45 item 6: a plot spends one time limit, as one line does (each
+/// point had its own before, so a plot ran for many limits), and a plot
+/// that cannot finish draws what it has and says so.
+#[test]
+fn a_plot_spends_one_time_limit_and_keeps_what_it_drew() {
+    use calculon::PlotRequest;
+    let calc = limited(30, 300);
+    let slow = PlotRequest::new("sin(10^300000 * x)", "x", "1", "2");
+    let graph = calc
+        .plot(&slow, 400, &CancelFlag::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let why = graph.stopped.expect("stopped early");
+    assert!(
+        why.contains("stopped after 300 ms") && why.contains("what was drawn"),
+        "{why}"
+    );
+    // Cancelled, it is no graph at all.
+    let flag = CancelFlag::new();
+    flag.cancel();
+    assert!(matches!(
+        calc.plot(&slow, 400, &flag).map_err(|e| e.kind),
+        Err(ErrorKind::Cancelled)
+    ));
+    // x^x^x^x beyond the float range is said at once, point by point
+    // (each took gigabytes as an integer before): the graph completes.
+    let calc = limited(30, 60_000);
+    let towers = PlotRequest::new("x^x^x^x", "x", "0", "100");
+    let graph = calc
+        .plot(&towers, 400, &CancelFlag::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(graph.stopped, None);
+    assert!(!graph.segments.is_empty());
+    // A range wider than a double is refused, not sampled forever.
+    let wide = PlotRequest::new("x", "x", "-1e308", "1e308");
+    let e = calc.plot(&wide, 400, &CancelFlag::new()).unwrap_err();
+    assert!(e.to_string().contains("must be less than"), "{e}");
+}

@@ -497,3 +497,14 @@ fn the_list_of_names_searches_and_inserts() {
         Some("2 k_B * 300 Kasinh(")
     );
 }
+
+/// Issue 45 item 6: `x^x^x^x` typed in the window once left it "drawing…"
+/// for over 20 s at 845 MB; its graph is drawn (points beyond the float
+/// range are gaps) and nothing is left waiting.
+#[test]
+fn a_tower_of_powers_is_drawn_not_left_drawing() {
+    let h = typed("x^x^x^x");
+    assert!(!h.state().is_busy());
+    assert!(h.state().graph_segments().is_some_and(|n| n > 0));
+    assert!(h.query_by_label_contains("drawing").is_none());
+}

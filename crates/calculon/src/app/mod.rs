@@ -703,6 +703,12 @@ impl CalculonApp {
                 let Some((_, first)) = curves.first() else {
                     return;
                 };
+                // Out of time part-way: what was drawn, and why no more.
+                for (name, g) in curves {
+                    if let Some(why) = &g.stopped {
+                        ui.colored_label(ui.visuals().warn_fg_color, format!("{name}: {why}"));
+                    }
+                }
                 let (x0, x1) = first.x_range;
                 // Every curve's own range (not the extremes near a pole);
                 // points far outside it are pinned, so a pole is a line

@@ -357,15 +357,25 @@ impl Session {
                 return Ok(false);
             }
         };
+        let stopped = if graph.stopped.is_some() {
+            " (stopped early)"
+        } else {
+            ""
+        };
         draw_png(
             &graph,
             &format!(
-                "{} for {} from {} to {}",
+                "{} for {} from {} to {}{stopped}",
                 request.expression, request.variable, request.from, request.to
             ),
             path,
         )?;
         println!("wrote {}", path.display());
+        // Drawn in part: the file stands, and the run says it did not finish.
+        if let Some(why) = &graph.stopped {
+            eprintln!("calculon: {why}");
+            return Ok(false);
+        }
         Ok(true)
     }
 
