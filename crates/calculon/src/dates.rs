@@ -85,9 +85,20 @@ impl Token {
 
 const TRIGGERS: &[&str] = &["today", "now", "tomorrow", "yesterday", "until", "since"];
 
+/// Whether `name` is a word only date lines read (`today`, `now`, …).
+pub(crate) fn is_date_word(name: &str) -> bool {
+    matches!(
+        name.to_lowercase().as_str(),
+        "today" | "now" | "tomorrow" | "yesterday"
+    )
+}
+
 /// Reads `line` as a date line, if it is one: `None` hands it to the
 /// ordinary reader.
 pub(crate) fn try_line(line: &str, ctx: &Context<'_>) -> Option<Result<Outcome, CalcError>> {
+    if let Some(e) = long_year(line) {
+        return Some(Err(e));
+    }
     let tokens = tokenize(line)?;
     let is_date = tokens.iter().enumerate().any(|(i, t)| match &t.tok {
         Tok::Date(..) | Tok::Clock(..) | Tok::Unix(_) => true,
@@ -578,8 +589,7 @@ impl Reader<'_> {
     }
 
     fn shift(&self, m: Moment, l: &Length, span: TextSpan) -> Result<Moment, CalcError> {
-        let too_far =
-            |e: jiff::Error| err(format!("that date is out of range ({e})"), span.clone());
+        let too_far = |_: jiff::Error| err(BEYOND_THE_CALENDAR, span.clone());
         let whole_days = (&l.seconds / RBig::from(DAY)).denominator().is_one();
         match m.kind {
             Kind::Date if whole_days => {
@@ -996,7 +1006,36 @@ fn fixed(seconds: i32) -> Option<TimeZone> {
 
 fn midnight(date: Date, zone: &TimeZone) -> Result<ZonedDateTime, CalcError> {
     date.to_zoned_datetime(zone.clone())
-        .map_err(|e| err(e.to_string(), 0..0))
+        .map_err(|_| err(BEYOND_THE_CALENDAR, 0..0))
+}
+
+/// What a date past either end of the calendar says (jiff's own text
+/// names its internal parameters).
+const BEYOND_THE_CALENDAR: &str =
+    "that date is beyond the calendar, which runs from -9999-01-01 to 9999-12-31";
+
+/// `99999-01-01`: a date whose year has more than four digits, which
+/// would otherwise read as a subtraction (99997) without a word.
+fn long_year(line: &str) -> Option<CalcError> {
+    let t = line.trim();
+    let mut parts = t.split('-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    let digits = |s: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
+    };
+    if parts.next().is_some() || !digits(y, 5..=40) || !digits(m, 2..=2) || !digits(d, 2..=2) {
+        return None;
+    }
+    let at = line.len() - line.trim_start().len();
+    Some(err(
+        format!(
+            "{t} looks like a date, but the calendar's years have at most four digits \
+             (it runs from -9999 to 9999); for the subtraction, write {y} - {} - {}",
+            m.trim_start_matches('0').max("0"),
+            d.trim_start_matches('0').max("0")
+        ),
+        at..at + y.len(),
+    ))
 }
 
 /// Days since 1970-01-01 (proleptic Gregorian).

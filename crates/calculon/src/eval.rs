@@ -1239,6 +1239,15 @@ impl Calculator {
                 span.clone(),
             )));
         }
+        if crate::dates::is_date_word(name) {
+            return Err(Fail::Error(CalcError::new(
+                ErrorKind::Needs(format!(
+                    "{name:?} is a date, and a date line adds or subtracts plain numbers of days, \
+                     weeks, months or years (today + 30 days), with no other arithmetic"
+                )),
+                span.clone(),
+            )));
+        }
         Err(Fail::Error(CalcError::new(
             ErrorKind::UnknownName {
                 name: name.to_string(),

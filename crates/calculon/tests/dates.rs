@@ -215,3 +215,32 @@ proptest! {
         prop_assert_eq!(diff, Ok(format!("{days} days")));
     }
 }
+
+/// Issue 45 item 16: what is wrong with a date line is said in its own
+/// words (these said `unknown name "today"`, evaluated to 99997, or
+/// printed the date library's internal overflow text).
+#[test]
+fn date_lines_out_of_reach_say_why() {
+    let mut calc = calculator();
+    for (line, want, not) in [
+        ("today + 10^100 days", "\"today\" is a date", "unknown name"),
+        ("now + 2^3 hours", "\"now\" is a date", "unknown name"),
+        ("99999-01-01", "years have at most four digits", "99997"),
+        ("9999-12-31 + 1 day", "beyond the calendar", "timestamp"),
+        ("-9999-01-01 - 1 day", "", "timestamp"),
+        (
+            "1 January 9999 + 2 years",
+            "beyond the calendar",
+            "parameter",
+        ),
+    ] {
+        let e = calc
+            .evaluate(line)
+            .map(|a| a.display())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want) && !e.contains(not), "{line}: {e}");
+    }
+    // A subtraction written as one still works.
+    assert_eq!(calc.evaluate("99999 - 1 - 1").unwrap().display(), "= 99997");
+}
