@@ -398,6 +398,24 @@ fn scope_of(dirs: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// The window's message for a catalogue that cannot be opened or read:
+/// where SQLite calls the file damaged, the command that salvages it.
+fn with_repair_hint(catalog_path: &Path, error: &str) -> String {
+    let damaged = ["malformed", "not a database", "damaged", "corrupt"]
+        .iter()
+        .any(|w| error.contains(w));
+    if damaged {
+        format!(
+            "{}: {error}. `viewer2 repair --catalog {}` copies what it still holds into a new \
+             file, keeping this one",
+            catalog_path.display(),
+            catalog_path.display()
+        )
+    } else {
+        format!("{}: {error}", catalog_path.display())
+    }
+}
+
 fn run(
     catalog_path: &Path,
     dirs: &[PathBuf],
@@ -418,7 +436,10 @@ fn run(
     let mut cat = match Catalog::open_for_search(catalog_path) {
         Ok(c) => c,
         Err(e) => {
-            send(Answer::Failed(format!("{}: {e}", catalog_path.display())));
+            send(Answer::Failed(with_repair_hint(
+                catalog_path,
+                &e.to_string(),
+            )));
             return;
         }
     };
@@ -435,7 +456,7 @@ fn run(
     let mut library = match load(&cat) {
         Ok(l) => l,
         Err(e) => {
-            send(Answer::Failed(format!("{}: {e}", catalog_path.display())));
+            send(Answer::Failed(with_repair_hint(catalog_path, &e)));
             return;
         }
     };

@@ -847,3 +847,21 @@ fn search_finds_ratings_and_labels() {
     let (ok, _, err) = viewer2(&cat, &["search", "rating:9"]);
     assert!(!ok && err.contains("0 to 5 stars"), "{err}");
 }
+
+/// Issue 45 item 16: a link named like a photo that leads to a device is
+/// named for what it is, not "not an image file (by its extension)".
+#[cfg(unix)]
+#[test]
+fn a_link_to_a_device_is_named_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let y = dir.path().join("y.jpg");
+    std::os::unix::fs::symlink("/dev/zero", &y).unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", y.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("y.jpg: a device (a link to /dev/zero), not a photo or a folder"),
+        "{err}"
+    );
+    assert!(!err.contains("by its extension"), "{err}");
+}

@@ -135,6 +135,23 @@ fn a_deeply_nested_query_is_an_error_and_the_window_goes_on() {
     assert!(h.query_by_label("2 of 6 photos").is_some());
 }
 
+/// Issue 45 item 16: a catalogue too damaged to open says, in the
+/// window, which command salvages it.
+#[test]
+fn a_damaged_catalogue_names_the_repair_command() {
+    let (_dir, cat) = setup();
+    let mut bytes = std::fs::read(&cat).unwrap();
+    bytes[..100].fill(0x5a);
+    std::fs::write(&cat, &bytes).unwrap();
+    let mut h = harness(&cat);
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("viewer2 repair --catalog")
+            .is_some(),
+        "no repair hint shown"
+    );
+}
+
 #[test]
 fn clicking_a_tag_narrows_and_clicking_again_widens() {
     let (_dir, cat) = setup();

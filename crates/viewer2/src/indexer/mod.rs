@@ -74,6 +74,17 @@ pub enum IndexError {
     /// A file given to index is not an image (by its extension).
     #[error("{0}: not an image file (by its extension); give a folder or an image")]
     NotAnImage(PathBuf),
+    /// A path given to index is neither a folder nor a regular file (a
+    /// device, a FIFO, a socket; after links).
+    #[error("{path}: {what}{}, not a photo or a folder", if target != path { format!(" (a link to {})", target.display()) } else { String::new() })]
+    NotAFile {
+        /// The path as given.
+        path: PathBuf,
+        /// Where it leads, after links.
+        target: PathBuf,
+        /// What it is.
+        what: &'static str,
+    },
     /// The catalogue failed its check: nothing was written.
     #[error(
         "{path} is damaged, so nothing was written to it (SQLite's check: {detail}). \
@@ -465,6 +476,25 @@ struct Root {
     is_file: bool,
 }
 
+/// What a file that is not a regular file or a folder is.
+fn what_it_is(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = kind;
+    "not a regular file"
+}
+
 fn resolve_roots(dirs: &[PathBuf]) -> Result<Vec<Root>, IndexError> {
     let mut roots: Vec<Root> = Vec::new();
     for dir in dirs {
@@ -477,6 +507,13 @@ fn resolve_roots(dirs: &[PathBuf]) -> Result<Vec<Root>, IndexError> {
             error,
         })?;
         let is_file = !meta.is_dir();
+        if is_file && !meta.is_file() {
+            return Err(IndexError::NotAFile {
+                path: dir.clone(),
+                target: path.clone(),
+                what: what_it_is(&meta.file_type()),
+            });
+        }
         if is_file && !is_image(&path) {
             return Err(IndexError::NotAnImage(dir.clone()));
         }
