@@ -6,6 +6,13 @@
 #   PROPTEST_CASES=10000 ./scripts/test.sh    more property-test cases (default 256)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The GPU tests and window snapshots need a runtime directory of their own
+# (Vulkan's loader and Mesa complain on every test without one).
+if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "$XDG_RUNTIME_DIR" ]; then
+  XDG_RUNTIME_DIR="$(mktemp -d)"
+  chmod 700 "$XDG_RUNTIME_DIR"
+  export XDG_RUNTIME_DIR
+fi
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
@@ -43,6 +50,8 @@ have openbox || optional+=(openbox)
 #   desktop-file-utils: calculon's installed .desktop entry is validated.
 have desktop-file-validate || optional+=(desktop-file-utils)
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)
+#   fonts-dejavu-core: the labels of signals-report's plots.
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || optional+=(fonts-dejavu-core)
 if ((${#optional[@]})); then
   echo "note: some tests will be skipped; for all of them: sudo apt-get install ${optional[*]}" >&2
 fi
@@ -88,7 +97,29 @@ fi
 # Documentation links must resolve.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 # Builds every crate, example and the benchmark binary; runs every test.
-cargo test --workspace --locked
+# Their own output is kept (a passing test's is hidden otherwise), so the
+# run ends with every test that could not check what it is for, and why:
+# each prints a line starting SKIPPED.
+log=target/test-output.log
+mkdir -p target
+set +e
+cargo test --workspace --locked -- --nocapture 2>&1 | tee "$log" \
+  | grep -E --line-buffered '^(test result|running |error|warning: unused|thread .* panicked)'
+status=${PIPESTATUS[0]}
+set -e
+skipped=$(grep -hoE '(SKIPPED|skipped)[: ].*' "$log" | sort | uniq -c || true)
+echo
+if [ -n "$skipped" ]; then
+  echo "skipped (the full output is in $log):"
+  echo "$skipped"
+else
+  echo "no test skipped (the full output is in $log)"
+fi
+if [ "$status" != 0 ]; then
+  grep -A40 '^failures:' "$log" >&2 || true
+  echo "cargo test failed (exit $status); see $log" >&2
+  exit "$status"
+fi
 # Every link between the markdown files resolves, and every command the
 # READMEs show answers `--help` as written: its binary and flags exist.
 cargo build --workspace --bins --examples --locked --quiet
