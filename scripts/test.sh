@@ -107,7 +107,7 @@ cargo test --workspace --locked -- --nocapture 2>&1 | tee "$log" \
   | grep -E --line-buffered '^(test result|running |error|warning: unused|thread .* panicked)'
 status=${PIPESTATUS[0]}
 set -e
-skipped=$(grep -hoE '(SKIPPED|skipped)[: ].*' "$log" | sort | uniq -c || true)
+skipped=$(grep -v '^test ' "$log" | grep -oE '(SKIPPED|skipped)[: ].*' | sort | uniq -c || true)
 echo
 if [ -n "$skipped" ]; then
   echo "skipped (the full output is in $log):"
