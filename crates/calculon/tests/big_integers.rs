@@ -7,29 +7,9 @@
 //! cases: `CALCULON_BIG_CASES=200`.
 
 use calculon::{Calculator, Settings};
+use common::Rng;
 
 mod common;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// Log-uniform in [lo, hi].
-    fn log_uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        let t = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        (lo.ln() + t * (hi.ln() - lo.ln())).exp()
-    }
-}
 
 /// `a^k` with about `digits` decimal digits, in calculon's syntax and
 /// Python's.

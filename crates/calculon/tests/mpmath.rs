@@ -11,26 +11,7 @@
 use calculon::{Calculator, Settings};
 
 mod common;
-
-/// A small deterministic generator (xorshift), so failures repeat.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn int(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-}
+use common::Rng;
 
 /// An expression in calculon's syntax and in Python's (mpmath).
 struct Case {

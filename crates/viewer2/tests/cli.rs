@@ -765,19 +765,8 @@ fn a_catalogue_that_cannot_be_written_is_searched_read_only() {
     assert!(!shelf.join("cat.sqlite-wal").exists());
     std::fs::set_permissions(&cat, std::fs::Permissions::from_mode(0o444)).unwrap();
     std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o555)).unwrap();
-    let run = |args: &[&str]| {
-        let out = common::as_ordinary_user(dir.path(), &[])
-            .arg("--catalog")
-            .arg(&cat)
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let run =
+        |args: &[&str]| common::viewer2_as(common::as_ordinary_user(dir.path(), &[]), &cat, args);
     let (ok, out, err) = run(&["search", "kitten"]);
     assert!(ok, "{err}");
     assert!(out.contains("CuteKitten.jpg"), "{out}{err}");

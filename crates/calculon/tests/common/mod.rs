@@ -99,3 +99,31 @@ pub fn no_mismatches(answer: &str, least: usize) {
         "too few cases checked: {checked}"
     );
 }
+
+/// A small deterministic generator (xorshift), so failures repeat.
+#[allow(dead_code)]
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    pub fn int(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+
+    /// Log-uniform in [lo, hi].
+    pub fn log_uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        let t = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        (lo.ln() + t * (hi.ln() - lo.ln())).exp()
+    }
+}

@@ -7,7 +7,13 @@ use std::process::Command;
 
 /// Runs `viewer2 --catalog CATALOG ARGS…`: (success, stdout, stderr).
 pub fn viewer2(catalog: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+    viewer2_as(Command::new(env!("CARGO_BIN_EXE_viewer2")), catalog, args)
+}
+
+/// Runs `command --catalog CATALOG ARGS…` (`viewer2` as another user,
+/// say): (success, stdout, stderr).
+pub fn viewer2_as(mut command: Command, catalog: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = command
         .arg("--catalog")
         .arg(catalog)
         .args(args)
