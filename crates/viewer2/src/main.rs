@@ -857,13 +857,22 @@ fn main() -> Result<()> {
             null,
             seed,
             fuzzy,
-        } => search(
+        } => match search(
             &catalog_path,
             &query,
             limit,
             Output::of(json, null),
             seed,
             fuzzy,
-        ),
+        ) {
+            // `viewer2 search … | head`: the reader has what it wanted.
+            Err(e)
+                if e.downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+            {
+                Ok(())
+            }
+            other => other,
+        },
     }
 }

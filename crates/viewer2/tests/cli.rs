@@ -854,3 +854,31 @@ fn a_link_to_a_device_is_named_for_what_it_is() {
     );
     assert!(!err.contains("by its extension"), "{err}");
 }
+
+/// `viewer2 search … | head -1`: a reader that stops early is no error
+/// (it printed "Error: Broken pipe" and a backtrace).
+#[test]
+fn search_into_a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("photos");
+    for i in 0..50 {
+        touch(&photos.join(format!("trip/IMG_{i:02}.jpg")), 10);
+    }
+    let cat = dir.path().join("cat.sqlite");
+    let (ok, _, err) = viewer2(&cat, &["index", photos.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["search", "trip"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The read end closes before anything is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}
