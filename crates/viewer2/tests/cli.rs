@@ -774,6 +774,24 @@ fn a_catalogue_that_cannot_be_written_is_searched_read_only() {
     let (ok, _, err) = run(&["search", "--seed", "kitten"]);
     assert!(!ok);
     assert!(err.contains("open read-only"), "{err}");
+    // An index run is refused before it starts, saying why and that
+    // searching still works (not SQLite's "unable to open database file").
+    let (ok, _, err) = run(&["index", photos.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("cannot index into") && err.contains("searching it still works"),
+        "{err}"
+    );
+    assert!(err.contains("Permission denied"), "{err}");
+    // The folder writable, the file not: the same, naming the file.
+    std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let _ = std::fs::remove_file(shelf.join("cat.index-lock"));
+    let (ok, _, err) = run(&["index", photos.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("cannot index into") && err.contains("cat.sqlite: Permission denied"),
+        "{err}"
+    );
     std::fs::set_permissions(&shelf, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 

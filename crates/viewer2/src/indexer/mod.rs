@@ -105,6 +105,18 @@ pub enum IndexError {
         /// Why it failed.
         error: std::io::Error,
     },
+    /// The catalogue (or its folder) cannot be written here: a read-only
+    /// file system or share, or another user's file.
+    #[error(
+        "cannot index into {path}: {reason}; searching it still works (`viewer2 search --catalog {}`), or give --catalog a place you can write",
+        path.display()
+    )]
+    NotWritable {
+        /// The catalogue's path.
+        path: PathBuf,
+        /// What refused the write, and where.
+        reason: String,
+    },
     /// The catalogue file could not be opened.
     #[error("opening {path}: {error}")]
     Open {
@@ -278,6 +290,7 @@ pub fn index_until(
         std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
     }
     let _lock = lock(catalog_path)?;
+    check_writable(catalog_path)?;
     let started = Instant::now();
     // Every root is checked before anything is written: a missing or
     // unreadable one stops the run with the catalogue untouched.
@@ -447,6 +460,32 @@ fn finish_early(
     Ok(report)
 }
 
+/// A write refused by permissions or a read-only file system, said as
+/// such: SQLite would only say "attempt to write a readonly database"
+/// after the run had started.
+fn not_writable(catalog_path: &Path, at: &Path, e: &std::io::Error) -> Option<IndexError> {
+    let refused = matches!(
+        e.kind(),
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+    );
+    refused.then(|| IndexError::NotWritable {
+        path: catalog_path.to_owned(),
+        reason: format!("{}: {e}", at.display()),
+    })
+}
+
+/// An existing catalogue this process may not write is refused before
+/// the run starts, naming why.
+fn check_writable(catalog_path: &Path) -> Result<(), IndexError> {
+    match std::fs::OpenOptions::new().write(true).open(catalog_path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => {
+            Err(not_writable(catalog_path, catalog_path, &e).unwrap_or_else(|| io(catalog_path, e)))
+        }
+    }
+}
+
 /// One index run per catalogue: an exclusive lock on a file beside it,
 /// which the system releases however the process ends (even SIGKILL).
 pub fn lock(catalog_path: &Path) -> Result<std::fs::File, IndexError> {
@@ -456,7 +495,9 @@ pub fn lock(catalog_path: &Path) -> Result<std::fs::File, IndexError> {
         .truncate(false)
         .write(true)
         .open(&lock_path)
-        .map_err(|e| io(&lock_path, e))?;
+        .map_err(|e| {
+            not_writable(catalog_path, &lock_path, &e).unwrap_or_else(|| io(&lock_path, e))
+        })?;
     match lock.try_lock() {
         Ok(()) => Ok(lock),
         Err(std::fs::TryLockError::WouldBlock) => Err(IndexError::Busy(catalog_path.to_owned())),
