@@ -24,7 +24,10 @@ fuzz_target!(|data: &[u8]| {
         match calc.evaluate(line) {
             Err(e) => assert!(e.span.start <= e.span.end && e.span.end <= line.len()),
             Ok(answer) => {
-                let plain = answer.value.chars().all(|c| c.is_ascii_digit() || c == '-' || c == '.');
+                let plain = answer
+                    .value
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '-' || c == '.');
                 if answer.kind == AnswerKind::Value && !answer.approximate && plain {
                     // What is printed reads back as the same print.
                     let mut fresh = Calculator::default();

@@ -31,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
         .map(|&b| {
             let a = EDGES[b as usize % EDGES.len()];
             // The top bit wraps the edge value in a negation.
-            if b & 0x80 != 0 { format!("-({a})") } else { a.to_owned() }
+            if b & 0x80 != 0 {
+                format!("-({a})")
+            } else {
+                a.to_owned()
+            }
         })
         .collect();
     if args.len() < n {

@@ -21,13 +21,20 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let (head, rest) = f.split_at(8);
-    let points: Vec<Vec2> = rest.chunks_exact(2).map(|c| Vec2::new(c[0], c[1])).collect();
+    let points: Vec<Vec2> = rest
+        .chunks_exact(2)
+        .map(|c| Vec2::new(c[0], c[1]))
+        .collect();
     let mut shapes: Vec<Shape> = Vec::new();
     shapes.extend(ConvexPolygon::new(&points).ok().map(Shape::Polygon));
     shapes.extend(ConvexPolygon::hull(&points).ok().map(Shape::Polygon));
     shapes.extend(Shape::polygon(&points).ok());
     shapes.extend(Circle::new(head[0]).ok().map(Shape::Circle));
-    shapes.extend(Capsule::new([head[0], head[1]], [head[2], head[3]], head[4]).ok().map(Shape::Capsule));
+    shapes.extend(
+        Capsule::new([head[0], head[1]], [head[2], head[3]], head[4])
+            .ok()
+            .map(Shape::Capsule),
+    );
     shapes.extend(Rect::new(head[5], head[6]).ok().map(Shape::Rect));
     let poses = [
         Transform::IDENTITY,
@@ -52,7 +59,10 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    let points3: Vec<Vec3> = rest.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+    let points3: Vec<Vec3> = rest
+        .chunks_exact(3)
+        .map(|c| Vec3::new(c[0], c[1], c[2]))
+        .collect();
     let mut solids = Vec::new();
     solids.extend(ConvexPolyhedron::hull(&points3).ok());
     solids.extend(ConvexPolyhedron::cuboid(Vec3::new(head[5], head[6], head[7])).ok());

@@ -21,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
     let _ = decode_peak(Cursor::new(data), 256, limits);
     let _ = thumbnail(Cursor::new(data), 256, limits);
     let _ = embedded_preview(data);
-    let _ = viewer2::details::read(Box::new(Cursor::new(data.to_vec())), &jiff::tz::TimeZone::UTC);
+    let _ = viewer2::details::read(
+        Box::new(Cursor::new(data.to_vec())),
+        &jiff::tz::TimeZone::UTC,
+    );
     // The metadata reader takes a file, as the index run opens one.
     let path = std::env::temp_dir().join(format!("viewer2-fuzz-{}", std::process::id()));
     if std::fs::write(&path, data).is_ok() {
