@@ -32,6 +32,7 @@ mod budget;
 mod error;
 mod file;
 mod jpeg;
+pub mod meta;
 mod png_file;
 
 pub use budget::{MemoryBudget, Reservation};

@@ -1,0 +1,578 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Metadata against exiftool, the field's oracle, in both directions.
+//!
+//! Read: exiftool writes random ratings, labels, titles and captions
+//! (accents, quotes, `&`, `<`), flat and hierarchical keywords in each
+//! program's dialect and named face regions into JPEG, TIFF, PNG and
+//! sidecars of both names; `photo::meta::read` gives exactly those.
+//!
+//! Write: `write_sidecar` makes random changes; exiftool reads exactly
+//! them back, every property not changed reads as before, and the photo's
+//! bytes are untouched.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use photo::meta::{self, Changes, Label};
+use proptest::prelude::*;
+use serde_json::Value;
+use support::{exiftool, exiftool_json, exiftool_present, jpeg, png, tiff};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Container {
+    Jpeg,
+    Tiff,
+    Png,
+    /// A JPEG with `name.jpg.xmp` beside it (darktable, digiKam).
+    SidecarFull,
+    /// A JPEG with `name.xmp` beside it (Lightroom, Capture One).
+    SidecarPlain,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum RatingDialect {
+    Xmp,
+    Microsoft,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum LabelDialect {
+    English,
+    German,
+    DigiKam,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum PathDialect {
+    Lightroom,
+    DigiKam,
+}
+
+#[derive(Clone, Debug)]
+struct Written {
+    container: Container,
+    rating: Option<(i8, RatingDialect)>,
+    label: Option<(Label, LabelDialect)>,
+    /// (text, as IPTC-IIM rather than XMP).
+    title: Option<(String, bool)>,
+    description: Option<(String, bool)>,
+    keywords: Vec<String>,
+    keywords_iptc: bool,
+    hierarchy: Vec<Vec<String>>,
+    path_dialect: PathDialect,
+    people: Vec<String>,
+}
+
+/// 32 cases (each runs exiftool twice or three times), or PROPTEST_CASES.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(32)
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec("[a-zA-Zéüñßøå\"'&<>]{1,8}", 1..4).prop_map(|w| w.join(" "))
+}
+
+fn name() -> impl Strategy<Value = String> {
+    prop::collection::vec("[a-zA-Zéüñßøå'&]{1,8}", 1..3).prop_map(|w| w.join(" "))
+}
+
+fn unique(mut v: Vec<String>) -> Vec<String> {
+    let mut seen = Vec::new();
+    v.retain(|x| {
+        let new = !seen.contains(x);
+        seen.push(x.clone());
+        new
+    });
+    v
+}
+
+fn label() -> impl Strategy<Value = Label> {
+    prop::sample::select(Label::ALL.to_vec())
+}
+
+fn written() -> impl Strategy<Value = Written> {
+    let container = prop_oneof![
+        Just(Container::Jpeg),
+        Just(Container::Tiff),
+        Just(Container::Png),
+        Just(Container::SidecarFull),
+        Just(Container::SidecarPlain),
+    ];
+    let rating = prop::option::of(prop_oneof![
+        (-1i8..=5).prop_map(|r| (r, RatingDialect::Xmp)),
+        (1i8..=5).prop_map(|r| (r, RatingDialect::Microsoft)),
+    ]);
+    let label = prop::option::of((
+        label(),
+        prop_oneof![
+            Just(LabelDialect::English),
+            Just(LabelDialect::German),
+            Just(LabelDialect::DigiKam)
+        ],
+    ));
+    (
+        container,
+        rating,
+        label,
+        prop::option::of((text(), any::<bool>())),
+        prop::option::of((text(), any::<bool>())),
+        prop::collection::vec(name(), 0..4),
+        any::<bool>(),
+        prop::collection::vec(prop::collection::vec(name(), 1..4), 0..3),
+        prop_oneof![Just(PathDialect::Lightroom), Just(PathDialect::DigiKam)],
+        prop::collection::vec(name(), 0..3),
+    )
+        .prop_map(
+            |(
+                container,
+                rating,
+                label,
+                title,
+                description,
+                keywords,
+                kw_iptc,
+                hierarchy,
+                pd,
+                people,
+            )| {
+                // IPTC-IIM lives only inside JPEG and TIFF files.
+                let iptc_ok = matches!(container, Container::Jpeg | Container::Tiff);
+                let mut hierarchy: Vec<Vec<String>> = hierarchy;
+                hierarchy.dedup();
+                Written {
+                    container,
+                    rating,
+                    label,
+                    title: title.map(|(t, i)| (t, i && iptc_ok)),
+                    description: description.map(|(t, i)| (t, i && iptc_ok)),
+                    keywords: unique(keywords),
+                    keywords_iptc: kw_iptc && iptc_ok,
+                    hierarchy: unique_paths(hierarchy),
+                    path_dialect: pd,
+                    people: unique(people),
+                }
+            },
+        )
+}
+
+fn unique_paths(v: Vec<Vec<String>>) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for p in v {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// exiftool's arguments that write `w`.
+fn exiftool_args(w: &Written) -> Vec<String> {
+    let mut a: Vec<String> = vec!["-m".into(), "-codedcharacterset=utf8".into()];
+    if let Some((r, d)) = w.rating {
+        a.push(match d {
+            RatingDialect::Xmp => format!("-XMP-xmp:Rating={r}"),
+            RatingDialect::Microsoft => {
+                let p = [0, 1, 25, 50, 75, 99][r as usize];
+                format!("-XMP-microsoft:RatingPercent={p}")
+            }
+        });
+    }
+    if let Some((l, d)) = w.label {
+        a.push(match d {
+            LabelDialect::English => format!("-XMP-xmp:Label={}", l.as_xmp()),
+            LabelDialect::German => {
+                let de = ["Rot", "Gelb", "Grün", "Blau", "Lila"];
+                let i = Label::ALL.iter().position(|x| *x == l).unwrap();
+                format!("-XMP-xmp:Label={}", de[i])
+            }
+            LabelDialect::DigiKam => format!("-XMP-digiKam:ColorLabel={}", l.digikam()),
+        });
+    }
+    if let Some((t, iptc)) = &w.title {
+        a.push(if *iptc {
+            format!("-IPTC:ObjectName={t}")
+        } else {
+            format!("-XMP-dc:Title={t}")
+        });
+    }
+    if let Some((t, iptc)) = &w.description {
+        a.push(if *iptc {
+            format!("-IPTC:Caption-Abstract={t}")
+        } else {
+            format!("-XMP-dc:Description={t}")
+        });
+    }
+    for k in &w.keywords {
+        a.push(if w.keywords_iptc {
+            format!("-IPTC:Keywords={k}")
+        } else {
+            format!("-XMP-dc:Subject={k}")
+        });
+    }
+    for p in &w.hierarchy {
+        a.push(match w.path_dialect {
+            PathDialect::Lightroom => format!("-XMP-lr:HierarchicalSubject={}", p.join("|")),
+            PathDialect::DigiKam => format!("-XMP-digiKam:TagsList={}", p.join("/")),
+        });
+    }
+    if !w.people.is_empty() {
+        let regions: Vec<String> = w
+            .people
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                format!(
+                    "{{Name={n},Type=Face,Area={{X=0.{i}5,Y=0.5,W=0.1,H=0.1,Unit=normalized}}}}"
+                )
+            })
+            .collect();
+        a.push(format!(
+            "-XMP-mwg-rs:RegionInfo={{AppliedToDimensions={{W=16,H=12,Unit=pixel}},RegionList=[{}]}}",
+            regions.join(",")
+        ));
+    }
+    a
+}
+
+/// Makes the photo (and sidecar) of `w` in `dir`; returns the photo.
+fn make(dir: &Path, w: &Written) -> PathBuf {
+    let photo = match w.container {
+        Container::Tiff => dir.join("photo.tif"),
+        Container::Png => dir.join("photo.png"),
+        _ => dir.join("photo.jpg"),
+    };
+    match w.container {
+        Container::Tiff => tiff(&photo),
+        Container::Png => png(&photo),
+        _ => jpeg(&photo),
+    }
+    let mut args = exiftool_args(w);
+    match w.container {
+        Container::SidecarFull | Container::SidecarPlain => {
+            let side = if w.container == Container::SidecarFull {
+                dir.join("photo.jpg.xmp")
+            } else {
+                dir.join("photo.xmp")
+            };
+            args.push("-o".into());
+            args.push(side.display().to_string());
+            // exiftool makes an XMP file from the arguments alone.
+        }
+        _ => {
+            args.push("-overwrite_original".into());
+            args.push(photo.display().to_string());
+        }
+    }
+    if args.len() > 2 {
+        exiftool(&args);
+    }
+    photo
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn what_exiftool_writes_is_read(w in written()) {
+        if !exiftool_present("what_exiftool_writes_is_read") {
+            return Ok(());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let photo = make(dir.path(), &w);
+        let m = meta::read(&photo).unwrap();
+        prop_assert_eq!(m.rating, w.rating.map(|r| r.0));
+        prop_assert_eq!(m.label, w.label.map(|l| l.0));
+        prop_assert_eq!(m.title.as_deref(), w.title.as_ref().map(|t| t.0.as_str()));
+        prop_assert_eq!(
+            m.description.as_deref(),
+            w.description.as_ref().map(|t| t.0.as_str())
+        );
+        prop_assert_eq!(&m.keywords, &w.keywords);
+        prop_assert_eq!(&m.hierarchy, &w.hierarchy);
+        prop_assert_eq!(m.people(), w.people.clone());
+        let sidecar = matches!(w.container, Container::SidecarFull | Container::SidecarPlain);
+        prop_assert_eq!(m.sidecar.is_some(), sidecar && exiftool_args(&w).len() > 2);
+    }
+}
+
+/// A JSON value as a list of texts (exiftool gives one item as a scalar).
+fn texts(v: Option<&Value>) -> Vec<String> {
+    match v {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a.iter().map(scalar).collect(),
+        Some(v) => vec![scalar(v)],
+    }
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Start {
+    /// Properties the photo carries that no change touches.
+    embedded: Vec<String>,
+    /// An existing sidecar (with other properties), and its name.
+    sidecar: Option<(bool, Vec<String>)>,
+}
+
+fn start() -> impl Strategy<Value = Start> {
+    let others = prop::collection::vec(
+        prop_oneof![
+            name().prop_map(|n| format!("-XMP-dc:Creator={n}")),
+            name().prop_map(|n| format!("-XMP-photoshop:City={n}")),
+            name().prop_map(|n| format!("-XMP-xmp:CreatorTool={n}")),
+            name().prop_map(|n| format!("-XMP-dc:Subject={n}")),
+            text().prop_map(|n| format!("-XMP-dc:Description={n}")),
+            (1i8..=5).prop_map(|r| format!("-XMP-xmp:Rating={r}")),
+            Just("-XMP-xmp:Label=Red".to_owned()),
+            name().prop_map(|n| format!("-XMP-lr:HierarchicalSubject=Places|{n}")),
+        ],
+        0..5,
+    );
+    (others.clone(), prop::option::of((any::<bool>(), others)))
+        .prop_map(|(embedded, sidecar)| Start { embedded, sidecar })
+}
+
+fn changes() -> impl Strategy<Value = Changes> {
+    (
+        prop::option::of(-1i8..=5),
+        prop::option::of(prop::option::of(label())),
+        prop::option::of(prop_oneof![Just(String::new()), text()]),
+        prop::option::of(prop_oneof![Just(String::new()), text()]),
+        prop::option::of(prop::collection::vec(
+            prop::collection::vec(name(), 1..4),
+            0..3,
+        )),
+    )
+        .prop_map(|(rating, label, title, description, keywords)| Changes {
+            rating,
+            label,
+            title,
+            description,
+            keywords: keywords.map(unique_paths),
+        })
+}
+
+/// The exiftool tags a change touches.
+fn touched(c: &Changes) -> Vec<&'static str> {
+    let mut t = vec!["XMP-x:XMPToolkit"];
+    if c.rating.is_some() {
+        t.push("XMP-xmp:Rating");
+    }
+    if c.label.is_some() {
+        t.push("XMP-xmp:Label");
+    }
+    if c.title.is_some() {
+        t.push("XMP-dc:Title");
+    }
+    if c.description.is_some() {
+        t.push("XMP-dc:Description");
+    }
+    if c.keywords.is_some() {
+        t.extend([
+            "XMP-dc:Subject",
+            "XMP-lr:HierarchicalSubject",
+            "XMP-digiKam:TagsList",
+        ]);
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn what_is_written_is_what_exiftool_reads(s in start(), c in changes()) {
+        if !exiftool_present("what_is_written_is_what_exiftool_reads") {
+            return Ok(());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let photo = dir.path().join("Café photo.jpg");
+        jpeg(&photo);
+        if !s.embedded.is_empty() {
+            let mut a = s.embedded.clone();
+            a.extend(["-overwrite_original".to_owned(), photo.display().to_string()]);
+            exiftool(&a);
+        }
+        let existing = s.sidecar.as_ref().map(|(full, props)| {
+            let side = if *full {
+                dir.path().join("Café photo.jpg.xmp")
+            } else {
+                dir.path().join("Café photo.xmp")
+            };
+            let mut a = props.clone();
+            a.push("-XMP-xmp:Nickname=kept".to_owned());
+            a.extend(["-o".to_owned(), side.display().to_string()]);
+            exiftool(&a);
+            side
+        });
+        let photo_bytes = std::fs::read(&photo).unwrap();
+        // What a reader saw before: the sidecar, else the photo's XMP.
+        let before = exiftool_json(existing.as_deref().unwrap_or(&photo));
+        let written = meta::write_sidecar(&photo, &c).unwrap();
+        prop_assert_eq!(written.created, existing.is_none());
+        if let Some(e) = &existing {
+            prop_assert_eq!(&written.path, e);
+        } else {
+            prop_assert_eq!(&written.path, &dir.path().join("Café photo.jpg.xmp"));
+        }
+        prop_assert_eq!(std::fs::read(&photo).unwrap(), photo_bytes, "the photo was changed");
+        let after = exiftool_json(&written.path);
+        let touched = touched(&c);
+        for (k, v) in &before {
+            if k == "SourceFile" || !k.starts_with("XMP-") || touched.contains(&k.as_str()) {
+                continue;
+            }
+            prop_assert_eq!(after.get(k), Some(v), "{} changed", k);
+        }
+        for (k, _) in &after {
+            if k == "SourceFile" || touched.contains(&k.as_str()) {
+                continue;
+            }
+            prop_assert!(before.contains_key(k), "{} appeared", k);
+        }
+        if let Some(r) = c.rating {
+            let want: Vec<String> = if r == 0 { vec![] } else { vec![r.to_string()] };
+            prop_assert_eq!(texts(after.get("XMP-xmp:Rating")), want);
+        }
+        if let Some(l) = c.label {
+            prop_assert_eq!(
+                texts(after.get("XMP-xmp:Label")),
+                l.map(|l| l.as_xmp().to_owned()).into_iter().collect::<Vec<_>>()
+            );
+        }
+        if let Some(t) = &c.title {
+            let want: Vec<String> = if t.is_empty() { vec![] } else { vec![t.clone()] };
+            prop_assert_eq!(texts(after.get("XMP-dc:Title")), want);
+        }
+        if let Some(t) = &c.description {
+            let want: Vec<String> = if t.is_empty() { vec![] } else { vec![t.clone()] };
+            prop_assert_eq!(texts(after.get("XMP-dc:Description")), want);
+        }
+        if let Some(paths) = &c.keywords {
+            let mut flat: Vec<String> = Vec::new();
+            for n in paths.iter().flatten() {
+                if !flat.contains(n) {
+                    flat.push(n.clone());
+                }
+            }
+            prop_assert_eq!(texts(after.get("XMP-dc:Subject")), flat);
+            let lr: Vec<String> = paths.iter().map(|p| p.join("|")).collect();
+            prop_assert_eq!(texts(after.get("XMP-lr:HierarchicalSubject")), lr);
+            let dk: Vec<String> = paths.iter().map(|p| p.join("/")).collect();
+            prop_assert_eq!(texts(after.get("XMP-digiKam:TagsList")), dk);
+        }
+        // And it reads back as written.
+        let m = meta::read(&photo).unwrap();
+        if let Some(r) = c.rating {
+            prop_assert_eq!(m.rating.unwrap_or(0), r);
+        }
+        if let Some(l) = c.label {
+            prop_assert_eq!(m.label, l);
+        }
+    }
+}
+
+/// A sidecar is the photo's XMP, as digiKam and darktable read it: what
+/// people edit comes from it alone (a title taken off there stays off);
+/// the file gives what it lacks of the rest (the time taken).
+#[test]
+fn the_sidecar_is_the_photos_xmp() {
+    if !exiftool_present("the_sidecar_is_the_photos_xmp") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("a.jpg");
+    jpeg(&photo);
+    exiftool(&[
+        "-XMP-xmp:Rating=2".into(),
+        "-XMP-dc:Title=From the file".into(),
+        "-XMP-dc:Subject=Rome".into(),
+        "-XMP-exif:DateTimeOriginal=2019:07:14 10:00:00+02:00".into(),
+        "-overwrite_original".into(),
+        photo.display().to_string(),
+    ]);
+    assert_eq!(
+        meta::read(&photo).unwrap().title.as_deref(),
+        Some("From the file")
+    );
+    exiftool(&[
+        "-XMP-xmp:Rating=5".into(),
+        "-XMP-dc:Subject=Rome".into(),
+        "-XMP-dc:Subject=Tiber".into(),
+        "-o".into(),
+        dir.path().join("a.xmp").display().to_string(),
+    ]);
+    let m = meta::read(&photo).unwrap();
+    assert_eq!(m.rating, Some(5));
+    assert_eq!(m.title, None);
+    assert_eq!(m.keywords, ["Rome", "Tiber"]);
+    assert_eq!(m.taken.as_deref(), Some("2019-07-14T10:00:00+02:00"));
+    assert_eq!(m.sidecar, Some(dir.path().join("a.xmp")));
+}
+
+/// A sidecar that is not XMP is an error naming it, and a write leaves
+/// it as it was.
+#[test]
+fn a_broken_sidecar_is_named_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("b.jpg");
+    jpeg(&photo);
+    let side = dir.path().join("b.jpg.xmp");
+    std::fs::write(&side, "<x:xmpmeta><rdf:RDF><unclosed").unwrap();
+    let e = meta::read(&photo).unwrap_err().to_string();
+    assert!(e.contains("b.jpg.xmp"), "{e}");
+    let changes = Changes {
+        rating: Some(3),
+        ..Changes::default()
+    };
+    let e = meta::write_sidecar(&photo, &changes)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("b.jpg.xmp"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(&side).unwrap(),
+        "<x:xmpmeta><rdf:RDF><unclosed"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 2, "a temporary file was left behind");
+}
+
+/// A folder that cannot be written: a clear error naming the sidecar,
+/// nothing left behind.
+#[cfg(unix)]
+#[test]
+fn a_read_only_folder_is_an_error_naming_the_sidecar() {
+    use std::os::unix::fs::PermissionsExt;
+    // Root writes anywhere: nothing to check.
+    if std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"))
+    {
+        eprintln!(
+            "SKIPPED a_read_only_folder_is_an_error_naming_the_sidecar: root writes any folder"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("c.jpg");
+    jpeg(&photo);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
+    let changes = Changes {
+        rating: Some(3),
+        ..Changes::default()
+    };
+    let e = meta::write_sidecar(&photo, &changes);
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let e = e.unwrap_err().to_string();
+    assert!(e.contains("c.jpg.xmp") && e.contains("ermission"), "{e}");
+}
