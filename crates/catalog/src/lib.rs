@@ -38,6 +38,7 @@
 
 mod fold;
 mod index;
+mod keywords;
 mod marks;
 mod placements;
 mod postings;
@@ -49,6 +50,7 @@ mod token;
 
 pub use fold::fold;
 pub use index::{IndexBuilder, IndexError, IndexSize, SearchIndex, Source};
+pub use keywords::FileWords;
 pub use marks::{LABELS, Marks};
 pub use placements::Placement;
 pub use query::{

@@ -479,13 +479,14 @@ impl Catalog {
         // for an index run's lock).
         let have: i64 = conn.query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' \
-             AND name IN ('placements', 'settings', 'marks')",
+             AND name IN ('placements', 'settings', 'marks', 'file_words', 'unwritten')",
             [],
             |r| r.get(0),
         )?;
-        if have < 3 {
+        if have < 5 {
             conn.execute_batch(crate::placements::PLACEMENT_TABLES)?;
             conn.execute_batch(crate::marks::MARK_TABLE)?;
+            conn.execute_batch(crate::keywords::KEYWORD_TABLES)?;
         }
         add_functions(&conn)?;
         Ok(Catalog {
@@ -905,10 +906,14 @@ impl Catalog {
             let mut del = tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?;
             let mut unplace = tx.prepare_cached("DELETE FROM placements WHERE key = ?1")?;
             let mut unmark = tx.prepare_cached("DELETE FROM marks WHERE key = ?1")?;
+            let mut unword = tx.prepare_cached("DELETE FROM file_words WHERE key = ?1")?;
+            let mut unpend = tx.prepare_cached("DELETE FROM unwritten WHERE key = ?1")?;
             for &id in ids {
                 del.execute(params![id])?;
                 unplace.execute(params![file_key(id)])?;
                 unmark.execute(params![file_key(id)])?;
+                unword.execute(params![file_key(id)])?;
+                unpend.execute(params![file_key(id)])?;
             }
             bump(&tx)?;
         }
@@ -1622,6 +1627,20 @@ fn merge_records(tx: &Connection, keep: FileId, drop: FileId) -> Result<(), Cata
     )?
     .execute(params![keep_key, drop_key])?;
     tx.prepare_cached("DELETE FROM marks WHERE key = ?1")?
+        .execute(params![drop_key])?;
+    // The newer reading's words (the dropped record's), the user's
+    // unwritten change from either.
+    tx.prepare_cached(
+        "DELETE FROM file_words WHERE key = ?1 AND EXISTS (SELECT 1 FROM file_words WHERE key = ?2)",
+    )?
+    .execute(params![keep_key, drop_key])?;
+    tx.prepare_cached("UPDATE OR IGNORE file_words SET key = ?1 WHERE key = ?2")?
+        .execute(params![keep_key, drop_key])?;
+    tx.prepare_cached("DELETE FROM file_words WHERE key = ?1")?
+        .execute(params![drop_key])?;
+    tx.prepare_cached("UPDATE OR IGNORE unwritten SET key = ?1 WHERE key = ?2")?
+        .execute(params![keep_key, drop_key])?;
+    tx.prepare_cached("DELETE FROM unwritten WHERE key = ?1")?
         .execute(params![drop_key])?;
     tx.prepare_cached("DELETE FROM files WHERE file_id = ?1")?
         .execute(params![drop])?;
