@@ -73,6 +73,40 @@ impl Catalog {
         Ok(())
     }
 
+    /// Sets each file's own rating and/or label (as read from its file:
+    /// `None` leaves that mark as it is), in one transaction. A rating
+    /// over 5 is 5; a label not in [`LABELS`] leaves the label as it is.
+    pub fn set_marks_each(
+        &mut self,
+        marks: &[(FileId, Option<u8>, Option<&str>)],
+    ) -> Result<(), CatalogError> {
+        if marks.is_empty() {
+            return Ok(());
+        }
+        self.writable()?;
+        let tx = crate::store::write_tx(&self.conn)?;
+        {
+            let mut put = tx.prepare_cached(
+                "INSERT INTO marks (key, rating, label) VALUES (?1, coalesce(?2, 0), coalesce(?3, '')) \
+                 ON CONFLICT(key) DO UPDATE SET rating = coalesce(?2, rating), \
+                 label = coalesce(?3, label)",
+            )?;
+            let mut tidy = tx
+                .prepare_cached("DELETE FROM marks WHERE key = ?1 AND rating = 0 AND label = ''")?;
+            for &(id, rating, label) in marks {
+                let label = label.filter(|l| l.is_empty() || LABELS.contains(l));
+                if rating.is_none() && label.is_none() {
+                    continue;
+                }
+                let key = file_key(id);
+                put.execute(params![key, rating.map(|r| r.min(5)), label])?;
+                tidy.execute(params![key])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Every file's marks that has any: (id, marks).
     pub fn marks(&self) -> Result<Vec<(FileId, Marks)>, CatalogError> {
         let mut st = self

@@ -1396,6 +1396,27 @@ impl Catalog {
             )
             .optional()?)
     }
+
+    /// The caption the user wrote on a file, if they wrote one.
+    pub fn user_caption(&self, id: FileId) -> Result<Option<String>, CatalogError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT caption FROM files WHERE file_id = ?1 AND caption_edited",
+                params![id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Every file whose caption the user wrote.
+    pub fn user_captioned(&self) -> Result<Vec<FileId>, CatalogError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT file_id FROM files WHERE caption_edited ORDER BY file_id")?;
+        let ids = st.query_map([], |r| r.get(0))?;
+        Ok(ids.collect::<Result<_, _>>()?)
+    }
 }
 
 impl Catalog {

@@ -9,7 +9,7 @@
 //! and the rest is still shown.
 
 use std::collections::HashMap;
-use std::io::{BufReader, Read, Seek};
+use std::io::BufReader;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -19,10 +19,6 @@ use exif::{Context, Exif, In, Tag, Value};
 use jiff::tz::TimeZone;
 
 use crate::loader::{ReadSeek, Source};
-use crate::metadata::{unescape, xmp_items, xmp_packet};
-
-/// How far into a file to look for an XMP packet (as the indexer does).
-const XMP_WINDOW: u64 = 1 << 20;
 
 /// A GPS position, in degrees (north and east positive).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -90,43 +86,30 @@ pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
             None
         }
     };
-    let mut head = Vec::new();
-    if let Err(e) = reader
-        .rewind()
-        .and_then(|()| reader.take(XMP_WINDOW).read_to_end(&mut head))
-    {
-        d.problem = Some(e.to_string());
-    }
-    let text = String::from_utf8_lossy(&head);
-    let xmp = xmp_packet(&text);
     let ex = exif.as_ref();
     let ascii = |tag: Tag| ex.and_then(|ex| ascii(ex, tag));
     let xp = |number: u16| ex.and_then(|ex| xp_text(ex, number));
 
-    let title = xmp
-        .and_then(|p| xmp_items(p, "dc:title").into_iter().next())
-        .or_else(|| xp(0x9c9b));
-    push(&mut d, "Title", title);
-    let description = xmp
-        .and_then(|p| xmp_items(p, "dc:description").into_iter().next())
-        .or_else(|| ascii(Tag::ImageDescription));
-    push(&mut d, "Description", description);
-    let mut keywords: Vec<String> = xmp.map(|p| xmp_items(p, "dc:subject")).unwrap_or_default();
-    if let Some(k) = xp(0x9c9e) {
-        for w in k.split(';').map(str::trim).filter(|w| !w.is_empty()) {
-            if !keywords.iter().any(|k| k == w) {
-                keywords.push(w.to_owned());
-            }
-        }
-    }
+    // XMP, IPTC and the sidecar come after ([`with_metadata`]); these are
+    // EXIF's own, which they override.
+    push(&mut d, "Title", xp(0x9c9b));
+    push(&mut d, "Description", ascii(Tag::ImageDescription));
+    let keywords: Vec<String> = xp(0x9c9e)
+        .map(|k| {
+            k.split(';')
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
     push(
         &mut d,
         "Keywords",
         (!keywords.is_empty()).then(|| keywords.join(", ")),
     );
-    d.rating = xmp
-        .and_then(xmp_rating)
-        .or_else(|| ex.and_then(|ex| uint(ex, Tag(Context::Tiff, 0x4746))))
+    d.rating = ex
+        .and_then(|ex| uint(ex, Tag(Context::Tiff, 0x4746)))
         .map(|r| r.min(5) as u8);
     let rating = d.rating.map(stars);
     push(&mut d, "Rating", rating);
@@ -184,6 +167,110 @@ pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
     push(&mut d, "Artist", ascii(Tag::Artist));
     push(&mut d, "Copyright", ascii(Tag::Copyright));
     d
+}
+
+/// The rows in the order shown, for those set after the EXIF reading.
+const ORDER: [&str; 9] = [
+    "Title",
+    "Description",
+    "Keywords",
+    "People",
+    "Rating",
+    "Label",
+    "Taken",
+    "Camera",
+    "Sidecar",
+];
+
+/// Puts what [`photo::meta::read`] found (the file's XMP and IPTC, and
+/// its sidecar's) over the EXIF reading: the title, caption, keywords
+/// (hierarchical ones as `Places › Italy › Rome`), people, rating, label,
+/// creator and copyright, and which sidecar they came from.
+pub fn with_metadata(d: &mut Details, meta: Result<photo::meta::Metadata, photo::meta::MetaError>) {
+    let m = match meta {
+        Ok(m) => m,
+        Err(e) => {
+            d.problem.get_or_insert_with(|| e.to_string());
+            return;
+        }
+    };
+    if let Some(t) = &m.title {
+        set_row(d, "Title", t.clone());
+    }
+    if let Some(t) = &m.description {
+        set_row(d, "Description", t.clone());
+    }
+    let mut keywords: Vec<String> = m.keyword_paths().iter().map(|p| p.join(" › ")).collect();
+    if let Some(old) = d.get("Keywords") {
+        for k in old.split(", ") {
+            if !keywords.iter().any(|w| w == k) {
+                keywords.push(k.to_owned());
+            }
+        }
+    }
+    if !keywords.is_empty() {
+        set_row(d, "Keywords", keywords.join(", "));
+    }
+    let people = m.people();
+    if !people.is_empty() {
+        set_row(d, "People", people.join(", "));
+    }
+    match m.rating {
+        Some(-1) => set_row(d, "Rating", "rejected".to_owned()),
+        Some(r) => {
+            let r = r.clamp(0, 5) as u8;
+            d.rating = Some(r);
+            set_row(d, "Rating", stars(r));
+        }
+        None => {}
+    }
+    if let Some(l) = m
+        .label_written
+        .clone()
+        .or(m.label.map(|l| l.name().to_owned()))
+    {
+        set_row(d, "Label", l);
+    }
+    if !m.creators.is_empty() && d.get("Artist").is_none() {
+        push(d, "Artist", Some(m.creators.join(", ")));
+    }
+    if d.get("Copyright").is_none() {
+        push(d, "Copyright", m.copyright.clone());
+    }
+    if d.position.is_none()
+        && let Some((lat, lon)) = m.gps
+    {
+        let p = Position { lat, lon };
+        d.position = Some(p);
+        push(d, "Position", Some(p.text()));
+    }
+    if let Some(side) = &m.sidecar {
+        let name = side
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        set_row(d, "Sidecar", name);
+    }
+}
+
+/// Sets a row's value, adding the row in [`ORDER`]'s place when missing.
+fn set_row(d: &mut Details, what: &'static str, value: String) {
+    let value = value.trim().to_owned();
+    if value.is_empty() {
+        return;
+    }
+    if let Some(row) = d.rows.iter_mut().find(|(w, _)| *w == what) {
+        row.1 = value;
+        return;
+    }
+    let rank = |w: &str| ORDER.iter().position(|o| *o == w);
+    let mine = rank(what).unwrap_or(ORDER.len());
+    let at = d
+        .rows
+        .iter()
+        .position(|(w, _)| rank(w).is_none_or(|r| r > mine))
+        .unwrap_or(d.rows.len());
+    d.rows.insert(at, (what, value));
 }
 
 fn push(d: &mut Details, what: &'static str, value: Option<String>) {
@@ -317,23 +404,6 @@ fn stars(r: u8) -> String {
     format!("{} of 5", r.min(5))
 }
 
-/// `xmp:Rating="4"` (an attribute) or `<xmp:Rating>4</xmp:Rating>`.
-fn xmp_rating(packet: &str) -> Option<u32> {
-    let value = if let Some(i) = packet.find("xmp:Rating=") {
-        let rest = &packet[i + "xmp:Rating=".len()..];
-        let quote = rest.chars().next()?;
-        let rest = &rest[quote.len_utf8()..];
-        &rest[..rest.find(quote)?]
-    } else {
-        let i = packet.find("<xmp:Rating>")?;
-        let rest = &packet[i + "<xmp:Rating>".len()..];
-        &rest[..rest.find('<')?]
-    };
-    // −1 means "rejected" in XMP: no stars.
-    let r: i32 = unescape(value).trim().parse().ok()?;
-    Some(r.clamp(0, 5) as u32)
-}
-
 /// DateTimeOriginal (`2019:07:14 10:00:00`) in the local time zone when
 /// the file gives its offset; as the camera's clock said otherwise.
 fn taken_text(taken: &str, offset: Option<&str>, zone: &TimeZone) -> Option<String> {
@@ -420,7 +490,11 @@ impl Reader {
                     }
                     let (id, path) = job;
                     let details = match source.open(&path) {
-                        Ok(r) => read(r, &zone),
+                        Ok(r) => {
+                            let mut d = read(r, &zone);
+                            with_metadata(&mut d, photo::meta::read(&path));
+                            d
+                        }
                         Err(e) => Details {
                             problem: Some(e.to_string()),
                             ..Details::default()
@@ -489,15 +563,6 @@ mod tests {
         assert_eq!(flash_text(0x20), "No flash");
         assert_eq!(trim_number(2.8, 1), "2.8");
         assert_eq!(trim_number(50.0, 1), "50");
-    }
-
-    #[test]
-    fn ratings_come_from_either_form_of_xmp() {
-        assert_eq!(xmp_rating("<rdf:Description xmp:Rating=\"4\"/>"), Some(4));
-        assert_eq!(xmp_rating("<xmp:Rating>2</xmp:Rating>"), Some(2));
-        assert_eq!(xmp_rating("<rdf:Description xmp:Rating='-1'/>"), Some(0));
-        assert_eq!(xmp_rating("<rdf:Description xmp:Rating='x'/>"), None);
-        assert_eq!(stars(3), "3 of 5");
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub struct Done {
 }
 
 /// The path to open for a record.
-fn path_of(cat: &Catalog, id: FileId) -> Result<PathBuf, String> {
+pub(crate) fn path_of(cat: &Catalog, id: FileId) -> Result<PathBuf, String> {
     let Some((path, _)) = cat.file(id).map_err(|e| e.to_string())? else {
         return Err("this photo is no longer in the catalogue".to_owned());
     };
@@ -311,6 +311,11 @@ pub fn apply(
                 .collect();
             match cat.set_marks(ids, *rating, label.as_deref()) {
                 Ok(()) => {
+                    done.errors.extend(crate::write_back::write(
+                        cat,
+                        ids,
+                        &crate::write_back::marks(*rating, label.as_deref()),
+                    ));
                     let n = photos(ids.len());
                     done.message = match (rating, label.as_deref()) {
                         (Some(0), _) => format!("Took the stars off {n}"),
@@ -341,7 +346,13 @@ pub fn apply(
                 if let Err(e) = cat.set_marks(&[*id], Some(*rating), Some(label)) {
                     done.errors
                         .push(format!("the marks were not put back: {e}"));
+                    continue;
                 }
+                done.errors.extend(crate::write_back::write(
+                    cat,
+                    &[*id],
+                    &crate::write_back::marks(Some(*rating), Some(label)),
+                ));
             }
             if done.errors.is_empty() {
                 done.message = format!("Put the marks of {} back", photos(list.len()));

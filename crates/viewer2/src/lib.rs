@@ -52,3 +52,4 @@ pub mod searcher;
 pub mod table;
 pub mod tags;
 pub mod thumbnail;
+pub mod write_back;

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use catalog::{FileId, FileRecord};
 
@@ -36,6 +37,8 @@ pub struct Photo {
     pub rating: u8,
     /// The user's colour label ([`catalog::LABELS`]), or empty.
     pub label: String,
+    /// The keywords (paths joined with `|`) and people its file names.
+    pub words: Option<Arc<catalog::FileWords>>,
 }
 
 impl Photo {
@@ -58,6 +61,7 @@ impl Photo {
             mtime: r.mtime,
             rating: 0,
             label: String::new(),
+            words: None,
         }
     }
 }
@@ -382,6 +386,19 @@ impl Library {
     pub fn with_marks(mut self, marks: Vec<(FileId, catalog::Marks)>) -> Library {
         for (id, m) in marks {
             self.set_marks(id, Some(m.rating), Some(&m.label));
+        }
+        self
+    }
+
+    /// The keywords and people the files name.
+    pub fn with_words(
+        mut self,
+        words: std::collections::HashMap<FileId, catalog::FileWords>,
+    ) -> Library {
+        for (id, w) in words {
+            if let Some(i) = self.index_of(id) {
+                self.photos[i as usize].words = Some(Arc::new(w));
+            }
         }
         self
     }

@@ -140,6 +140,8 @@ fn subcommand_at(args: &[std::ffi::OsString]) -> Option<usize> {
             "search",
             "forget",
             "repair",
+            "mark",
+            "write-sidecars",
             "install-desktop",
             "help",
         ]
@@ -151,6 +153,41 @@ fn subcommand_at(args: &[std::ffi::OsString]) -> Option<usize> {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Rates, labels, captions and tags photos in their XMP sidecars
+    /// (`name.ext.xmp`, or the `name.xmp` already there), where digiKam,
+    /// darktable, Lightroom and exiftool read them, and in the catalogue
+    /// when the photo is in it. Every other property of the sidecar is
+    /// kept; the photo itself is not changed.
+    Mark {
+        /// Stars, 0 (none) to 5.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
+        rating: Option<u8>,
+        /// A colour label: red, yellow, green, blue, purple, or none.
+        #[arg(long)]
+        label: Option<String>,
+        /// The caption (`dc:description`); empty takes it off.
+        #[arg(long)]
+        caption: Option<String>,
+        /// The title (`dc:title`); empty takes it off.
+        #[arg(long)]
+        title: Option<String>,
+        /// A keyword to add, levels joined with `|` (`Places|Italy|Rome`);
+        /// may be given again.
+        #[arg(long = "keyword")]
+        keywords: Vec<String>,
+        /// The photos.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Writes the catalogue's marks and captions to the photos' sidecars:
+    /// those not yet written (a read-only folder then, say), or with
+    /// --all every photo with a mark or a caption you wrote (marks made
+    /// before viewer2 wrote sidecars).
+    WriteSidecars {
+        /// Every photo with a mark or caption, not only those unwritten.
+        #[arg(long)]
+        all: bool,
+    },
     /// Records every image file under the folders.
     Index {
         /// Folders to index.
@@ -385,6 +422,143 @@ fn checked(cat: &mut Catalog, catalog_path: &Path) -> Result<()> {
         .into()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// What `viewer2 mark` changes.
+struct MarkArgs {
+    rating: Option<u8>,
+    label: Option<String>,
+    caption: Option<String>,
+    title: Option<String>,
+    keywords: Vec<String>,
+}
+
+fn mark(catalog_path: &Path, args: MarkArgs, files: &[PathBuf]) -> Result<()> {
+    let label = match args.label.as_deref().map(str::to_lowercase) {
+        None => None,
+        Some(l) if l == "none" || l.is_empty() => Some(None),
+        Some(l) => match photo::meta::Label::from_name(&l) {
+            Some(l) => Some(Some(l)),
+            None => anyhow::bail!(
+                "--label {l}: a label is one of {} or none",
+                catalog::LABELS.join(", ")
+            ),
+        },
+    };
+    // The catalogue is told where it exists; a photo not in it is marked
+    // in its sidecar all the same (the next index run reads it).
+    let mut cat = if catalog_path.exists() {
+        Some(
+            Catalog::open(catalog_path)
+                .with_context(|| format!("opening {}", catalog_path.display()))?,
+        )
+    } else {
+        None
+    };
+    let mut failed = 0;
+    for file in files {
+        if !file.is_file() {
+            eprintln!("{}: not a photo file here; left alone", file.display());
+            failed += 1;
+            continue;
+        }
+        let mut changes = photo::meta::Changes {
+            rating: args.rating.map(|r| r as i8),
+            label,
+            title: args.title.clone(),
+            description: args.caption.clone(),
+            keywords: None,
+        };
+        if !args.keywords.is_empty() {
+            // Added to what the photo has, as exiftool's `-keywords+=`.
+            let mut paths = photo::meta::read(file)
+                .map(|m| m.keyword_paths())
+                .unwrap_or_default();
+            for k in &args.keywords {
+                let p: Vec<String> = k
+                    .split('|')
+                    .map(|l| l.trim().to_owned())
+                    .filter(|l| !l.is_empty())
+                    .collect();
+                if !p.is_empty() && !paths.contains(&p) {
+                    paths.push(p);
+                }
+            }
+            changes.keywords = Some(paths);
+        }
+        match photo::meta::write_sidecar(file, &changes) {
+            Ok(w) => println!(
+                "{}: {} {}",
+                file.display(),
+                if w.created { "made" } else { "wrote" },
+                w.path.display()
+            ),
+            Err(e) => {
+                eprintln!("{}: not written: {e}", file.display());
+                failed += 1;
+                continue;
+            }
+        }
+        if let Some(cat) = cat.as_mut() {
+            let abs = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+            let real = std::fs::canonicalize(file).unwrap_or_else(|_| abs.clone());
+            let mut ids: Vec<i64> = Vec::new();
+            for p in [abs, real] {
+                for st in cat.stamps_at(&p.to_string_lossy())? {
+                    if !ids.contains(&st.id) {
+                        ids.push(st.id);
+                    }
+                }
+            }
+            if ids.is_empty() {
+                continue;
+            }
+            cat.set_marks(&ids, args.rating, label.map(|l| l.map_or("", |l| l.name())))?;
+            if let Some(c) = &args.caption {
+                for &id in &ids {
+                    cat.set_caption(id, c)?;
+                }
+            }
+            if let Ok(m) = photo::meta::read(file) {
+                let words = catalog::FileWords {
+                    keywords: m.keyword_paths().iter().map(|p| p.join("|")).collect(),
+                    people: m.people(),
+                };
+                let each: Vec<(i64, &catalog::FileWords)> =
+                    ids.iter().map(|&id| (id, &words)).collect();
+                cat.set_file_words(&each)?;
+            }
+            cat.set_unwritten(&ids, None)?;
+        }
+    }
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} photos were not marked", files.len());
+    }
+    Ok(())
+}
+
+fn write_sidecars(catalog_path: &Path, all: bool) -> Result<()> {
+    let mut cat = Catalog::open(catalog_path)
+        .with_context(|| format!("opening {}", catalog_path.display()))?;
+    if all {
+        let mut ids: Vec<i64> = cat.marks()?.into_iter().map(|(id, _)| id).collect();
+        ids.extend(cat.user_captioned()?);
+        ids.sort_unstable();
+        ids.dedup();
+        cat.set_unwritten(&ids, Some("written by write-sidecars --all"))?;
+    }
+    let (done, errors) = viewer2::write_back::flush(&mut cat)?;
+    for e in &errors {
+        eprintln!("{e}");
+    }
+    println!("wrote {done} sidecars; {} not written", errors.len());
+    if !errors.is_empty() {
+        anyhow::bail!(
+            "{} photos' sidecars could not be written (they stay marked and are written next time)",
+            errors.len()
+        );
+    }
+    Ok(())
 }
 
 fn repair(catalog_path: &Path) -> Result<()> {
@@ -643,11 +817,14 @@ fn search(
     };
     if !filters.is_empty() {
         let marks: std::collections::HashMap<_, _> = cat.marks()?.into_iter().collect();
+        let words = cat.file_words()?;
         found.retain(|id| {
             let (rating, label) = marks
                 .get(id)
                 .map_or((0, ""), |m| (m.rating, m.label.as_str()));
-            filters.iter().all(|f| f.passes_marks(rating, label))
+            filters
+                .iter()
+                .all(|f| f.passes_marks(rating, label, words.get(id)))
         });
         found.truncate(limit);
     }
@@ -849,6 +1026,25 @@ fn main() -> Result<()> {
             yes,
         } => forget(&catalog_path, &paths, missing, yes),
         Command::Repair => repair(&catalog_path),
+        Command::Mark {
+            rating,
+            label,
+            caption,
+            title,
+            keywords,
+            files,
+        } => mark(
+            &catalog_path,
+            MarkArgs {
+                rating,
+                label,
+                caption,
+                title,
+                keywords,
+            },
+            &files,
+        ),
+        Command::WriteSidecars { all } => write_sidecars(&catalog_path, all),
         Command::InstallDesktop { prefix } => install_desktop(prefix),
         Command::Search {
             query,

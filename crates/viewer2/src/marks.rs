@@ -31,19 +31,42 @@ pub enum MarkTest {
     },
     /// This label (empty: none).
     Label(String),
+    /// A keyword, folded: a whole path (`places|italy|rome`) or any
+    /// level of one (`italy`).
+    Keyword(String),
+    /// A person named in the photo, folded: the whole name or one of its
+    /// words.
+    Person(String),
 }
 
 impl MarkFilter {
     /// Whether a photo passes.
     pub fn passes(&self, p: &Photo) -> bool {
-        self.passes_marks(p.rating, &p.label)
+        self.passes_marks(p.rating, &p.label, p.words.as_deref())
     }
 
-    /// Whether a file of this rating and label passes.
-    pub fn passes_marks(&self, rating: u8, label: &str) -> bool {
+    /// Whether a file of this rating, label and words passes.
+    pub fn passes_marks(
+        &self,
+        rating: u8,
+        label: &str,
+        words: Option<&catalog::FileWords>,
+    ) -> bool {
         let hit = match &self.test {
             MarkTest::Rating { lo, hi } => (*lo..=*hi).contains(&rating),
             MarkTest::Label(l) => label == l,
+            MarkTest::Keyword(k) => words.is_some_and(|w| {
+                w.keywords.iter().any(|path| {
+                    let path = catalog::fold(path);
+                    path == *k || path.split('|').any(|level| level.trim() == k)
+                })
+            }),
+            MarkTest::Person(n) => words.is_some_and(|w| {
+                w.people.iter().any(|name| {
+                    let name = catalog::fold(name);
+                    name == *n || name.split_whitespace().any(|part| part == n)
+                })
+            }),
         };
         hit != self.exclude
     }
@@ -60,7 +83,10 @@ pub fn split(query: &str) -> Result<(String, Vec<MarkFilter>), String> {
     for word in query.split_whitespace() {
         let bare = word.strip_prefix('-').unwrap_or(word);
         let lower = bare.to_ascii_lowercase();
-        let is_mark = !quoted && (lower.starts_with("rating:") || lower.starts_with("label:"));
+        let is_mark = !quoted
+            && ["rating:", "label:", "keyword:", "person:"]
+                .iter()
+                .any(|f| lower.starts_with(f));
         if is_mark {
             if depth > 0 {
                 return Err(format!(
@@ -69,7 +95,7 @@ pub fn split(query: &str) -> Result<(String, Vec<MarkFilter>), String> {
             }
             filters.push(MarkFilter {
                 exclude: word.starts_with('-'),
-                test: test(&lower).map_err(|e| format!("{word}: {e}"))?,
+                test: test(bare).map_err(|e| format!("{word}: {e}"))?,
             });
             continue;
         }
@@ -96,6 +122,22 @@ pub fn split(query: &str) -> Result<(String, Vec<MarkFilter>), String> {
 }
 
 fn test(term: &str) -> Result<MarkTest, String> {
+    let (field, value) = term.split_once(':').unwrap_or((term, ""));
+    let field = field.to_ascii_lowercase();
+    let value = value.trim_matches('"');
+    if field == "keyword" || field == "person" {
+        let v = catalog::fold(value.trim());
+        if v.is_empty() {
+            return Err(format!("{field}: needs a name ({field}:italy)"));
+        }
+        return Ok(if field == "keyword" {
+            MarkTest::Keyword(v)
+        } else {
+            MarkTest::Person(v)
+        });
+    }
+    let lower = term.to_ascii_lowercase();
+    let term = lower.as_str();
     if let Some(v) = term.strip_prefix("label:") {
         return if v == "none" {
             Ok(MarkTest::Label(String::new()))

@@ -1,7 +1,9 @@
 //! The words a photo carries: EXIF (ImageDescription, UserComment, Artist,
 //! DateTimeOriginal, the Windows XP title, comment, keywords and subject)
-//! and XMP (`dc:subject`, `dc:description`). They become the file's
-//! caption, so they are searchable. The camera model is kept apart (it is
+//! and what [`photo::meta`] reads from its XMP, IPTC-IIM and sidecar
+//! (title, caption, flat and hierarchical keywords, people). They become
+//! the file's caption, so they are searchable; the rating and label become
+//! its marks, the keywords and people its words (`keyword:`, `person:`). The camera model is kept apart (it is
 //! not something anyone wrote about the photo; `camera:` finds it). A file
 //! without metadata has an empty caption; broken metadata is an error for
 //! the caller to log, never a reason to skip the file.
@@ -26,18 +28,24 @@ pub struct Meta {
     pub date: String,
     /// What could not be read (the rest is still used).
     pub problem: Option<String>,
+    /// The rating the file or sidecar gives (0–5; -1 rejected).
+    pub rating: Option<i8>,
+    /// The colour label it gives (one of `catalog::LABELS`).
+    pub label: Option<String>,
+    /// Its keywords (paths joined with `|`) and people.
+    pub words: catalog::FileWords,
 }
 
 /// Reads one file's metadata.
 pub fn read(path: &Path) -> Result<Meta, String> {
     let mut file = File::open(path).map_err(|e| e.to_string())?;
-    read_from(&mut file).map(|(meta, _)| meta)
+    read_from(path, &mut file).map(|(meta, _)| meta)
 }
 
-/// Reads the metadata of an open file; returns it with the file's first
-/// bytes (up to 1 MB, where XMP is looked for), so a caller that wants
-/// more of the file need not open it again.
-pub fn read_from(file: &mut File) -> Result<(Meta, Vec<u8>), String> {
+/// Reads the metadata of an open file (at `path`, where its sidecar is
+/// looked for); returns it with the file's first bytes (up to 1 MB), so a
+/// caller that wants more of the file need not open it again.
+pub fn read_from(path: &Path, file: &mut File) -> Result<(Meta, Vec<u8>), String> {
     let mut parts: Vec<String> = Vec::new();
     let mut meta = Meta::default();
     let mut reader = BufReader::new(file);
@@ -78,9 +86,32 @@ pub fn read_from(file: &mut File) -> Result<(Meta, Vec<u8>), String> {
         .take(XMP_WINDOW)
         .read_to_end(&mut head)
         .map_err(|e| e.to_string())?;
-    parts.extend(xmp_words(&head));
+    match photo::meta::read(path) {
+        Ok(m) => {
+            if let Some(p) = m.problems.first() {
+                meta.problem.get_or_insert_with(|| p.clone());
+            }
+            parts.extend(m.title.clone());
+            parts.extend(m.description.clone());
+            let paths = m.keyword_paths();
+            // Every level is searchable: `italy` finds Places|Italy|Rome.
+            for p in &paths {
+                parts.push(p.join("|"));
+            }
+            let people = m.people();
+            parts.extend(people.iter().cloned());
+            meta.rating = m.rating;
+            meta.label = m.label.map(|l| l.name().to_owned());
+            meta.words = catalog::FileWords {
+                keywords: paths.iter().map(|p| p.join("|")).collect(),
+                people,
+            };
+        }
+        Err(e) => meta.problem = Some(e.to_string()),
+    }
     parts.retain(|p| !p.trim().is_empty());
-    parts.dedup();
+    let mut seen = std::collections::HashSet::new();
+    parts.retain(|p| seen.insert(p.trim().to_owned()));
     meta.caption = parts.join(" | ");
     Ok((meta, head))
 }
@@ -152,60 +183,4 @@ fn utf16(bytes: &[u8], big_endian: bool) -> String {
         })
         .collect();
     String::from_utf16_lossy(&units)
-}
-
-/// The `<rdf:li>` items of `dc:subject` and `dc:description` in an XMP
-/// packet found in `bytes` (a plain text scan: XMP is XML in the file).
-fn xmp_words(bytes: &[u8]) -> Vec<String> {
-    let text = String::from_utf8_lossy(bytes);
-    let Some(packet) = xmp_packet(&text) else {
-        return Vec::new();
-    };
-    let mut out = xmp_items(packet, "dc:subject");
-    out.extend(xmp_items(packet, "dc:description"));
-    out
-}
-
-/// The XMP packet in `text`, if there is one.
-pub(crate) fn xmp_packet(text: &str) -> Option<&str> {
-    let start = text.find("<x:xmpmeta")?;
-    let end = text[start..]
-        .find("</x:xmpmeta>")
-        .map_or(text.len(), |e| start + e);
-    Some(&text[start..end])
-}
-
-/// The `<rdf:li>` items of every `field` element of an XMP packet.
-pub(crate) fn xmp_items(packet: &str, field: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let open = format!("<{field}>");
-    let close = format!("</{field}>");
-    let mut rest = packet;
-    while let Some(i) = rest.find(&open) {
-        let after = &rest[i + open.len()..];
-        let Some(j) = after.find(&close) else { break };
-        let block = &after[..j];
-        let mut items = block;
-        while let Some(k) = items.find("<rdf:li") {
-            let Some(gt) = items[k..].find('>') else {
-                break;
-            };
-            let body = &items[k + gt + 1..];
-            let Some(e) = body.find("</rdf:li>") else {
-                break;
-            };
-            out.push(unescape(&body[..e]));
-            items = &body[e..];
-        }
-        rest = &after[j..];
-    }
-    out
-}
-
-pub(crate) fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
 }

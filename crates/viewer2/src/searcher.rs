@@ -451,7 +451,12 @@ fn run(
     let load = |cat: &Catalog| -> Result<Arc<Library>, String> {
         let files = cat.files().map_err(|e| e.to_string())?;
         let marks = cat.marks().map_err(|e| e.to_string())?;
-        Ok(Arc::new(Library::new(files, &scope).with_marks(marks)))
+        let words = cat.file_words().map_err(|e| e.to_string())?;
+        Ok(Arc::new(
+            Library::new(files, &scope)
+                .with_marks(marks)
+                .with_words(words),
+        ))
     };
     let mut library = match load(&cat) {
         Ok(l) => l,
@@ -539,6 +544,13 @@ fn run(
                 let error = match cat.set_caption(id, &caption) {
                     Ok(true) => {
                         Arc::make_mut(&mut library).set_caption(id, &caption);
+                        let changes = photo::meta::Changes {
+                            description: Some(caption.clone()),
+                            ..Default::default()
+                        };
+                        for line in crate::write_back::write(&mut cat, &[id], &changes) {
+                            tracing::warn!("the caption of photo {id}: {line}");
+                        }
                         None
                     }
                     Ok(false) => Some("this photo is no longer in the catalogue".to_owned()),
@@ -608,7 +620,13 @@ fn run(
                             let _ = cat.set_setting(key, &value);
                         }
                         Request::SetCaption { id, caption } => {
-                            let _ = cat.set_caption(id, &caption);
+                            if let Ok(true) = cat.set_caption(id, &caption) {
+                                let changes = photo::meta::Changes {
+                                    description: Some(caption.clone()),
+                                    ..Default::default()
+                                };
+                                let _ = crate::write_back::write(&mut cat, &[id], &changes);
+                            }
                         }
                         Request::SaveTable(changes, view) => {
                             let _ = write_table(&mut cat, &changes, view);

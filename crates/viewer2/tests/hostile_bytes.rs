@@ -31,10 +31,18 @@ fn read_all(bytes: &[u8]) {
         Box::new(Cursor::new(bytes.to_vec())),
         &jiff::tz::TimeZone::UTC,
     );
-    let mut f = tempfile::tempfile().unwrap();
-    std::io::Write::write_all(&mut f, bytes).unwrap();
-    std::io::Seek::rewind(&mut f).unwrap();
-    let _ = viewer2::metadata::read_from(&mut f);
+    // The metadata reader opens the file by name (Adobe's XMP Toolkit
+    // reads it), with a sidecar of the same bytes beside it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.jpg");
+    std::fs::write(&path, bytes).unwrap();
+    std::fs::write(dir.path().join("hostile.jpg.xmp"), bytes).unwrap();
+    let mut f = std::fs::File::open(&path).unwrap();
+    let _ = viewer2::metadata::read_from(&path, &mut f);
+    let _ = viewer2::details::with_metadata(
+        &mut viewer2::details::Details::default(),
+        photo::meta::read(&path),
+    );
 }
 
 proptest! {

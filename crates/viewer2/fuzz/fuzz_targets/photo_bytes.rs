@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     let path = std::env::temp_dir().join(format!("viewer2-fuzz-{}", std::process::id()));
     if std::fs::write(&path, data).is_ok() {
         if let Ok(mut file) = std::fs::File::open(&path) {
-            let _ = viewer2::metadata::read_from(&mut file);
+            let _ = viewer2::metadata::read_from(&path, &mut file);
         }
     }
 });

@@ -383,6 +383,15 @@ pub fn index_until(
             let updates: Vec<(i64, NewFile<'_>)> =
                 entries.iter().map(|(id, e)| (*id, e.as_new())).collect();
             cat.update(&updates)?;
+            // A file or sidecar changed outside wins over the catalogue,
+            // but for a change made here and not yet written.
+            let unwritten = cat.unwritten()?;
+            let fresh: Vec<(i64, &Entry)> = entries
+                .iter()
+                .filter(|(id, _)| !unwritten.contains_key(id))
+                .map(|(id, e)| (*id, e))
+                .collect();
+            marks_and_words(&mut cat, &fresh)?;
             report.changed += chunk.len();
             done += chunk.len();
             progress(Progress::Reading { done, total });
@@ -411,7 +420,9 @@ pub fn index_until(
                 .map(|&i| read_entry(&walk.found[i], &mut report))
                 .collect();
             let files: Vec<NewFile<'_>> = entries.iter().map(Entry::as_new).collect();
-            cat.add(&files)?;
+            let ids = cat.add(&files)?;
+            let fresh: Vec<(i64, &Entry)> = ids.iter().copied().zip(entries.iter()).collect();
+            marks_and_words(&mut cat, &fresh)?;
             report.added += chunk.len();
             done += chunk.len();
             progress(Progress::Reading { done, total });
@@ -441,6 +452,20 @@ pub fn index_until(
         },
         e => e,
     })
+}
+
+/// The marks (rating, label) and words (keywords, people) files give,
+/// into the catalogue.
+fn marks_and_words(cat: &mut Catalog, entries: &[(i64, &Entry)]) -> Result<(), CatalogError> {
+    let marks: Vec<(i64, Option<u8>, Option<&str>)> = entries
+        .iter()
+        .filter(|(_, e)| e.rating.is_some() || e.label.is_some())
+        .map(|(id, e)| (*id, e.rating, e.label.as_deref()))
+        .collect();
+    cat.set_marks_each(&marks)?;
+    let words: Vec<(i64, &catalog::FileWords)> =
+        entries.iter().map(|(id, e)| (*id, &e.words)).collect();
+    cat.set_file_words(&words)
 }
 
 /// Files written per transaction while reading.

@@ -20,6 +20,11 @@ pub(super) struct Entry {
     camera: String,
     /// When it was taken, `YYYY-MM-DD HH:MM:SS`, or empty.
     date: String,
+    /// The rating and label the file (or its sidecar) gives.
+    pub(super) rating: Option<u8>,
+    pub(super) label: Option<String>,
+    /// Its keywords and people.
+    pub(super) words: catalog::FileWords,
     /// The exact bytes, when they differ from `path`.
     raw: Option<Vec<u8>>,
     size: i64,
@@ -52,7 +57,7 @@ pub(super) fn read_entry(f: &Found, report: &mut Report) -> Entry {
     let read = std::fs::File::open(path)
         .map_err(|e| e.to_string())
         .and_then(|mut file| {
-            let (meta, head) = metadata::read_from(&mut file)?;
+            let (meta, head) = metadata::read_from(path, &mut file)?;
             if hash.is_none() && std::env::var_os("XNOHASH").is_none() {
                 hash = hash_open(&mut file, f.size, &head).ok();
             }
@@ -75,6 +80,11 @@ pub(super) fn read_entry(f: &Found, report: &mut Report) -> Entry {
     Entry {
         caption: meta.caption,
         camera: meta.camera,
+        // Rejected (-1) has no mark of its own in the catalogue yet: it is
+        // unrated there, and stays "rejected" in the file.
+        rating: meta.rating.map(|r| r.clamp(0, 5) as u8),
+        label: meta.label,
+        words: meta.words,
         date: meta.date,
         // Exact bytes are kept only where the lossy text differs.
         raw: (f.raw != f.path.as_bytes()).then(|| f.raw.clone()),
@@ -161,7 +171,7 @@ mod tests {
             let bytes: Vec<u8> = (0..size).map(|i| (i as u8).wrapping_mul(31) ^ seed).collect();
             std::fs::write(&path, &bytes).unwrap();
             let mut file = std::fs::File::open(&path).unwrap();
-            let (_, head) = metadata::read_from(&mut file).unwrap();
+            let (_, head) = metadata::read_from(&path, &mut file).unwrap();
             for head in [&head[..], &head[..head.len().min(100)], &[][..]] {
                 prop_assert_eq!(
                     hash_open(&mut file, size as i64, head).unwrap(),

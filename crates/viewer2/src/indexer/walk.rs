@@ -71,6 +71,12 @@ pub(super) fn walk_root(
     progress: &mut dyn FnMut(Progress),
 ) {
     let mut seen = HashSet::new();
+    let first = walk.found.len();
+    // Sidecars' times, by path: a photo's recorded time is the later of
+    // its own and its sidecar's, so an edit in darktable, digiKam or
+    // Lightroom (which write only the sidecar) makes the run read the
+    // photo again; a photo moved with its sidecar keeps both times.
+    let mut sidecars: std::collections::HashMap<Vec<u8>, i64> = std::collections::HashMap::new();
     for entry in walkdir::WalkDir::new(&root.path).follow_links(true) {
         let entry = match entry {
             Ok(e) => e,
@@ -90,6 +96,17 @@ pub(super) fn walk_root(
                 continue;
             }
         };
+        if entry.file_type().is_file()
+            && entry
+                .path()
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("xmp"))
+        {
+            if let Ok(m) = entry.metadata() {
+                sidecars.insert(raw_bytes(entry.path()), seconds(m.modified().ok()));
+            }
+            continue;
+        }
         if !entry.file_type().is_file() || !is_image(entry.path()) {
             continue;
         }
@@ -115,11 +132,7 @@ pub(super) fn walk_root(
             path: entry.path().to_string_lossy().into_owned(),
             raw,
             size: meta.len() as i64,
-            mtime: meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_secs() as i64),
+            mtime: seconds(meta.modified().ok()),
             inode: inode_of(&meta),
             born: meta
                 .created()
@@ -130,6 +143,40 @@ pub(super) fn walk_root(
         });
         progress(Progress::Files(walk.found.len()));
     }
+    if sidecars.is_empty() {
+        return;
+    }
+    for f in &mut walk.found[first..] {
+        for side in sidecar_names(&f.raw) {
+            if let Some(&t) = sidecars.get(&side) {
+                f.mtime = f.mtime.max(t);
+            }
+        }
+    }
+}
+
+/// Seconds since the epoch (0 when unknown).
+fn seconds(t: Option<std::time::SystemTime>) -> i64 {
+    t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The names a photo's sidecar may have (`name.ext.xmp`, `name.xmp`, in
+/// either case), as exact bytes.
+fn sidecar_names(raw: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::with_capacity(4);
+    for ext in [&b".xmp"[..], b".XMP"] {
+        let mut full = raw.to_vec();
+        full.extend_from_slice(ext);
+        out.push(full);
+        let name_at = raw.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+        if let Some(dot) = raw[name_at..].iter().rposition(|&b| b == b'.') {
+            let mut plain = raw[..name_at + dot].to_vec();
+            plain.extend_from_slice(ext);
+            out.push(plain);
+        }
+    }
+    out
 }
 
 #[cfg(unix)]
