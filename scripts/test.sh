@@ -21,6 +21,8 @@ have() { command -v "$1" >/dev/null 2>&1; }
 #   python3, python3-venv: the 1€ filter's reference implementation (PyPI), in a venv.
 missing=()
 have cc || missing+=(gcc)
+#   g++: Adobe's XMP Toolkit (C++), built by the xmp_toolkit crate (photo's metadata).
+have c++ || missing+=(g++)
 have python3 || missing+=(python3)
 if have python3 && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing+=(python3-venv); fi
 #   util-linux (setpriv): as root, viewer2's unreadable-folder test runs the
@@ -47,6 +49,8 @@ fi
 optional=()
 have Xvfb || optional+=(xvfb libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 libegl1)
 have openbox || optional+=(openbox)
+#   libimage-exiftool-perl: exiftool, the oracle the metadata tests compare with.
+have exiftool || optional+=(libimage-exiftool-perl)
 #   desktop-file-utils: calculon's installed .desktop entry is validated.
 have desktop-file-validate || optional+=(desktop-file-utils)
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)

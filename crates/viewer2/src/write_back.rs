@@ -48,7 +48,7 @@ pub fn write(cat: &mut Catalog, ids: &[FileId], changes: &Changes) -> Vec<String
 pub fn marks(rating: Option<u8>, label: Option<&str>) -> Changes {
     Changes {
         rating: rating.map(|r| r.min(5) as i8),
-        label: label.map(|l| Label::from_name(l)),
+        label: label.map(Label::from_name),
         ..Changes::default()
     }
 }

@@ -39,7 +39,7 @@ fn read_all(bytes: &[u8]) {
     std::fs::write(dir.path().join("hostile.jpg.xmp"), bytes).unwrap();
     let mut f = std::fs::File::open(&path).unwrap();
     let _ = viewer2::metadata::read_from(&path, &mut f);
-    let _ = viewer2::details::with_metadata(
+    viewer2::details::with_metadata(
         &mut viewer2::details::Details::default(),
         photo::meta::read(&path),
     );
