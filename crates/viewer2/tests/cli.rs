@@ -322,7 +322,7 @@ fn metadata_words_are_searchable_and_broken_metadata_is_not_fatal() {
         enc.set_color(png::ColorType::Grayscale);
         enc.add_itxt_chunk(
             "XML:com.adobe.xmp".into(),
-            "<x:xmpmeta xmlns:x='adobe:ns:meta/'><dc:subject><rdf:Bag><rdf:li>Lagoon</rdf:li><rdf:li>Fish &amp; Chips</rdf:li></rdf:Bag></dc:subject></x:xmpmeta>".into(),
+            "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'><rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/'><dc:subject><rdf:Bag><rdf:li>Lagoon</rdf:li><rdf:li>Fish &amp; Chips</rdf:li></rdf:Bag></dc:subject></rdf:Description></rdf:RDF></x:xmpmeta>".into(),
         )
         .unwrap();
         let mut w = enc.write_header().unwrap();
