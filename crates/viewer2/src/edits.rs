@@ -254,7 +254,11 @@ pub fn apply(
                     match add_copy(cat, library, id, &copy) {
                         Ok(new_id) => Ok(new_id),
                         Err(e) => {
-                            // Ours to remove: nothing of the user's is lost.
+                            // Ours to remove (the copy and the sidecars
+                            // copied with it): nothing of the user's is lost.
+                            for (side, _) in fileops::sidecars_of(&copy) {
+                                let _ = fs.remove_file(&side);
+                            }
                             let _ = fs.remove_file(&copy);
                             Err(format!(
                                 "{}: the catalogue refused the copy ({e}); no copy was left",

@@ -180,6 +180,8 @@ pub struct Trashed {
     pub file: PathBuf,
     /// Its `…/Trash/info/NAME.trashinfo`.
     pub info: PathBuf,
+    /// Its XMP sidecars, trashed with it (each put back with it).
+    pub sidecars: Vec<Trashed>,
 }
 
 impl Trash {
@@ -238,9 +240,147 @@ fn escaped(path: &Path) -> String {
     uri.trim_start_matches("file://").to_owned()
 }
 
-/// Moves `path` to the Trash. The name in the trash is the file's own, or
-/// `NAME.2`, `NAME.3`, … when taken.
+/// Moves `path` to the Trash with its XMP sidecars (a `name.xmp` that
+/// another photo of the name shares stays). The name in the trash is the
+/// file's own, or `NAME.2`, `NAME.3`, … when taken.
 pub fn trash(fs: &dyn Fs, trash: &Trash, path: &Path) -> Result<Trashed, OpError> {
+    let mut t = trash_one(fs, trash, path)?;
+    for (side, shared) in sidecars_of(path) {
+        if shared {
+            continue;
+        }
+        match trash_one(fs, trash, &side) {
+            Ok(s) => t.sidecars.push(s),
+            Err(e) => {
+                // The photo comes back rather than lose its metadata.
+                let back = restore(fs, &t);
+                return Err(OpError(format!(
+                    "{}; {}",
+                    e.0,
+                    match back {
+                        Ok(()) => "nothing was moved to the Trash".to_owned(),
+                        Err(b) => format!("and putting the photo back failed: {}", b.0),
+                    }
+                )));
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// The XMP sidecars a photo has (`name.ext.xmp`, `name.xmp`, either
+/// case), each with whether another photo of the same name shares it
+/// (`IMG_1.xmp` beside `IMG_1.jpg` and `IMG_1.cr2`): a shared one is
+/// copied where the photo goes, never taken from the other.
+pub fn sidecars_of(path: &Path) -> Vec<(PathBuf, bool)> {
+    let mut out = Vec::new();
+    let mut full = path.as_os_str().to_owned();
+    full.push(".xmp");
+    let full = PathBuf::from(full);
+    for candidate in [
+        full.clone(),
+        full.with_extension("XMP"),
+        path.with_extension("xmp"),
+        path.with_extension("XMP"),
+    ] {
+        if candidate == path || out.iter().any(|(c, _)| *c == candidate) {
+            continue;
+        }
+        if std::fs::symlink_metadata(&candidate).is_ok_and(|m| m.is_file()) {
+            let plain =
+                candidate.file_stem() == path.file_stem() && candidate.parent() == path.parent();
+            let shared = plain && shares_plain_sidecar(path);
+            out.push((candidate, shared));
+        }
+    }
+    out
+}
+
+/// Whether another photo in the folder has the same name but for its
+/// extension.
+fn shares_plain_sidecar(path: &Path) -> bool {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
+        return false;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let p = e.path();
+        p.file_name() != path.file_name()
+            && p.file_stem() == Some(stem)
+            && crate::indexer::is_image(&p)
+    })
+}
+
+/// Where a sidecar of `old_photo` goes when the photo becomes
+/// `new_photo`: `name.ext.xmp` after the new full name, `name.xmp` after
+/// the new stem, in the sidecar's own case.
+fn sidecar_for_new(old_photo: &Path, side: &Path, new_photo: &Path) -> PathBuf {
+    let ext = side
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "xmp".to_owned());
+    if side.file_stem() == old_photo.file_name() {
+        let mut full = new_photo.as_os_str().to_owned();
+        full.push(".");
+        full.push(&ext);
+        PathBuf::from(full)
+    } else {
+        new_photo.with_extension(ext)
+    }
+}
+
+/// Carries a photo's sidecars to its new path (renamed, or copied where
+/// `copy` or shared); on a failure, what was carried goes back and the
+/// error says which sidecar.
+fn carry_sidecars(
+    fs: &dyn Fs,
+    old_photo: &Path,
+    new_photo: &Path,
+    copy: bool,
+) -> Result<(), OpError> {
+    let mut done: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
+    for (side, shared) in sidecars_of(old_photo) {
+        let to = sidecar_for_new(old_photo, &side, new_photo);
+        let copied = copy || shared;
+        let r = if copied {
+            fs.copy_new(&side, &to)
+        } else {
+            fs.rename_noreplace(&side, &to)
+        };
+        match r {
+            Ok(()) => done.push((side, to, copied)),
+            Err(e) => {
+                for (from, to, copied) in done.into_iter().rev() {
+                    let _ = if copied {
+                        fs.remove_file(&to)
+                    } else {
+                        fs.rename_noreplace(&to, &from)
+                    };
+                }
+                return Err(OpError(format!(
+                    "its sidecar “{}” could not go to “{}”: {}",
+                    side.display(),
+                    to.display(),
+                    if e.kind() == io::ErrorKind::AlreadyExists {
+                        "a file of that name is there".to_owned()
+                    } else {
+                        e.to_string()
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn trash_one(fs: &dyn Fs, trash: &Trash, path: &Path) -> Result<Trashed, OpError> {
     let what = "move to the Trash";
     let dir = trash.dir_for(fs, path).map_err(|e| fail(what, path, &e))?;
     let Some(name) = path.file_name() else {
@@ -277,6 +417,7 @@ pub fn trash(fs: &dyn Fs, trash: &Trash, path: &Path) -> Result<Trashed, OpError
                     original: path.to_owned(),
                     file,
                     info,
+                    sidecars: Vec::new(),
                 });
             }
             Err(e) => {
@@ -303,6 +444,13 @@ pub fn restore(fs: &dyn Fs, t: &Trashed) -> Result<(), OpError> {
     if let Err(e) = fs.remove_file(&t.info) {
         // The file is back; a stale info file only shows in the trash.
         tracing::warn!("{}: {e}", t.info.display());
+    }
+    for side in &t.sidecars {
+        // A sidecar that cannot come back stays in the Trash, where the
+        // file manager shows it; the photo is back.
+        if let Err(e) = restore(fs, side) {
+            tracing::warn!("{}", e.0);
+        }
     }
     Ok(())
 }
@@ -352,6 +500,19 @@ pub fn rename(fs: &dyn Fs, path: &Path, new_name: &str) -> Result<PathBuf, OpErr
             fail("rename", path, &e)
         }
     })?;
+    if let Err(e) = carry_sidecars(fs, path, &to, false) {
+        let back = fs.rename_noreplace(&to, path);
+        return Err(OpError(format!(
+            "cannot rename “{}”: {}; {}",
+            path.display(),
+            e.0,
+            if back.is_ok() {
+                "nothing was renamed"
+            } else {
+                "the photo has its new name, its sidecar the old"
+            }
+        )));
+    }
     Ok(to)
 }
 
@@ -390,6 +551,15 @@ pub fn copy_to(fs: &dyn Fs, path: &Path, dir: &Path) -> Result<PathBuf, OpError>
         left_behind(fs, &part, &mut err);
         return Err(err);
     }
+    if let Err(e) = carry_sidecars(fs, path, &to, true) {
+        let mut err = OpError(format!(
+            "cannot copy “{}”: {}; nothing was copied",
+            path.display(),
+            e.0
+        ));
+        left_behind(fs, &to, &mut err);
+        return Err(err);
+    }
     Ok(to)
 }
 
@@ -416,14 +586,42 @@ pub fn move_to(fs: &dyn Fs, path: &Path, dir: &Path) -> Result<PathBuf, OpError>
     };
     let to = dir.join(name);
     match fs.rename_noreplace(path, &to) {
-        Ok(()) => Ok(to),
+        Ok(()) => {
+            if let Err(e) = carry_sidecars(fs, path, &to, false) {
+                let back = fs.rename_noreplace(&to, path);
+                return Err(OpError(format!(
+                    "cannot move “{}”: {}; {}",
+                    path.display(),
+                    e.0,
+                    if back.is_ok() {
+                        "nothing was moved"
+                    } else {
+                        "the photo was moved, its sidecar was not"
+                    }
+                )));
+            }
+            Ok(to)
+        }
         Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {
+            // The copy carries the sidecars; the originals go once whole.
+            let sides = sidecars_of(path);
             let copy = copy_to(fs, path, dir)?;
             if let Err(e) = fs.remove_file(path) {
                 // The original stays; the copy goes (it is ours).
                 let mut err = fail("move", path, &e);
+                for (side, _) in &sides {
+                    let _ = fs.remove_file(&sidecar_for_new(path, side, &copy));
+                }
                 left_behind(fs, &copy, &mut err);
                 return Err(err);
+            }
+            for (side, shared) in sides {
+                if !shared && let Err(e) = fs.remove_file(&side) {
+                    tracing::warn!(
+                        "{}: the moved photo's old sidecar stays: {e}",
+                        side.display()
+                    );
+                }
             }
             Ok(copy)
         }

@@ -179,7 +179,9 @@ fn the_panel_shows_what_the_file_holds() {
         field(Tag::GPSLongitude, rational(&[(2, 1), (17, 1), (4008, 100)])),
     ]);
     let xmp = xmp_app1(
-        "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF><rdf:Description xmp:Rating=\"4\">\
+        "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>\
+         <rdf:Description rdf:about='' xmlns:xmp='http://ns.adobe.com/xap/1.0/' \
+         xmlns:dc='http://purl.org/dc/elements/1.1/' xmp:Rating=\"4\">\
          <dc:title><rdf:Alt><rdf:li xml:lang='x-default'>Tour Eiffel</rdf:li></rdf:Alt></dc:title>\
          <dc:subject><rdf:Bag><rdf:li>Paris</rdf:li><rdf:li>tower</rdf:li></rdf:Bag></dc:subject>\
          </rdf:Description></rdf:RDF></x:xmpmeta>",

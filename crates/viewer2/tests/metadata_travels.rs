@@ -29,7 +29,11 @@ fn exiftool(args: &[&str]) {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "exiftool {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "exiftool {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn jpeg(path: &Path) {
@@ -165,7 +169,11 @@ fn what_viewer2_marks_every_other_program_reads() {
             photo.to_str().unwrap(),
         ],
     );
-    assert_eq!(std::fs::read(&photo).unwrap(), before, "the photo itself changed");
+    assert_eq!(
+        std::fs::read(&photo).unwrap(),
+        before,
+        "the photo itself changed"
+    );
     let side = dir.path().join("Fotos/Rom Trip/IMG_2.jpg.xmp");
     let out = Command::new("exiftool")
         .args(["-j", "-XMP:all"])
@@ -193,7 +201,11 @@ fn a_sidecar_edited_outside_is_read_again() {
     }
     let (dir, cat) = library();
     let side = dir.path().join("Fotos/digiKam/P1.xmp");
-    exiftool(&["-XMP:Rating=1", "-overwrite_original", side.to_str().unwrap()]);
+    exiftool(&[
+        "-XMP:Rating=1",
+        "-overwrite_original",
+        side.to_str().unwrap(),
+    ]);
     // A later time than the index run saw, as an edit a while later has.
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
     std::fs::File::options()
