@@ -220,3 +220,54 @@ fn a_sidecar_edited_outside_is_read_again() {
     assert_eq!(names(&cat, "rating:1"), ["P1.jpg"]);
     assert_eq!(names(&cat, "rating:3"), Vec::<String>::new());
 }
+
+/// Precedence: a change made in viewer2 and not yet written (its sidecar
+/// could not be written then) wins over the file at the next index run,
+/// even one whose sidecar changed; once written, the sidecar holds it.
+#[test]
+fn an_unwritten_change_wins_over_an_older_file() {
+    if !exiftool_present() {
+        return;
+    }
+    let (dir, cat_path) = library();
+    let photo = dir.path().join("Fotos/digiKam/P1.jpg");
+    let id = {
+        let mut cat = catalog::Catalog::open(&cat_path).unwrap();
+        let id = cat
+            .files()
+            .unwrap()
+            .into_iter()
+            .find(|f| f.path.ends_with("P1.jpg"))
+            .unwrap()
+            .id;
+        // As the window leaves it when the sidecar cannot be written.
+        cat.set_marks(&[id], Some(2), Some("blue")).unwrap();
+        cat.set_unwritten(&[id], Some("the folder was read-only"))
+            .unwrap();
+        id
+    };
+    let side = dir.path().join("Fotos/digiKam/P1.xmp");
+    exiftool(&[
+        "-XMP:Rating=1",
+        "-overwrite_original",
+        side.to_str().unwrap(),
+    ]);
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&side)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let lib = dir.path().join("Fotos");
+    viewer2(&cat_path, &["index", lib.to_str().unwrap()]);
+    assert_eq!(names(&cat_path, "rating:2"), ["P1.jpg"]);
+    assert_eq!(names(&cat_path, "label:blue"), ["P1.jpg"]);
+    let out = viewer2(&cat_path, &["write-sidecars"]);
+    assert!(out.contains("wrote 1 sidecars"), "{out}");
+    let m = photo::meta::read(&photo).unwrap();
+    assert_eq!(m.rating, Some(2));
+    assert_eq!(m.label, Some(photo::meta::Label::Blue));
+    let cat = catalog::Catalog::open(&cat_path).unwrap();
+    assert!(!cat.unwritten().unwrap().contains_key(&id));
+}

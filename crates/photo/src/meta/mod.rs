@@ -20,7 +20,9 @@ mod model;
 mod sidecar;
 
 pub use model::{Label, Metadata, Region, label_from_written};
-pub use sidecar::{Changes, SidecarWrite, sidecar_candidates, sidecar_for, write_sidecar};
+pub use sidecar::{
+    Changes, SidecarWrite, is_stale_temp, sidecar_candidates, sidecar_for, write_sidecar,
+};
 
 use std::path::{Path, PathBuf};
 

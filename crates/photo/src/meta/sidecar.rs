@@ -329,7 +329,34 @@ fn temp_beside(path: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+    path.with_file_name(format!(".{name}{TEMP_MARK}{}-{n}.tmp", std::process::id()))
+}
+
+/// What names a sidecar being written: `.NAME.xmp` + this + `PID-N.tmp`.
+const TEMP_MARK: &str = ".being-written-";
+
+/// Whether `name` is a sidecar write's temporary file left by a process
+/// that no longer runs (killed mid-write): safe to remove, since the
+/// sidecar itself is the old or the new version, never this.
+pub fn is_stale_temp(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let Some((_, tail)) = rest.rsplit_once(TEMP_MARK) else {
+        return false;
+    };
+    let Some((pid, n)) = tail.split_once('-') else {
+        return false;
+    };
+    let (Ok(pid), Ok(_)) = (pid.parse::<u32>(), n.parse::<u64>()) else {
+        return false;
+    };
+    if pid == std::process::id() {
+        return false;
+    }
+    // Linux: a running process has /proc/PID. Elsewhere nothing is
+    // called stale.
+    cfg!(target_os = "linux") && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Writes and syncs a new file, with the permissions of `like` where it

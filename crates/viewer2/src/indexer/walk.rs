@@ -98,6 +98,22 @@ pub(super) fn walk_root(
         };
         if entry.file_type().is_file()
             && entry
+                .file_name()
+                .to_str()
+                .is_some_and(photo::meta::is_stale_temp)
+        {
+            // A sidecar write killed half-way: the sidecar is whole
+            // (the old or the new version); this unfinished copy is not.
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!("removed {}, left by a killed write", entry.path().display())
+                }
+                Err(e) => tracing::warn!("{}: {e}", entry.path().display()),
+            }
+            continue;
+        }
+        if entry.file_type().is_file()
+            && entry
                 .path()
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("xmp"))
