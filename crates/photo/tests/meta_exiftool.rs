@@ -576,3 +576,91 @@ fn a_read_only_folder_is_an_error_naming_the_sidecar() {
     let e = e.unwrap_err().to_string();
     assert!(e.contains("c.jpg.xmp") && e.contains("ermission"), "{e}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// Into the file (JPEG, PNG): exiftool reads exactly the changes,
+    /// every XMP and IPTC property not changed reads as before, the image
+    /// data is the same bytes, and IPTC-IIM, where the file has it, is
+    /// kept in step with the XMP.
+    #[test]
+    fn what_is_written_into_the_file_is_what_exiftool_reads(
+        s in start(),
+        c in changes(),
+        png_file in any::<bool>(),
+        iptc in any::<bool>(),
+    ) {
+        if !exiftool_present("what_is_written_into_the_file_is_what_exiftool_reads") {
+            return Ok(());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let photo = dir.path().join(if png_file { "Café photo.png" } else { "Café photo.jpg" });
+        if png_file { png(&photo) } else { jpeg(&photo) }
+        let iptc = iptc && !png_file;
+        let mut a = s.embedded.clone();
+        if iptc {
+            a.extend([
+                "-codedcharacterset=utf8".to_owned(),
+                "-IPTC:Keywords=Old keyword".to_owned(),
+                "-IPTC:Caption-Abstract=Old caption".to_owned(),
+            ]);
+        }
+        if !a.is_empty() {
+            a.extend(["-overwrite_original".to_owned(), photo.display().to_string()]);
+            exiftool(&a);
+        }
+        let bytes_before = std::fs::read(&photo).unwrap();
+        let before = exiftool_json(&photo);
+        meta::write_embedded(&photo, &c).unwrap();
+        let bytes_after = std::fs::read(&photo).unwrap();
+        prop_assert_eq!(
+            meta::image_data(&photo, &bytes_before),
+            meta::image_data(&photo, &bytes_after),
+            "the image data changed"
+        );
+        prop_assert!(meta::image_data(&photo, &bytes_after).is_some());
+        let after = exiftool_json(&photo);
+        let touched = touched(&c);
+        for (k, v) in &before {
+            if k == "SourceFile" || touched.contains(&k.as_str()) {
+                continue;
+            }
+            if k.starts_with("XMP-") {
+                prop_assert_eq!(after.get(k), Some(v), "{} changed", k);
+            }
+        }
+        if iptc {
+            // In step with the XMP (the toolkit writes XMP's values to
+            // IPTC-IIM, as Lightroom does, also where they disagreed).
+            prop_assert_eq!(texts(after.get("IPTC:Keywords")), texts(after.get("XMP-dc:Subject")));
+            prop_assert_eq!(
+                texts(after.get("IPTC:Caption-Abstract")),
+                texts(after.get("XMP-dc:Description"))
+            );
+        }
+        if let Some(r) = c.rating {
+            let want: Vec<String> = if r == 0 { vec![] } else { vec![r.to_string()] };
+            prop_assert_eq!(texts(after.get("XMP-xmp:Rating")), want);
+        }
+        if let Some(l) = c.label {
+            prop_assert_eq!(
+                texts(after.get("XMP-xmp:Label")),
+                l.map(|l| l.as_xmp().to_owned()).into_iter().collect::<Vec<_>>()
+            );
+        }
+        if let Some(t) = &c.description {
+            let want: Vec<String> = if t.is_empty() { vec![] } else { vec![t.clone()] };
+            prop_assert_eq!(texts(after.get("XMP-dc:Description")), want);
+        }
+        if let Some(paths) = &c.keywords {
+            let mut flat: Vec<String> = Vec::new();
+            for n in paths.iter().flatten() {
+                if !flat.contains(n) {
+                    flat.push(n.clone());
+                }
+            }
+            prop_assert_eq!(texts(after.get("XMP-dc:Subject")), flat);
+        }
+    }
+}

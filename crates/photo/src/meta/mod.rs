@@ -16,12 +16,15 @@
 //! - [`write_sidecar`]: merges [`Changes`] into the sidecar (made when
 //!   missing), keeping every other property, the safe way.
 
+mod embedded;
 mod model;
 mod sidecar;
 
+pub use embedded::{EMBEDDED_FORMATS, can_embed, image_data, write_embedded};
 pub use model::{Label, Metadata, Region, label_from_written};
 pub use sidecar::{
-    Changes, SidecarWrite, is_stale_temp, sidecar_candidates, sidecar_for, write_sidecar,
+    Changes, SidecarWrite, apply, is_stale_temp, is_write_temp, sidecar_candidates, sidecar_for,
+    write_sidecar,
 };
 
 use std::path::{Path, PathBuf};

@@ -302,7 +302,7 @@ fn serialize(xmp: &XmpMeta) -> Result<String, xmp_toolkit::XmpError> {
 
 /// What tells a changed file: size, modification time to the nanosecond
 /// and inode; `None` where there is no file.
-fn stamp(path: &Path) -> std::io::Result<Option<(u64, i128, u64)>> {
+pub(crate) fn stamp(path: &Path) -> std::io::Result<Option<(u64, i128, u64)>> {
     match std::fs::metadata(path) {
         Ok(m) => {
             let mtime = m
@@ -323,32 +323,37 @@ fn stamp(path: &Path) -> std::io::Result<Option<(u64, i128, u64)>> {
 
 /// A name for the new file beside `path`, hidden, unique to this process.
 fn temp_beside(path: &Path) -> PathBuf {
+    temp_name(path, "tmp")
+}
+
+/// `.NAME` + [`TEMP_MARK`] + `PID-N.EXT` beside `path`.
+pub(crate) fn temp_name(path: &Path, ext: &str) -> PathBuf {
     static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}{TEMP_MARK}{}-{n}.tmp", std::process::id()))
+    path.with_file_name(format!(
+        ".{name}{TEMP_MARK}{}-{n}.{ext}",
+        std::process::id()
+    ))
 }
 
 /// What names a sidecar being written: `.NAME.xmp` + this + `PID-N.tmp`.
 const TEMP_MARK: &str = ".being-written-";
 
-/// Whether `name` is a sidecar write's temporary file left by a process
-/// that no longer runs (killed mid-write): safe to remove, since the
-/// sidecar itself is the old or the new version, never this.
+/// Whether `name` is the temporary file of a metadata write (a sidecar's
+/// or a photo's), running or not: not a photo or sidecar of its own.
+pub fn is_write_temp(name: &str) -> bool {
+    temp_pid(name).is_some()
+}
+
+/// Whether `name` is a metadata write's temporary file left by a process
+/// that no longer runs (killed mid-write): safe to remove, since the file
+/// written is the old or the new version, never this.
 pub fn is_stale_temp(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
-        return false;
-    };
-    let Some((_, tail)) = rest.rsplit_once(TEMP_MARK) else {
-        return false;
-    };
-    let Some((pid, n)) = tail.split_once('-') else {
-        return false;
-    };
-    let (Ok(pid), Ok(_)) = (pid.parse::<u32>(), n.parse::<u64>()) else {
+    let Some(pid) = temp_pid(name) else {
         return false;
     };
     if pid == std::process::id() {
@@ -357,6 +362,19 @@ pub fn is_stale_temp(name: &str) -> bool {
     // Linux: a running process has /proc/PID. Elsewhere nothing is
     // called stale.
     cfg!(target_os = "linux") && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The process that made a temporary write file, from its name.
+fn temp_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?;
+    let (_, tail) = rest.rsplit_once(TEMP_MARK)?;
+    let (pid, n_ext) = tail.split_once('-')?;
+    let (n, ext) = n_ext.split_once('.')?;
+    if ext.is_empty() || ext.contains('.') {
+        return None;
+    }
+    n.parse::<u64>().ok()?;
+    pid.parse::<u32>().ok()
 }
 
 /// Writes and syncs a new file, with the permissions of `like` where it
@@ -374,7 +392,7 @@ fn write_synced(tmp: &Path, bytes: &[u8], like: &Path) -> std::io::Result<()> {
 }
 
 /// Syncs the folder, so the rename itself survives a crash.
-fn sync_folder(path: &Path) {
+pub(crate) fn sync_folder(path: &Path) {
     if let Some(dir) = path.parent()
         && let Ok(d) = std::fs::File::open(if dir.as_os_str().is_empty() {
             Path::new(".")

@@ -112,6 +112,14 @@ pub(super) fn walk_root(
             }
             continue;
         }
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(photo::meta::is_write_temp)
+        {
+            // A write in progress: the file it replaces is the photo.
+            continue;
+        }
         if entry.file_type().is_file()
             && entry
                 .path()
