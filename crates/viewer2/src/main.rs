@@ -70,6 +70,11 @@ struct WindowArgs {
     /// quits (the end-to-end test).
     #[arg(long, hide = true)]
     screenshot: Option<PathBuf>,
+    /// Where stars, labels and captions are written, kept for the next
+    /// start: the XMP sidecar (the default), the photo file itself (JPEG
+    /// and PNG), or both.
+    #[arg(long, value_enum)]
+    write_to: Option<viewer2::write_back::WriteTo>,
 }
 
 /// Whether the command line names a subcommand: its first argument that is
@@ -129,7 +134,9 @@ fn subcommand_at(args: &[std::ffi::OsString]) -> Option<usize> {
             return None;
         }
         if arg.starts_with('-') && arg.len() > 1 {
-            if ["--catalog", "--gpu-budget-mb", "--screenshot"].contains(&arg.as_ref()) {
+            if ["--catalog", "--gpu-budget-mb", "--screenshot", "--write-to"]
+                .contains(&arg.as_ref())
+            {
                 k += 1;
             }
             k += 1;
@@ -175,6 +182,10 @@ enum Command {
         /// may be given again.
         #[arg(long = "keyword")]
         keywords: Vec<String>,
+        /// Where to write: the XMP sidecar (default), the photo file
+        /// itself (JPEG and PNG, the safe way), or both.
+        #[arg(long, value_enum, default_value = "sidecar")]
+        write_to: viewer2::write_back::WriteTo,
         /// The photos.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -431,6 +442,7 @@ struct MarkArgs {
     caption: Option<String>,
     title: Option<String>,
     keywords: Vec<String>,
+    write_to: viewer2::write_back::WriteTo,
 }
 
 fn mark(catalog_path: &Path, args: MarkArgs, files: &[PathBuf]) -> Result<()> {
@@ -486,13 +498,8 @@ fn mark(catalog_path: &Path, args: MarkArgs, files: &[PathBuf]) -> Result<()> {
             }
             changes.keywords = Some(paths);
         }
-        match photo::meta::write_sidecar(file, &changes) {
-            Ok(w) => println!(
-                "{}: {} {}",
-                file.display(),
-                if w.created { "made" } else { "wrote" },
-                w.path.display()
-            ),
+        match viewer2::write_back::write_one(file, &changes, args.write_to) {
+            Ok(what) => println!("{}: wrote {what}", file.display()),
             Err(e) => {
                 eprintln!("{}: not written: {e}", file.display());
                 failed += 1;
@@ -866,8 +873,15 @@ fn window(catalog: PathBuf, args: WindowArgs) -> Result<()> {
         gpu_budget_mb,
         share_thumbnails,
         screenshot,
+        write_to,
         ..
     } = args;
+    if let Some(to) = write_to {
+        // Kept in the catalogue: the next start writes the same way.
+        let mut cat =
+            Catalog::open(&catalog).with_context(|| format!("opening {}", catalog.display()))?;
+        cat.set_setting(viewer2::write_back::WRITE_TO, to.name())?;
+    }
     let display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
@@ -1032,6 +1046,7 @@ fn main() -> Result<()> {
             caption,
             title,
             keywords,
+            write_to,
             files,
         } => mark(
             &catalog_path,
@@ -1041,6 +1056,7 @@ fn main() -> Result<()> {
                 caption,
                 title,
                 keywords,
+                write_to,
             },
             &files,
         ),

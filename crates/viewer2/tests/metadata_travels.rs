@@ -271,3 +271,39 @@ fn an_unwritten_change_wins_over_an_older_file() {
     let cat = catalog::Catalog::open(&cat_path).unwrap();
     assert!(!cat.unwritten().unwrap().contains_key(&id));
 }
+
+/// `viewer2 mark --write-to file`: into the JPEG, with its IPTC-IIM kept
+/// in step (the caption is the IPTC Caption-Abstract too), no sidecar.
+#[test]
+fn mark_into_the_file_keeps_iptc_in_step() {
+    if !exiftool_present() {
+        return;
+    }
+    let (dir, cat) = library();
+    let photo = dir.path().join("Fotos/Rom Trip/IMG_2.jpg");
+    viewer2(
+        &cat,
+        &[
+            "mark",
+            "--write-to",
+            "file",
+            "--rating",
+            "4",
+            "--caption",
+            "Ponte Sisto at dusk",
+            photo.to_str().unwrap(),
+        ],
+    );
+    assert!(!dir.path().join("Fotos/Rom Trip/IMG_2.jpg.xmp").exists());
+    let out = Command::new("exiftool")
+        .args(["-j", "-G1", "-XMP:all", "-IPTC:all"])
+        .arg(&photo)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &v[0];
+    assert_eq!(m["XMP-xmp:Rating"], 4);
+    assert_eq!(m["XMP-dc:Description"], "Ponte Sisto at dusk");
+    assert_eq!(m["IPTC:Caption-Abstract"], "Ponte Sisto at dusk");
+    assert_eq!(m["IPTC:Keywords"], "Colosseo");
+}

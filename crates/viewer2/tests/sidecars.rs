@@ -212,3 +212,34 @@ fn a_sidecar_that_cannot_be_written_keeps_the_change_unwritten() {
         .collect();
     assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
 }
+
+/// With the setting "file" (`viewer2 --write-to file`), stars go into the
+/// JPEG itself, the safe way: no sidecar is made, the image data is the
+/// same bytes, and undo writes the old rating back into the file.
+#[test]
+fn with_write_to_file_stars_go_into_the_photo() {
+    let s = setup();
+    Catalog::open(&s.cat)
+        .unwrap()
+        .set_setting(viewer2::write_back::WRITE_TO, "file")
+        .unwrap();
+    let before = std::fs::read(photo(&s, "c.jpg")).unwrap();
+    let mut h = harness(&s);
+    settle(&mut h);
+    select(&mut h, "c.jpg");
+    h.key_press(egui::Key::Num2);
+    settle(&mut h);
+    assert!(h.query_by_label_contains("Gave 1 photo 2 stars").is_some());
+    assert!(
+        !s.root.join("photos/c.jpg.xmp").exists(),
+        "a sidecar was made"
+    );
+    let after = std::fs::read(photo(&s, "c.jpg")).unwrap();
+    assert_ne!(after, before, "the file was not written");
+    let p = photo(&s, "c.jpg");
+    assert_eq!(meta::image_data(&p, &after), meta::image_data(&p, &before));
+    assert_eq!(meta::read(&p).unwrap().rating, Some(2));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    settle(&mut h);
+    assert_eq!(meta::read(&p).unwrap().rating.unwrap_or(0), 0);
+}
