@@ -278,7 +278,7 @@ pub struct Forgotten {
 
 /// One file with everything the catalogue records of it (what a browser
 /// shows and sorts by).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileRecord {
     /// The file's id.
     pub id: FileId,

@@ -65,6 +65,86 @@ pub enum FileOp {
     },
     /// Give photos these ratings and labels back (undoing marks).
     Unmark(Vec<(FileId, u8, String)>),
+    /// Add a keyword (a path, levels joined with `|`) to photos, or take
+    /// one off (and every keyword below it).
+    Keyword {
+        /// The photos.
+        ids: Vec<FileId>,
+        /// The keyword path.
+        path: String,
+        /// Take it off rather than add it.
+        remove: bool,
+    },
+    /// Give photos these keywords back (undoing a keyword change).
+    SetKeywords(Vec<(FileId, Vec<String>)>),
+}
+
+/// A photo's keyword paths with `path` added (when not there) or taken
+/// off (with the paths below it), compared folded.
+pub fn keywords_with(current: &[String], path: &str, remove: bool) -> Vec<String> {
+    let key = catalog::fold(path.trim());
+    let folded = |p: &str| catalog::fold(p.trim());
+    if remove {
+        current
+            .iter()
+            .filter(|p| {
+                let f = folded(p);
+                f != key
+                    && !f
+                        .strip_prefix(key.as_str())
+                        .is_some_and(|r| r.starts_with('|'))
+            })
+            .cloned()
+            .collect()
+    } else if current.iter().any(|p| folded(p) == key) {
+        current.to_vec()
+    } else {
+        let mut out = current.to_vec();
+        out.push(path.trim().to_owned());
+        out
+    }
+}
+
+/// Sets photos' keywords in the catalogue and writes them where the
+/// setting says; (photos changed, lines for those not written).
+fn set_keywords(
+    cat: &mut Catalog,
+    library: &Library,
+    list: &[(FileId, Vec<String>)],
+) -> (usize, Vec<String>) {
+    let mut errors = Vec::new();
+    let mut changed = 0;
+    for (id, paths) in list {
+        let people = library
+            .index_of(*id)
+            .and_then(|i| {
+                library.photos[i as usize]
+                    .words
+                    .as_ref()
+                    .map(|w| w.people.clone())
+            })
+            .unwrap_or_default();
+        let words = catalog::FileWords {
+            keywords: paths.clone(),
+            people,
+        };
+        if let Err(e) = cat.set_file_words(&[(*id, &words)]) {
+            errors.push(format!("the keywords were not kept: {e}"));
+            continue;
+        }
+        changed += 1;
+        let changes = photo::meta::Changes {
+            keywords: Some(
+                paths
+                    .iter()
+                    .map(|p| p.split('|').map(|l| l.trim().to_owned()).collect())
+                    .collect(),
+            ),
+            ..Default::default()
+        };
+        errors.extend(crate::write_back::write(cat, &[*id], &changes));
+    }
+    (changed, errors)
 }
 
 /// What an operation did.
@@ -360,6 +440,56 @@ pub fn apply(
             }
             if done.errors.is_empty() {
                 done.message = format!("Put the marks of {} back", photos(list.len()));
+            }
+        }
+        FileOp::Keyword { ids, path, remove } => {
+            let before: Vec<(FileId, Vec<String>)> = ids
+                .iter()
+                .filter_map(|&id| {
+                    let p = &library.photos[library.index_of(id)? as usize];
+                    Some((
+                        id,
+                        p.words
+                            .as_ref()
+                            .map(|w| w.keywords.clone())
+                            .unwrap_or_default(),
+                    ))
+                })
+                .collect();
+            let after: Vec<(FileId, Vec<String>)> = before
+                .iter()
+                .map(|(id, k)| (*id, keywords_with(k, path, *remove)))
+                .filter(|(id, k)| before.iter().any(|(b, old)| b == id && old != k))
+                .collect();
+            let (n, errors) = set_keywords(cat, library, &after);
+            done.errors.extend(errors);
+            if n > 0 {
+                done.message = if *remove {
+                    format!("Took “{path}” off {}", photos(n))
+                } else {
+                    format!("Gave {} the keyword “{path}”", photos(n))
+                };
+                let undo: Vec<(FileId, Vec<String>)> = before
+                    .into_iter()
+                    .filter(|(id, _)| after.iter().any(|(a, _)| a == id))
+                    .collect();
+                done.undo = Some((
+                    format!("the keywords of {}", photos(n)),
+                    FileOp::SetKeywords(undo),
+                ));
+            } else if done.errors.is_empty() {
+                done.message = if *remove {
+                    format!("No photo had “{path}”")
+                } else {
+                    format!("Every photo had “{path}” already")
+                };
+            }
+        }
+        FileOp::SetKeywords(list) => {
+            let (n, errors) = set_keywords(cat, library, list);
+            done.errors.extend(errors);
+            if n > 0 {
+                done.message = format!("Put the keywords of {} back", photos(n));
             }
         }
         FileOp::SetOrientation(list) => {

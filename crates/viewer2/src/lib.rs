@@ -43,6 +43,7 @@ pub mod folders;
 pub mod freedesktop;
 pub mod grid_layout;
 pub mod indexer;
+pub mod keyword_tree;
 pub mod launch;
 pub mod library;
 pub mod loader;

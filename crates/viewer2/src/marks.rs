@@ -31,8 +31,8 @@ pub enum MarkTest {
     },
     /// This label (empty: none).
     Label(String),
-    /// A keyword, folded: a whole path (`places|italy|rome`) or any
-    /// level of one (`italy`).
+    /// A keyword, folded: a whole path (`places|italy|rome`), a path above
+    /// one (`places|italy`), or any level of one (`italy`).
     Keyword(String),
     /// A person named in the photo, folded: the whole name or one of its
     /// words.
@@ -58,7 +58,14 @@ impl MarkFilter {
             MarkTest::Keyword(k) => words.is_some_and(|w| {
                 w.keywords.iter().any(|path| {
                     let path = catalog::fold(path);
-                    path == *k || path.split('|').any(|level| level.trim() == k)
+                    // The whole path, a path above it (the tree's node:
+                    // `places|italy` finds `Places|Italy|Rome`), or any
+                    // one level (`italy`).
+                    path == *k
+                        || path
+                            .strip_prefix(k.as_str())
+                            .is_some_and(|r| r.starts_with('|'))
+                        || path.split('|').any(|level| level.trim() == k)
                 })
             }),
             MarkTest::Person(n) => words.is_some_and(|w| {
@@ -80,10 +87,12 @@ pub fn split(query: &str) -> Result<(String, Vec<MarkFilter>), String> {
     let mut depth = 0i32;
     let mut quoted = false;
     let mut or = false;
-    for word in query.split_whitespace() {
+    // Split at white space outside quotes: `keyword:"New York"` is one.
+    for word in crate::tags::items(query) {
         let bare = word.strip_prefix('-').unwrap_or(word);
         let lower = bare.to_ascii_lowercase();
         let is_mark = !quoted
+            && !word.starts_with('"')
             && ["rating:", "label:", "keyword:", "person:"]
                 .iter()
                 .any(|f| lower.starts_with(f));

@@ -352,7 +352,7 @@ pub fn has_term(query: &str, term: &str) -> bool {
 
 /// The query's items: split at white space outside quotes, so
 /// `caption:"golden gate"` is one.
-fn items(query: &str) -> Vec<&str> {
+pub(crate) fn items(query: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let mut quoted = false;

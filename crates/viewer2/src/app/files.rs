@@ -77,7 +77,7 @@ impl ViewerApp {
         }
     }
 
-    fn send_edit(&mut self, op: FileOp, is_undo: bool) {
+    pub(super) fn send_edit(&mut self, op: FileOp, is_undo: bool) {
         self.files.in_flight.push(is_undo);
         self.searcher.edit(op);
     }

@@ -27,6 +27,7 @@ mod files;
 mod folders;
 mod grid;
 mod indexing;
+mod keywords;
 mod loupe;
 mod side;
 mod table;
@@ -206,6 +207,15 @@ pub struct ViewerApp {
     loupe_loader: Loader,
     /// The photo's metadata panel: the caption being edited.
     caption_draft: Option<(FileId, String)>,
+    /// The keyword being typed under the details.
+    keyword_draft: String,
+    /// The keyword tree of the library it was built from.
+    keyword_tree: Option<(
+        *const crate::library::Library,
+        std::sync::Arc<crate::keyword_tree::KeywordTree>,
+    )>,
+    /// The side panel shows the keyword tree.
+    show_keywords: bool,
     /// The last save's outcome.
     caption_status: Option<String>,
 
@@ -349,6 +359,9 @@ impl ViewerApp {
             loupe: None,
             loupe_loader,
             caption_draft: None,
+            keyword_draft: String::new(),
+            keyword_tree: None,
+            show_keywords: false,
             caption_status: None,
             source: options.source,
             loupe_limits: options.loupe_limits,
@@ -682,12 +695,28 @@ impl ViewerApp {
                 .default_size(220.0)
                 .show(ui, |ui| {
                     ui.horizontal(|ui| {
-                        ui.selectable_value(&mut self.show_folders, false, "Tags");
-                        ui.selectable_value(&mut self.show_folders, true, "Folders");
+                        let tags = !self.show_folders && !self.show_keywords;
+                        if ui.selectable_label(tags, "Tags").clicked() {
+                            self.show_folders = false;
+                            self.show_keywords = false;
+                        }
+                        if ui.selectable_label(self.show_folders, "Folders").clicked() {
+                            self.show_folders = true;
+                            self.show_keywords = false;
+                        }
+                        if ui
+                            .selectable_label(self.show_keywords && !self.show_folders, "Keywords")
+                            .clicked()
+                        {
+                            self.show_folders = false;
+                            self.show_keywords = true;
+                        }
                     });
                     ui.separator();
                     if self.show_folders {
                         self.folder_tree(ui);
+                    } else if self.show_keywords {
+                        self.keyword_panel(ui);
                     } else {
                         self.tag_cloud(ui);
                     }

@@ -209,7 +209,7 @@ impl ViewerApp {
         ui.horizontal(|ui| {
             let save = ui
                 .add_enabled(edited, egui::Button::new("Save caption"))
-                .on_hover_text("into the catalogue, not the file (Ctrl+Enter)");
+                .on_hover_text("into the catalogue and the photo's XMP sidecar (Ctrl+Enter)");
             if (save.clicked() || save_key) && edited {
                 self.searcher.set_caption(photo.id, &text);
                 self.caption_status = Some(SAVING.to_owned());
@@ -219,6 +219,8 @@ impl ViewerApp {
                 ui.label(s);
             }
         });
+        ui.separator();
+        self.keyword_editor(ui, &photo);
         let tags: Vec<String> = self
             .library
             .tags
