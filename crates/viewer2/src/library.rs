@@ -39,6 +39,9 @@ pub struct Photo {
     pub label: String,
     /// The keywords (paths joined with `|`) and people its file names.
     pub words: Option<Arc<catalog::FileWords>>,
+    /// Whether the caption is the user's (written here), not the file's
+    /// words.
+    pub caption_edited: bool,
 }
 
 impl Photo {
@@ -62,6 +65,7 @@ impl Photo {
             rating: 0,
             label: String::new(),
             words: None,
+            caption_edited: false,
         }
     }
 }
@@ -390,6 +394,16 @@ impl Library {
         self
     }
 
+    /// Which captions the user wrote.
+    pub fn with_user_captions(mut self, ids: Vec<FileId>) -> Library {
+        for id in ids {
+            if let Some(i) = self.index_of(id) {
+                self.photos[i as usize].caption_edited = true;
+            }
+        }
+        self
+    }
+
     /// The keywords and people the files name.
     pub fn with_words(
         mut self,
@@ -422,6 +436,7 @@ impl Library {
     pub fn set_caption(&mut self, id: FileId, caption: &str) {
         if let Some(i) = self.index_of(id) {
             self.photos[i as usize].caption = caption.to_owned();
+            self.photos[i as usize].caption_edited = true;
             self.tags.retag(i as usize, &self.photos[i as usize]);
         }
     }

@@ -452,10 +452,12 @@ fn run(
         let files = cat.files().map_err(|e| e.to_string())?;
         let marks = cat.marks().map_err(|e| e.to_string())?;
         let words = cat.file_words().map_err(|e| e.to_string())?;
+        let user_captions = cat.user_captioned().map_err(|e| e.to_string())?;
         Ok(Arc::new(
             Library::new(files, &scope)
                 .with_marks(marks)
-                .with_words(words),
+                .with_words(words)
+                .with_user_captions(user_captions),
         ))
     };
     let mut library = match load(&cat) {

@@ -72,7 +72,8 @@ fn the_caption_box_never_shows_the_camera_model() {
     assert!(h.query_by_label("Apple iPhone 12 Pro").is_some());
     h.get_by_role_and_label(egui::Role::Button, "IMG_0002.jpg")
         .click();
-    h.run_steps(2);
+    // The caption box shows the file's description once it is read.
+    settle(&mut h);
     assert_eq!(caption_text(&h), "Sunset over the bay");
     h.get_by_label("Search").focus();
     h.get_by_label("Search").type_text("camera:iphone");
@@ -112,7 +113,7 @@ fn captions_made_by_earlier_versions_lose_the_camera_model() {
     settle(&mut h);
     let caption_of = |h: &mut Harness<'static, ViewerApp>, name: &str| {
         h.get_by_role_and_label(egui::Role::Button, name).click();
-        h.run_steps(2);
+        settle(h);
         caption_text(h)
     };
     assert_eq!(caption_of(&mut h, "a.jpg"), "");

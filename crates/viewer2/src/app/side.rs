@@ -187,9 +187,22 @@ impl ViewerApp {
         }
         ui.separator();
         let label = ui.label("Caption");
+        // The caption is what goes into the file as `dc:description`: the
+        // user's own, else the file's description, never the keywords and
+        // other words the catalogue searches besides.
+        // A file that cannot be read (not on disk) shows what the
+        // catalogue read from it before.
+        let base = match &details {
+            _ if photo.caption_edited => photo.caption.clone(),
+            Some(d) if d.problem.is_none() || d.get("Description").is_some() => {
+                d.get("Description").map(str::to_owned).unwrap_or_default()
+            }
+            Some(_) => photo.caption.clone(),
+            None => String::new(),
+        };
         let mut text = match &self.caption_draft {
             Some((id, t)) if *id == photo.id => t.clone(),
-            _ => photo.caption.clone(),
+            _ => base.clone(),
         };
         let response = ui
             .add(
@@ -203,7 +216,7 @@ impl ViewerApp {
             self.caption_draft = Some((photo.id, text.clone()));
             self.caption_status = None;
         }
-        let edited = text != photo.caption;
+        let edited = text != base;
         let save_key = response.has_focus()
             && ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::Enter));
         ui.horizontal(|ui| {
