@@ -42,6 +42,8 @@ pub struct Photo {
     /// Whether the caption is the user's (written here), not the file's
     /// words.
     pub caption_edited: bool,
+    /// Why a change made here is not yet in the photo's sidecar or file.
+    pub unwritten: Option<String>,
 }
 
 impl Photo {
@@ -66,6 +68,7 @@ impl Photo {
             label: String::new(),
             words: None,
             caption_edited: false,
+            unwritten: None,
         }
     }
 }
@@ -399,6 +402,16 @@ impl Library {
         for id in ids {
             if let Some(i) = self.index_of(id) {
                 self.photos[i as usize].caption_edited = true;
+            }
+        }
+        self
+    }
+
+    /// The photos holding a change not yet written, with why.
+    pub fn with_unwritten(mut self, pending: std::collections::HashMap<FileId, String>) -> Library {
+        for (id, why) in pending {
+            if let Some(i) = self.index_of(id) {
+                self.photos[i as usize].unwritten = Some(why);
             }
         }
         self

@@ -453,11 +453,13 @@ fn run(
         let marks = cat.marks().map_err(|e| e.to_string())?;
         let words = cat.file_words().map_err(|e| e.to_string())?;
         let user_captions = cat.user_captioned().map_err(|e| e.to_string())?;
+        let unwritten = cat.unwritten().map_err(|e| e.to_string())?;
         Ok(Arc::new(
             Library::new(files, &scope)
                 .with_marks(marks)
                 .with_words(words)
-                .with_user_captions(user_captions),
+                .with_user_captions(user_captions)
+                .with_unwritten(unwritten),
         ))
     };
     let mut library = match load(&cat) {

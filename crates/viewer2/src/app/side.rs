@@ -154,6 +154,16 @@ impl ViewerApp {
                     row("Label", photo.label.clone());
                 }
                 row("Modified", local_time(photo.mtime, &self.time_zone));
+                match &photo.unwritten {
+                    Some(why) => row(
+                        "Not yet written",
+                        format!("{why}; kept here, written when possible (viewer2 write-sidecars)"),
+                    ),
+                    None if photo.rating > 0 || !photo.label.is_empty() || photo.caption_edited => {
+                        row("Written", "to the photo's XMP".to_owned())
+                    }
+                    None => {}
+                }
                 if let Some(reason) = self.broken.get(&photo.id) {
                     row("Problem", reason.clone());
                 }
