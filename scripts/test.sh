@@ -51,6 +51,8 @@ have Xvfb || optional+=(xvfb libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcom
 have openbox || optional+=(openbox)
 #   libimage-exiftool-perl: exiftool, the oracle the metadata tests compare with.
 have exiftool || optional+=(libimage-exiftool-perl)
+#   libheif-examples: heif-enc, which makes the metadata tests' HEIF file.
+have heif-enc || optional+=(libheif-examples)
 #   desktop-file-utils: calculon's installed .desktop entry is validated.
 have desktop-file-validate || optional+=(desktop-file-utils)
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)

@@ -664,3 +664,54 @@ proptest! {
         }
     }
 }
+
+/// XMP embedded in WebP and HEIF (no toolkit handler for them: the packet
+/// scanner finds it), as exiftool writes it.
+#[test]
+fn webp_and_heif_carry_their_xmp() {
+    if !exiftool_present("webp_and_heif_carry_their_xmp") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // The smallest lossless WebP: one pixel.
+    let webp = dir.path().join("a.webp");
+    std::fs::write(
+        &webp,
+        b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00",
+    )
+    .unwrap();
+    let mut files = vec![webp];
+    // HEIF where libheif's encoder is here (Debian libheif-examples).
+    let heic = dir.path().join("b.heic");
+    let src = dir.path().join("src.png");
+    png(&src);
+    let made = std::process::Command::new("heif-enc")
+        .arg("-o")
+        .arg(&heic)
+        .arg(&src)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if made {
+        files.push(heic);
+    } else {
+        eprintln!(
+            "SKIPPED the HEIF half of webp_and_heif_carry_their_xmp: no heif-enc (Debian libheif-examples)"
+        );
+    }
+    for f in &files {
+        exiftool(&[
+            "-XMP:Rating=4".into(),
+            "-XMP-lr:HierarchicalSubject=Places|Italy|Rome".into(),
+            "-overwrite_original".into(),
+            f.display().to_string(),
+        ]);
+        let m = meta::read(f).unwrap();
+        assert_eq!(m.rating, Some(4), "{}", f.display());
+        assert_eq!(
+            m.hierarchy,
+            [vec!["Places", "Italy", "Rome"]],
+            "{}",
+            f.display()
+        );
+    }
+}
