@@ -215,7 +215,7 @@ fn main() -> Result<()> {
     .ok();
 
     println!(
-        "| {} photos, half with a sidecar | seconds | photos per second | ratio |",
+        "| {} photos, half with a sidecar | seconds | photos per second | time ÷ this viewer2's |",
         args.photos
     );
     println!("| --- | --- | --- | --- |");
@@ -223,7 +223,7 @@ fn main() -> Result<()> {
         println!(
             "| {what} | {secs:.2} | {:.0} | {:.2}× |",
             n / secs,
-            base / secs
+            secs / base
         );
     };
     row(
@@ -258,7 +258,7 @@ fn main() -> Result<()> {
         None => println!("| exiftool writing | not run | | |"),
     }
     println!(
-        "\n(ratio: the first row of each half over this row's time; above 1 is slower than viewer2)"
+        "\n(the last column: this row's time over the first row's of its half; above 1 is slower than this viewer2)"
     );
     Ok(())
 }
