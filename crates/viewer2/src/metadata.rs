@@ -48,6 +48,9 @@ pub fn read(path: &Path) -> Result<Meta, String> {
 pub fn read_from(path: &Path, file: &mut File) -> Result<(Meta, Vec<u8>), String> {
     let mut parts: Vec<String> = Vec::new();
     let mut meta = Meta::default();
+    // EXIF's Rating tag (Windows writes it beside the XMP one): used where
+    // the XMP gives none.
+    let mut exif_rating: Option<i8> = None;
     let mut reader = BufReader::new(file);
     match exif::Reader::new().read_from_container(&mut reader) {
         Ok(ex) => {
@@ -59,6 +62,10 @@ pub fn read_from(path: &Path, file: &mut File) -> Result<(Meta, Vec<u8>), String
                 parts.extend(text(tag));
             }
             meta.camera = text(Tag::Model).unwrap_or_default();
+            exif_rating = ex
+                .get_field(Tag(Context::Tiff, 0x4746), In::PRIMARY)
+                .and_then(|f| f.value.get_uint(0))
+                .map(|r| r.min(5) as i8);
             // EXIF writes 2019:07:14 10:00:00; dates compare as 2019-07-14.
             meta.date = text(Tag::DateTimeOriginal)
                 // Only something shaped like a date: ASCII digits and
@@ -100,14 +107,17 @@ pub fn read_from(path: &Path, file: &mut File) -> Result<(Meta, Vec<u8>), String
             }
             let people = m.people();
             parts.extend(people.iter().cloned());
-            meta.rating = m.rating;
+            meta.rating = m.rating.or(exif_rating);
             meta.label = m.label.map(|l| l.name().to_owned());
             meta.words = catalog::FileWords {
                 keywords: paths.iter().map(|p| p.join("|")).collect(),
                 people,
             };
         }
-        Err(e) => meta.problem = Some(e.to_string()),
+        Err(e) => {
+            meta.problem = Some(e.to_string());
+            meta.rating = exif_rating;
+        }
     }
     parts.retain(|p| !p.trim().is_empty());
     let mut seen = std::collections::HashSet::new();

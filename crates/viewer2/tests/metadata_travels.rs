@@ -307,3 +307,25 @@ fn mark_into_the_file_keeps_iptc_in_step() {
     assert_eq!(m["IPTC:Caption-Abstract"], "Ponte Sisto at dusk");
     assert_eq!(m["IPTC:Keywords"], "Colosseo");
 }
+
+/// EXIF's own Rating tag (as Windows writes it) is a rating where no XMP
+/// gives one.
+#[test]
+fn an_exif_rating_is_a_mark() {
+    if !exiftool_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    let photo = lib.join("win.jpg");
+    jpeg(&photo);
+    exiftool(&[
+        "-EXIF:Rating=3",
+        "-overwrite_original",
+        photo.to_str().unwrap(),
+    ]);
+    let cat = dir.path().join("cat.sqlite");
+    viewer2(&cat, &["index", lib.to_str().unwrap()]);
+    assert_eq!(names(&cat, "rating:3"), ["win.jpg"]);
+}
