@@ -727,3 +727,74 @@ fn webp_and_heif_carry_their_xmp() {
         );
     }
 }
+
+/// Another program replacing the sidecar over and over (as a photo
+/// manager saving it) while changes are written: every write either
+/// lands merged into a whole version or says the sidecar was busy; the
+/// sidecar is never broken; once the other program stops, the change is
+/// merged into its last version, which is kept.
+#[test]
+fn writes_while_another_program_replaces_the_sidecar() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("d.jpg");
+    jpeg(&photo);
+    let side = dir.path().join("d.jpg.xmp");
+    let version = |n: u32| {
+        format!(
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\
+             <rdf:Description rdf:about=\"\" xmlns:photoshop=\"http://ns.adobe.com/photoshop/1.0/\" \
+             photoshop:City=\"City {n}\"/></rdf:RDF></x:xmpmeta>"
+        )
+    };
+    std::fs::write(&side, version(0)).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let last = Arc::new(AtomicU32::new(0));
+    let other = {
+        let (stop, last, side, dir) = (
+            stop.clone(),
+            last.clone(),
+            side.clone(),
+            dir.path().to_owned(),
+        );
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let tmp = dir.join(format!("other-{n}"));
+                std::fs::write(&tmp, version(n)).unwrap();
+                std::fs::rename(&tmp, &side).unwrap();
+                last.store(n, Ordering::Relaxed);
+                // A program saving now and then, not in a tight loop.
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        })
+    };
+    let (mut landed, mut busy) = (0, 0);
+    for k in 0..60 {
+        let changes = Changes {
+            rating: Some((k % 5 + 1) as i8),
+            ..Changes::default()
+        };
+        match meta::write_sidecar(&photo, &changes) {
+            Ok(_) => landed += 1,
+            Err(meta::MetaError::Busy { .. }) => busy += 1,
+            Err(e) => panic!("a write failed otherwise: {e}"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    other.join().unwrap();
+    eprintln!("{landed} writes landed, {busy} found the sidecar busy");
+    let changes = Changes {
+        rating: Some(4),
+        ..Changes::default()
+    };
+    meta::write_sidecar(&photo, &changes).unwrap();
+    let xmp = meta::read_sidecar_file(&side).unwrap();
+    let city = xmp
+        .property("http://ns.adobe.com/photoshop/1.0/", "City")
+        .map(|v| v.value);
+    assert_eq!(city, Some(format!("City {}", last.load(Ordering::Relaxed))));
+    assert_eq!(meta::read(&photo).unwrap().rating, Some(4));
+}
