@@ -592,7 +592,7 @@ fn an_unwritable_sidecar_is_an_error_naming_it() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases()))]
 
-    /// Into the file (JPEG, PNG): exiftool reads exactly the changes,
+    /// Into the file (JPEG, PNG, TIFF): exiftool reads exactly the changes,
     /// every XMP and IPTC property not changed reads as before, the image
     /// data is the same bytes, and IPTC-IIM, where the file has it, is
     /// kept in step with the XMP.
@@ -600,16 +600,22 @@ proptest! {
     fn what_is_written_into_the_file_is_what_exiftool_reads(
         s in start(),
         c in changes(),
-        png_file in any::<bool>(),
+        format in 0usize..3,
         iptc in any::<bool>(),
     ) {
         if !exiftool_present("what_is_written_into_the_file_is_what_exiftool_reads") {
             return Ok(());
         }
         let dir = tempfile::tempdir().unwrap();
-        let photo = dir.path().join(if png_file { "Café photo.png" } else { "Café photo.jpg" });
-        if png_file { png(&photo) } else { jpeg(&photo) }
-        let iptc = iptc && !png_file;
+        let name = ["Café photo.jpg", "Café photo.png", "Café photo.tif"][format];
+        let photo = dir.path().join(name);
+        match format {
+            0 => jpeg(&photo),
+            1 => png(&photo),
+            _ => tiff(&photo),
+        }
+        // IPTC-IIM in JPEG and TIFF.
+        let iptc = iptc && format != 1;
         let mut a = s.embedded.clone();
         if iptc {
             a.extend([

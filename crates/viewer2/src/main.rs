@@ -183,7 +183,7 @@ enum Command {
         #[arg(long = "keyword")]
         keywords: Vec<String>,
         /// Where to write: the XMP sidecar (default), the photo file
-        /// itself (JPEG and PNG, the safe way), or both.
+        /// itself (JPEG, PNG and TIFF, the safe way), or both.
         #[arg(long, value_enum, default_value = "sidecar")]
         write_to: viewer2::write_back::WriteTo,
         /// The photos.

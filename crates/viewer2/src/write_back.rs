@@ -1,7 +1,7 @@
 //! What the user changes here (stars, labels, captions) written where
 //! every other program sees it: the photo's XMP sidecar
 //! ([`photo::meta::write_sidecar`]) by default, or into the file itself
-//! (JPEG and PNG, [`photo::meta::write_embedded`]), or both: the
+//! (JPEG, PNG and TIFF, [`photo::meta::write_embedded`]), or both: the
 //! catalogue's setting [`WRITE_TO`] (`viewer2 --write-to`). The catalogue holds the change
 //! first; a file whose sidecar cannot be written (a read-only folder, no
 //! rights, the photo missing) is marked "not yet written" and written by
@@ -19,7 +19,7 @@ pub enum WriteTo {
     /// The XMP sidecar beside the photo (the photo is never touched).
     #[default]
     Sidecar,
-    /// Into the photo file (JPEG and PNG; other formats: the sidecar).
+    /// Into the photo file (JPEG, PNG and TIFF; other formats: the sidecar).
     File,
     /// Both.
     Both,

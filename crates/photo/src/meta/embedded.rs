@@ -1,4 +1,4 @@
-//! Writing changes into the photo file itself (JPEG and PNG), the safe
+//! Writing changes into the photo file itself (JPEG, PNG and TIFF), the safe
 //! way: a copy beside it is updated by the XMP Toolkit's file handler
 //! (which keeps IPTC-IIM and EXIF in step with the XMP where the file has
 //! them, as Lightroom and Bridge do), checked (the image data, byte for
@@ -13,7 +13,7 @@ use super::sidecar::{Changes, apply, stamp, sync_folder, temp_name};
 use super::{MetaError, model::ns};
 
 /// The formats written into.
-pub const EMBEDDED_FORMATS: [&str; 4] = ["jpg", "jpeg", "png", "jpe"];
+pub const EMBEDDED_FORMATS: [&str; 6] = ["jpg", "jpeg", "png", "jpe", "tif", "tiff"];
 
 /// Whether changes can be written into this photo file (by its
 /// extension).
@@ -39,7 +39,7 @@ pub fn write_embedded(photo: &Path, changes: &Changes) -> Result<(), MetaError> 
     }
     if !can_embed(photo) {
         return Err(MetaError::BadValue(format!(
-            "{}: metadata is written into JPEG and PNG files; this one keeps it in its sidecar",
+            "{}: metadata is written into JPEG, PNG and TIFF files; this one keeps it in its sidecar",
             photo.display()
         )));
     }
@@ -186,11 +186,97 @@ fn png_with_xmp(bytes: &[u8], packet: &str) -> Option<Vec<u8>> {
     None
 }
 
+/// A TIFF's first image's strips or tiles, in order, with its size and
+/// sample layout tags: what writing its XMP (which the toolkit appends,
+/// rewriting the directory) must leave as it was.
+fn tiff_image_data(b: &[u8]) -> Option<Vec<u8>> {
+    let little = match b.get(..4)? {
+        [b'I', b'I', 42, 0] => true,
+        [b'M', b'M', 0, 42] => false,
+        _ => return None,
+    };
+    let u16_at = |at: usize| -> Option<u16> {
+        let x: [u8; 2] = b.get(at..at + 2)?.try_into().ok()?;
+        Some(if little {
+            u16::from_le_bytes(x)
+        } else {
+            u16::from_be_bytes(x)
+        })
+    };
+    let u32_at = |at: usize| -> Option<u32> {
+        let x: [u8; 4] = b.get(at..at + 4)?.try_into().ok()?;
+        Some(if little {
+            u32::from_le_bytes(x)
+        } else {
+            u32::from_be_bytes(x)
+        })
+    };
+    let ifd = u32_at(4)? as usize;
+    let n = u16_at(ifd)? as usize;
+    // (tag, values) of the entries that say where and what the pixels are.
+    let mut tags: Vec<(u16, Vec<u32>)> = Vec::new();
+    for k in 0..n {
+        let e = ifd + 2 + 12 * k;
+        let (tag, kind, count) = (u16_at(e)?, u16_at(e + 2)?, u32_at(e + 4)? as usize);
+        if ![
+            256, 257, 258, 259, 262, 273, 277, 279, 284, 322, 323, 324, 325,
+        ]
+        .contains(&tag)
+        {
+            continue;
+        }
+        let size = match kind {
+            3 => 2,
+            4 => 4,
+            _ => continue,
+        };
+        // At most a million strips: a hostile count is not walked.
+        if count > 1 << 20 {
+            return None;
+        }
+        let at = if size * count <= 4 {
+            e + 8
+        } else {
+            u32_at(e + 8)? as usize
+        };
+        let mut values = Vec::with_capacity(count);
+        for i in 0..count {
+            values.push(if size == 2 {
+                u32::from(u16_at(at + 2 * i)?)
+            } else {
+                u32_at(at + 4 * i)?
+            });
+        }
+        tags.push((tag, values));
+    }
+    let get = |t: u16| tags.iter().find(|(tag, _)| *tag == t).map(|(_, v)| v);
+    let (offsets, counts) = match (get(273), get(279)) {
+        (Some(o), Some(c)) => (o, c),
+        _ => (get(324)?, get(325)?),
+    };
+    let mut out = Vec::new();
+    for (tag, values) in &tags {
+        if ![273, 279, 324, 325].contains(tag) {
+            out.extend(tag.to_le_bytes());
+            for v in values {
+                out.extend(v.to_le_bytes());
+            }
+        }
+    }
+    for (&o, &c) in offsets.iter().zip(counts) {
+        out.extend_from_slice(b.get(o as usize..(o as usize).checked_add(c as usize)?)?);
+    }
+    Some(out)
+}
+
 /// The image data of a JPEG (every byte from the first start-of-scan
 /// marker on) or a PNG (its `IHDR`, `PLTE`, `tRNS` and `IDAT` chunks, in
 /// order): what writing metadata must never change.
 pub fn image_data(photo: &Path, bytes: &[u8]) -> Option<Vec<u8>> {
     let ext = photo.extension()?.to_str()?.to_ascii_lowercase();
+    if ext == "tif" || ext == "tiff" {
+        return tiff_image_data(bytes);
+    }
     if ext == "png" {
         let mut out = Vec::new();
         let mut at = 8usize;
