@@ -112,7 +112,7 @@ pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
         .and_then(|ex| uint(ex, Tag(Context::Tiff, 0x4746)))
         .map(|r| r.min(5) as u8);
     let rating = d.rating.map(stars);
-    push(&mut d, "Rating", rating);
+    push(&mut d, "File rating", rating);
 
     let taken = ascii(Tag::DateTimeOriginal).and_then(|t| {
         let offset = ascii(Tag::OffsetTimeOriginal);
@@ -170,13 +170,15 @@ pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
 }
 
 /// The rows in the order shown, for those set after the EXIF reading.
-const ORDER: [&str; 9] = [
+const ORDER: [&str; 11] = [
     "Title",
     "Description",
     "Keywords",
     "People",
-    "Rating",
-    "Label",
+    "File rating",
+    "Sidecar rating",
+    "File label",
+    "Sidecar label",
     "Taken",
     "Camera",
     "Sidecar",
@@ -215,21 +217,29 @@ pub fn with_metadata(d: &mut Details, meta: Result<photo::meta::Metadata, photo:
     if !people.is_empty() {
         set_row(d, "People", people.join(", "));
     }
-    match m.rating {
-        Some(-1) => set_row(d, "Rating", "rejected".to_owned()),
-        Some(r) => {
+    // Named by where they were read, beside the window's own "Your
+    // rating" and "Your label".
+    let (rating_row, label_row) = if m.sidecar.is_some() {
+        ("Sidecar rating", "Sidecar label")
+    } else {
+        ("File rating", "File label")
+    };
+    if let Some(r) = m.rating {
+        d.rows.retain(|(w, _)| *w != "File rating");
+        if r < 0 {
+            set_row(d, rating_row, "rejected".to_owned());
+        } else {
             let r = r.clamp(0, 5) as u8;
             d.rating = Some(r);
-            set_row(d, "Rating", stars(r));
+            set_row(d, rating_row, stars(r));
         }
-        None => {}
     }
     if let Some(l) = m
         .label_written
         .clone()
         .or(m.label.map(|l| l.name().to_owned()))
     {
-        set_row(d, "Label", l);
+        set_row(d, label_row, l);
     }
     if !m.creators.is_empty() && d.get("Artist").is_none() {
         push(d, "Artist", Some(m.creators.join(", ")));

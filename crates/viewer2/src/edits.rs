@@ -158,6 +158,9 @@ pub struct Done {
     pub errors: Vec<String>,
     /// Photos whose file changed in place (their thumbnails are redone).
     pub changed: Vec<FileId>,
+    /// Photos whose metadata (sidecar or file) was written: their details
+    /// are read again.
+    pub reread: Vec<FileId>,
 }
 
 /// The path to open for a record.
@@ -400,6 +403,7 @@ pub fn apply(
                         ids,
                         &crate::write_back::marks(*rating, label.as_deref()),
                     ));
+                    done.reread.extend(ids);
                     let n = photos(ids.len());
                     done.message = match (rating, label.as_deref()) {
                         (Some(0), _) => format!("Took the stars off {n}"),
@@ -437,6 +441,7 @@ pub fn apply(
                     &[*id],
                     &crate::write_back::marks(Some(*rating), Some(label)),
                 ));
+                done.reread.push(*id);
             }
             if done.errors.is_empty() {
                 done.message = format!("Put the marks of {} back", photos(list.len()));
@@ -463,6 +468,7 @@ pub fn apply(
                 .collect();
             let (n, errors) = set_keywords(cat, library, &after);
             done.errors.extend(errors);
+            done.reread.extend(after.iter().map(|(id, _)| *id));
             if n > 0 {
                 done.message = if *remove {
                     format!("Took “{path}” off {}", photos(n))
@@ -488,6 +494,7 @@ pub fn apply(
         FileOp::SetKeywords(list) => {
             let (n, errors) = set_keywords(cat, library, list);
             done.errors.extend(errors);
+            done.reread.extend(list.iter().map(|(id, _)| *id));
             if n > 0 {
                 done.message = format!("Put the keywords of {} back", photos(n));
             }

@@ -212,6 +212,8 @@ fn the_panel_shows_what_the_file_holds() {
     settle(&mut h);
     // The panel keeps its width (a wider one takes a column of the grid).
     assert_eq!(h.state().details_width(), empty_width);
+    // The rating the file gives, named as the file's.
+    assert!(h.query_by_label("File rating").is_some());
     for shown in [
         "Tour Eiffel",
         "Paris, tower",

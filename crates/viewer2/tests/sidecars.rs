@@ -78,6 +78,15 @@ fn stars_and_labels_land_in_the_sidecar_and_undo_writes_them_back() {
     h.key_press(egui::Key::Num6);
     settle(&mut h);
     assert!(h.query_by_label_contains("Labelled 1 photo red").is_some());
+    // The details read the sidecar again, and say where each value is:
+    // what the sidecar holds beside the window's own marks.
+    assert!(
+        h.query_by_label("Sidecar rating").is_some(),
+        "the details were not read again"
+    );
+    assert!(h.query_by_label("Sidecar label").is_some());
+    assert!(h.query_by_label("Your label").is_some());
+    assert!(h.query_by_label("Red").is_some());
     let side = s.root.join("photos/a.jpg.xmp");
     assert!(side.is_file(), "no sidecar was written");
     let m = meta::read(&photo(&s, "a.jpg")).unwrap();

@@ -219,6 +219,10 @@ impl ViewerApp {
         for &id in &done.changed {
             self.forget_picture(id);
         }
+        // Their sidecar or file now holds other values: shown afresh.
+        for &id in &done.reread {
+            self.details.forget(id);
+        }
         let mut text = done.message.clone();
         for e in &done.errors {
             if !text.is_empty() {

@@ -591,6 +591,9 @@ impl ViewerApp {
                 Answer::Indexing(p) => self.indexing.progress(p),
                 Answer::Indexed(report) => self.indexing.finished(report.map(|r| r.to_string())),
                 Answer::CaptionSaved { id, error } => {
+                    // The sidecar holds the caption now: its details are
+                    // read again.
+                    self.details.forget(id);
                     self.caption_status = Some(match error {
                         None => "Saved".to_owned(),
                         Some(e) => format!("Not saved: {e}"),

@@ -151,18 +151,16 @@ impl ViewerApp {
                     );
                 }
                 if !photo.label.is_empty() {
-                    row("Label", photo.label.clone());
+                    row("Your label", photo.label.clone());
                 }
                 row("Modified", local_time(photo.mtime, &self.time_zone));
-                match &photo.unwritten {
-                    Some(why) => row(
+                // Only a change made here and not in the file yet: a mark
+                // read from the file needs no word (it is in the file).
+                if let Some(why) = &photo.unwritten {
+                    row(
                         "Not yet written",
                         format!("{why}; kept here, written when possible (viewer2 write-sidecars)"),
-                    ),
-                    None if photo.rating > 0 || !photo.label.is_empty() || photo.caption_edited => {
-                        row("Written", "to the photo's XMP".to_owned())
-                    }
-                    None => {}
+                    );
                 }
                 if let Some(reason) = self.broken.get(&photo.id) {
                     row("Problem", reason.clone());
