@@ -53,24 +53,9 @@ impl Catalog {
                 LABELS.join(", ")
             )));
         }
-        self.writable()?;
-        let tx = crate::store::write_tx(&self.conn)?;
-        {
-            let mut put = tx.prepare_cached(
-                "INSERT INTO marks (key, rating, label) VALUES (?1, coalesce(?2, 0), coalesce(?3, '')) \
-                 ON CONFLICT(key) DO UPDATE SET rating = coalesce(?2, rating), \
-                 label = coalesce(?3, label)",
-            )?;
-            let mut tidy = tx
-                .prepare_cached("DELETE FROM marks WHERE key = ?1 AND rating = 0 AND label = ''")?;
-            for &id in ids {
-                let key = file_key(id);
-                put.execute(params![key, rating, label])?;
-                tidy.execute(params![key])?;
-            }
-        }
-        tx.commit()?;
-        Ok(())
+        let each: Vec<(FileId, Option<u8>, Option<&str>)> =
+            ids.iter().map(|&id| (id, rating, label)).collect();
+        self.set_marks_each(&each)
     }
 
     /// Sets each file's own rating and/or label (as read from its file:

@@ -166,26 +166,8 @@ enum Command {
     /// when the photo is in it. Every other property of the sidecar is
     /// kept; the photo itself is not changed.
     Mark {
-        /// Stars, 0 (none) to 5.
-        #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
-        rating: Option<u8>,
-        /// A colour label: red, yellow, green, blue, purple, or none.
-        #[arg(long)]
-        label: Option<String>,
-        /// The caption (`dc:description`); empty takes it off.
-        #[arg(long)]
-        caption: Option<String>,
-        /// The title (`dc:title`); empty takes it off.
-        #[arg(long)]
-        title: Option<String>,
-        /// A keyword to add, levels joined with `|` (`Places|Italy|Rome`);
-        /// may be given again.
-        #[arg(long = "keyword")]
-        keywords: Vec<String>,
-        /// Where to write: the XMP sidecar (default), the photo file
-        /// itself (JPEG, PNG and TIFF, the safe way), or both.
-        #[arg(long, value_enum, default_value = "sidecar")]
-        write_to: viewer2::write_back::WriteTo,
+        #[command(flatten)]
+        what: MarkArgs,
         /// The photos.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -436,12 +418,27 @@ fn checked(cat: &mut Catalog, catalog_path: &Path) -> Result<()> {
 }
 
 /// What `viewer2 mark` changes.
+#[derive(clap::Args)]
 struct MarkArgs {
+    /// Stars, 0 (none) to 5.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
     rating: Option<u8>,
+    /// A colour label: red, yellow, green, blue, purple, or none.
+    #[arg(long)]
     label: Option<String>,
+    /// The caption (`dc:description`); empty takes it off.
+    #[arg(long)]
     caption: Option<String>,
+    /// The title (`dc:title`); empty takes it off.
+    #[arg(long)]
     title: Option<String>,
+    /// A keyword to add, levels joined with `|` (`Places|Italy|Rome`);
+    /// may be given again.
+    #[arg(long = "keyword")]
     keywords: Vec<String>,
+    /// Where to write: the XMP sidecar (default), the photo file
+    /// itself (JPEG, PNG and TIFF, the safe way), or both.
+    #[arg(long, value_enum, default_value = "sidecar")]
     write_to: viewer2::write_back::WriteTo,
 }
 
@@ -1040,26 +1037,7 @@ fn main() -> Result<()> {
             yes,
         } => forget(&catalog_path, &paths, missing, yes),
         Command::Repair => repair(&catalog_path),
-        Command::Mark {
-            rating,
-            label,
-            caption,
-            title,
-            keywords,
-            write_to,
-            files,
-        } => mark(
-            &catalog_path,
-            MarkArgs {
-                rating,
-                label,
-                caption,
-                title,
-                keywords,
-                write_to,
-            },
-            &files,
-        ),
+        Command::Mark { what, files } => mark(&catalog_path, what, &files),
         Command::WriteSidecars { all } => write_sidecars(&catalog_path, all),
         Command::InstallDesktop { prefix } => install_desktop(prefix),
         Command::Search {
