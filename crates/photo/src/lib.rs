@@ -9,6 +9,10 @@
 //! - [`decode_png`]: a PNG's pixels at their own depth, with its colour
 //!   profile inflated only up to [`MAX_ICC_BYTES`]: a profile that inflates
 //!   to gigabytes is skipped with a reason, never decoded into memory.
+//! - [`decode_heif`]: HEIC and AVIF through libheif, the primary image
+//!   (or its embedded thumbnail when that covers what is asked) with its
+//!   rotation applied once; [`heif_info`] for its true size.
+//! - [`decode_jxl`]: JPEG XL through jxl-oxide.
 //! - [`MemoryBudget`]: one budget of memory that the decodes in flight
 //!   share, each reserving its peak (known from its header) before it
 //!   starts.
@@ -31,14 +35,18 @@
 mod budget;
 mod error;
 mod file;
+mod heif;
 mod jpeg;
+mod jxl;
 pub mod meta;
 mod png_file;
 
 pub use budget::{MemoryBudget, Reservation};
 pub use error::PhotoError;
 pub use file::{open_regular, read_regular};
+pub use heif::{HeifInfo, HeifKind, RgbaImage, decode_heif, heif_decode_peak, heif_info, heif_kind};
 pub use jpeg::{JpegEnd, jpeg_end};
+pub use jxl::{decode_jxl, is_jxl, jxl_decode_peak, jxl_size};
 pub use png_file::{Icc, MAX_ICC_BYTES, PngHeader, PngImage, Samples, decode_png, png_header};
 
 /// Sizes refused before anything is allocated for them.
