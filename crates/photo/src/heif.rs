@@ -8,8 +8,16 @@
 //! orientation is never applied again (as ImageMagick and libvips do).
 //! Only the primary image is decoded: burst frames, depth maps, gain maps
 //! and alpha are auxiliary items it leaves alone.
+//!
+//! Files are read through a seekable reader, so libheif takes only the
+//! boxes it needs and the coded data of the one image decoded (a
+//! thumbnail's few kilobytes, for the grid), never the whole file.
 
-use libheif_rs::{ColorSpace, DecodingOptions, HeifContext, ImageHandle, LibHeif, RgbChroma};
+use std::io::{Read, Seek, SeekFrom};
+
+use libheif_rs::{
+    ColorSpace, DecodingOptions, HeifContext, ImageHandle, LibHeif, RgbChroma, StreamReader,
+};
 
 use crate::{Limits, PhotoError};
 
@@ -107,20 +115,41 @@ fn corrupt(detail: impl std::fmt::Display) -> PhotoError {
     }
 }
 
-/// Parses `bytes` with libheif's limits set from ours.
-fn context<'a>(bytes: &'a [u8], limits: &Limits) -> Result<HeifContext<'a>, PhotoError> {
+/// Parses the file `reader` holds, with libheif's limits set from ours.
+fn context<'a, R: Read + Seek + 'a>(
+    mut reader: R,
+    limits: &Limits,
+) -> Result<(HeifKind, HeifContext<'a>), PhotoError> {
+    let mut head = [0u8; 64];
+    let got = read_up_to(&mut reader, &mut head)?;
+    let kind = heif_kind(&head[..got]).ok_or_else(|| corrupt("no HEIF brand in its first box"))?;
+    let size = reader.seek(SeekFrom::End(0))?;
+    reader.seek(SeekFrom::Start(0))?;
     let mut ctx = HeifContext::new().map_err(corrupt)?;
     let mut security = ctx.security_limits();
     security.set_max_image_size_pixels(limits.max_pixels);
     ctx.set_security_limits(&security).map_err(corrupt)?;
-    ctx.read_bytes(bytes).map_err(corrupt)?;
-    Ok(ctx)
+    ctx.read_reader(Box::new(StreamReader::new(reader, size)))
+        .map_err(corrupt)?;
+    Ok((kind, ctx))
 }
 
-/// What the file in `bytes` holds (see [`HeifInfo`]).
-pub fn heif_info(bytes: &[u8]) -> Result<HeifInfo, PhotoError> {
-    let kind = heif_kind(bytes).ok_or_else(|| corrupt("no HEIF brand in its first box"))?;
-    let ctx = context(bytes, &Limits::default())?;
+fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// What the HEIF file `reader` holds (see [`HeifInfo`]), from its boxes.
+pub fn heif_info<R: Read + Seek>(reader: R) -> Result<HeifInfo, PhotoError> {
+    let (kind, ctx) = context(reader, &Limits::default())?;
     let primary = ctx.primary_image_handle().map_err(corrupt)?;
     Ok(info_of(kind, &ctx, &primary))
 }
@@ -147,7 +176,7 @@ fn info_of(kind: HeifKind, ctx: &HeifContext<'_>, primary: &ImageHandle) -> Heif
 }
 
 /// The memory [`decode_heif`] holds at its peak for a `width`×`height`
-/// image decoded from `file_bytes` of file: the file, the decoder's
+/// image decoded from `file_bytes` of file: its coded data, the decoder's
 /// planes (4:4:4 at 16 bits at worst, with grid tiles composed into
 /// them) and the RGBA copy. An upper bound from the header alone.
 pub fn heif_decode_peak(file_bytes: u64, width: u32, height: u32) -> u64 {
@@ -155,24 +184,23 @@ pub fn heif_decode_peak(file_bytes: u64, width: u32, height: u32) -> u64 {
     file_bytes + pixels * (3 * 2 + 4) + pixels * 4 + (4 << 20)
 }
 
-/// Decodes the primary image of the HEIF in `bytes` (or, when `cover` is
-/// given, its smallest embedded thumbnail whose sides both reach `cover`:
-/// the grid needs no more), to 8-bit RGBA with its rotation and mirroring
+/// Decodes the primary image of the HEIF file `reader` holds (or, when
+/// `cover` is given, its smallest embedded thumbnail of the same shape
+/// whose longer side reaches `cover`: a grid of that size needs no more), to 8-bit RGBA with its rotation and mirroring
 /// applied. 10- and 12-bit images are reduced to 8 bits. Sizes over
 /// `limits` are refused before anything is decoded.
-pub fn decode_heif(
-    bytes: &[u8],
+pub fn decode_heif<R: Read + Seek>(
+    reader: R,
     limits: &Limits,
-    cover: Option<(u32, u32)>,
+    cover: Option<u32>,
 ) -> Result<RgbaImage, PhotoError> {
-    let kind = heif_kind(bytes).ok_or_else(|| corrupt("no HEIF brand in its first box"))?;
     let lib = LibHeif::new_checked().map_err(corrupt)?;
-    let ctx = context(bytes, limits)?;
+    let (kind, ctx) = context(reader, limits)?;
     let primary = ctx.primary_image_handle().map_err(corrupt)?;
     let full_size = (primary.width(), primary.height());
     limits.check(full_size.0, full_size.1)?;
     let mut chosen = None;
-    if let Some((cw, ch)) = cover {
+    if let Some(cover) = cover {
         let info = info_of(kind, &ctx, &primary);
         let mut ids = vec![0; primary.number_of_thumbnails()];
         let n = primary.thumbnail_ids(&mut ids);
@@ -180,7 +208,7 @@ pub fn decode_heif(
         chosen = ids
             .iter()
             .zip(&info.thumbnails)
-            .filter(|(_, (w, h))| *w >= cw && *h >= ch)
+            .filter(|(_, (w, h))| (*w).max(*h) >= cover)
             // A thumbnail of another shape is not this photo's (a crop).
             .filter(|(_, (w, h))| same_shape((*w, *h), full_size))
             .min_by_key(|(_, (w, h))| u64::from(*w) * u64::from(*h))
@@ -280,9 +308,10 @@ mod tests {
     fn broken_bytes_are_an_error_naming_heif() {
         let mut b = ftyp(b"heic", &[b"mif1"]);
         b.extend_from_slice(&[0u8; 64]);
-        let e = decode_heif(&b, &Limits::default(), None).unwrap_err();
+        let e = decode_heif(std::io::Cursor::new(&b), &Limits::default(), None).unwrap_err();
         assert!(e.to_string().starts_with("HEIF"), "{e}");
-        assert!(heif_info(&b).is_err());
+        assert!(heif_info(std::io::Cursor::new(&b)).is_err());
+        assert!(heif_info(std::io::Cursor::new(b"\xFF\xD8")).is_err());
     }
 
     #[test]

@@ -12,6 +12,11 @@
 //!   decoded as about 0.4 MP; then a Lanczos3 resize (fast_image_resize,
 //!   SIMD) to the target. Either way the file is streamed, never read
 //!   whole.
+//! - **HEIC and AVIF** through libheif ([`photo::decode_heif`]): the
+//!   file's own thumbnail when it covers the target (an iPhone's 320 × 240
+//!   for the grid), the primary image otherwise; rotation and mirroring
+//!   come from the file's `irot`/`imir`, never again from its EXIF.
+//! - **JPEG XL** through jxl-oxide ([`photo::decode_jxl`]).
 //! - **Other formats** (PNG, GIF, WebP, TIFF, BMP) through `image`, with
 //!   its limits set from ours.
 //!
@@ -104,9 +109,10 @@ pub enum ThumbError {
     /// The file is empty.
     #[error("the file is empty")]
     Empty,
-    /// No known image signature.
-    #[error("not an image this viewer reads (starts with {0:02x?})")]
-    NotAnImage(Vec<u8>),
+    /// No image signature this viewer decodes: what the file is instead
+    /// ("a Photoshop PSD", "a PDF document"), or its first bytes.
+    #[error("not an image this viewer reads ({0})")]
+    NotAnImage(String),
     /// The header promises more than the limits allow.
     #[error("{width}×{height} is over the limit of {limit} pixels")]
     TooLarge {
@@ -138,6 +144,8 @@ pub enum ThumbError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Jpeg,
+    Heif(photo::HeifKind),
+    Jxl,
     Other(image::ImageFormat),
 }
 
@@ -148,12 +156,111 @@ fn sniff(head: &[u8]) -> Result<Kind, ThumbError> {
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Ok(Kind::Jpeg);
     }
-    match image::guess_format(head) {
-        Ok(f) => Ok(Kind::Other(f)),
-        Err(_) => Err(ThumbError::NotAnImage(
-            head.iter().take(8).copied().collect(),
-        )),
+    if let Some(kind) = photo::heif_kind(head) {
+        return Ok(Kind::Heif(kind));
     }
+    if photo::is_jxl(head) {
+        return Ok(Kind::Jxl);
+    }
+    match image::guess_format(head) {
+        Ok(f) if f != image::ImageFormat::Avif => Ok(Kind::Other(f)),
+        _ => Err(ThumbError::NotAnImage(what_it_is(head))),
+    }
+}
+
+/// What a file this viewer does not decode is, by its signature, for the
+/// reason shown under it; its first bytes where nothing is known.
+pub fn what_it_is(head: &[u8]) -> String {
+    let named: &[(&[u8], usize, &str)] = &[
+        (b"8BPS", 0, "a Photoshop PSD"),
+        (b"%PDF", 0, "a PDF document"),
+        (b"gimp xcf", 0, "a GIMP XCF"),
+        (b"\x1A\x45\xDF\xA3", 0, "a Matroska or WebM video"),
+        (b"AVI ", 8, "an AVI video"),
+        (b"WAVE", 8, "a WAV sound"),
+        (b"ID3", 0, "an MP3 sound"),
+        (b"OggS", 0, "an Ogg file"),
+        (b"fLaC", 0, "a FLAC sound"),
+        (b"PK\x03\x04", 0, "a ZIP archive"),
+        (b"\x1F\x8B", 0, "a gzip archive"),
+        (b"<svg", 0, "an SVG drawing (not a photo)"),
+        (b"<?xml", 0, "an XML file"),
+        (b"ftyp", 4, "a video or other ISO media file (MP4, MOV, 3GP)"),
+    ];
+    for (magic, at, name) in named {
+        if head.get(*at..*at + magic.len()) == Some(*magic) {
+            return (*name).to_owned();
+        }
+    }
+    if head.starts_with(&[0x00, 0x00, 0x01, 0xBA]) {
+        return "an MPEG video".to_owned();
+    }
+    if head.get(4) == Some(&0x47) && head.get(192 + 4) == Some(&0x47) {
+        return "an MPEG transport stream (AVCHD .mts video)".to_owned();
+    }
+    if let Ok(f) = image::guess_format(head) {
+        return format!("{f:?} images are not decoded by this build");
+    }
+    format!("starts with {:02x?}", &head[..head.len().min(8)])
+}
+
+/// The most of a HEIF or JPEG XL file read into memory for a decode.
+const MAX_CODED_BYTES: u64 = 1 << 30;
+
+/// `photo`'s refusal as ours.
+fn photo_error(e: photo::PhotoError, limits: Limits) -> ThumbError {
+    match e {
+        photo::PhotoError::TooLarge { width, height, .. } => ThumbError::TooLarge {
+            width,
+            height,
+            limit: limits.max_pixels,
+        },
+        photo::PhotoError::Io(e) => ThumbError::Io(e),
+        other => ThumbError::Decode(other.to_string()),
+    }
+}
+
+fn photo_limits(limits: Limits) -> photo::Limits {
+    photo::Limits {
+        max_side: limits.max_side,
+        max_pixels: limits.max_pixels,
+    }
+}
+
+/// A HEIF (libheif reads only the boxes and the coded data it needs) or
+/// JPEG XL, decoded, then fitted to the target.
+fn decoded_thumbnail<R: BufRead + Seek>(
+    mut reader: R,
+    kind: Kind,
+    target: u32,
+    limits: Limits,
+) -> Result<Thumbnail, ThumbError> {
+    let bounds = photo_limits(limits);
+    let image = match kind {
+        Kind::Heif(_) => photo::decode_heif(reader, &bounds, Some(target)),
+        _ => {
+            let size = reader.seek(SeekFrom::End(0))?;
+            if size > MAX_CODED_BYTES {
+                return Err(ThumbError::Decode(format!(
+                    "the file is {size} bytes, more than the {MAX_CODED_BYTES} read"
+                )));
+            }
+            reader.seek(SeekFrom::Start(0))?;
+            photo::decode_jxl(reader, &bounds)
+        }
+    }
+    .map_err(|e| photo_error(e, limits))?;
+    let (fw, fh) = image.full_size;
+    let (tw, th) = fitted(fw, fh, target);
+    let scale = (fw / image.width.max(1)).max(1);
+    let rgba = resize_rgba(image.rgba, (image.width, image.height), (tw, th), false)?;
+    Ok(Thumbnail {
+        width: tw,
+        height: th,
+        rgba,
+        source: Source::Decoded { scale },
+        full_size: (fw, fh),
+    })
 }
 
 /// The box-fitted size of a `w`×`h` image for `target`, never 0.
@@ -180,9 +287,10 @@ pub fn thumbnail<R: Read + Seek>(
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let head = reader.fill_buf()?.to_vec();
     let kind = sniff(&head)?;
+    // HEIF and JPEG XL decoders apply their own orientation.
     let orientation = match kind {
         Kind::Jpeg => jpeg_orientation(&mut reader)?,
-        Kind::Other(_) => 1,
+        _ => 1,
     };
     reader.seek(SeekFrom::Start(0))?;
     if kind == Kind::Jpeg {
@@ -213,6 +321,7 @@ pub fn thumbnail<R: Read + Seek>(
     }
     let thumb = match kind {
         Kind::Jpeg => jpeg_thumbnail(reader, target, limits)?,
+        Kind::Heif(_) | Kind::Jxl => decoded_thumbnail(reader, kind, target, limits)?,
         Kind::Other(format) => other_thumbnail(reader, format, target, limits)?,
     };
     Ok(orient(thumb, orientation))
@@ -295,6 +404,34 @@ pub fn decode_peak<R: Read + Seek>(
                 + sw * sh * 4
                 + resize_peak((sw, sh), (tw, th), true);
             Ok(eighth.max(general) + PEAK_SLACK)
+        }
+        Kind::Heif(_) => {
+            let size = reader.seek(SeekFrom::End(0))?;
+            reader.seek(SeekFrom::Start(0))?;
+            let info = photo::heif_info(reader).map_err(|e| photo_error(e, limits))?;
+            check_size(info.width, info.height, limits)?;
+            let (tw, th) = fitted(info.width, info.height, target);
+            // The thumbnail decode_heif would choose, or the primary.
+            let (dw, dh) = info
+                .thumbnails
+                .iter()
+                .copied()
+                .filter(|&(w, h)| w.max(h) >= target)
+                .min_by_key(|&(w, h)| u64::from(w) * u64::from(h))
+                .unwrap_or((info.width, info.height));
+            Ok(photo::heif_decode_peak(size, dw, dh)
+                + resize_peak(px(dw, dh), px(tw, th), false)
+                + PEAK_SLACK)
+        }
+        Kind::Jxl => {
+            let size = reader.seek(SeekFrom::End(0))?;
+            reader.seek(SeekFrom::Start(0))?;
+            let (w, h) = photo::jxl_size(reader).map_err(|e| photo_error(e, limits))?;
+            check_size(w, h, limits)?;
+            let (tw, th) = fitted(w, h, target);
+            Ok(photo::jxl_decode_peak(size, w, h)
+                + resize_peak(px(w, h), px(tw, th), false)
+                + PEAK_SLACK)
         }
         Kind::Other(image::ImageFormat::Png) => {
             let header =
@@ -474,19 +611,7 @@ fn png_thumbnail<R: BufRead + Seek>(
     target: u32,
     limits: Limits,
 ) -> Result<Thumbnail, ThumbError> {
-    let bounds = photo::Limits {
-        max_side: limits.max_side,
-        max_pixels: limits.max_pixels,
-    };
-    let png = photo::decode_png(reader, &bounds).map_err(|e| match e {
-        photo::PhotoError::TooLarge { width, height, .. } => ThumbError::TooLarge {
-            width,
-            height,
-            limit: limits.max_pixels,
-        },
-        photo::PhotoError::Io(e) => ThumbError::Io(e),
-        other => ThumbError::Decode(other.to_string()),
-    })?;
+    let png = photo::decode_png(reader, &photo_limits(limits)).map_err(|e| photo_error(e, limits))?;
     if let photo::Icc::Skipped { compressed } = png.icc {
         tracing::warn!(
             "a PNG's colour profile ({compressed} bytes compressed) inflates to more than {} MB \
