@@ -10,7 +10,9 @@ use crate::{Limits, PhotoError};
 /// Whether the first bytes are a JPEG XL codestream or container.
 pub fn is_jxl(head: &[u8]) -> bool {
     head.starts_with(&[0xFF, 0x0A])
-        || head.starts_with(&[0, 0, 0, 0x0C, b'J', b'X', b'L', b' ', 0x0D, 0x0A, 0x87, 0x0A])
+        || head.starts_with(&[
+            0, 0, 0, 0x0C, b'J', b'X', b'L', b' ', 0x0D, 0x0A, 0x87, 0x0A,
+        ])
 }
 
 fn corrupt(detail: impl std::fmt::Display) -> PhotoError {

@@ -44,7 +44,9 @@ mod png_file;
 pub use budget::{MemoryBudget, Reservation};
 pub use error::PhotoError;
 pub use file::{open_regular, read_regular};
-pub use heif::{HeifInfo, HeifKind, RgbaImage, decode_heif, heif_decode_peak, heif_info, heif_kind};
+pub use heif::{
+    HeifInfo, HeifKind, RgbaImage, decode_heif, heif_decode_peak, heif_info, heif_kind,
+};
 pub use jpeg::{JpegEnd, jpeg_end};
 pub use jxl::{decode_jxl, is_jxl, jxl_decode_peak, jxl_size};
 pub use png_file::{Icc, MAX_ICC_BYTES, PngHeader, PngImage, Samples, decode_png, png_header};

@@ -58,14 +58,18 @@ fn write_png(path: &Path, w: u32, h: u32, deep: bool) -> Vec<[u8; 3]> {
 
 /// A PNG's pixels as RGBA (what the oracles write).
 fn read_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let mut decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
     buf.truncate(info.buffer_size());
     let rgba = match info.color_type {
-        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|p| [p[0], p[1], p[2], 255]).collect(),
+        png::ColorType::Rgb => buf
+            .chunks_exact(3)
+            .flat_map(|p| [p[0], p[1], p[2], 255])
+            .collect(),
         png::ColorType::Rgba => buf,
         other => panic!("oracle wrote {other:?}"),
     };
@@ -128,7 +132,11 @@ fn transformed(
     let (w, h) = (*w as usize, *h as usize);
     let at = |x: usize, y: usize| &rgba[(y * w + x) * 4..(y * w + x) * 4 + 4];
     let mut out = Vec::with_capacity(rgba.len());
-    let (ow, oh) = if kind == b"irot" && value % 2 == 1 { (h, w) } else { (w, h) };
+    let (ow, oh) = if kind == b"irot" && value % 2 == 1 {
+        (h, w)
+    } else {
+        (w, h)
+    };
     for y in 0..oh {
         for x in 0..ow {
             let (sx, sy) = match (kind, value) {
@@ -147,7 +155,12 @@ fn transformed(
 
 fn ours_heif(path: &Path, cover: Option<u32>) -> photo::RgbaImage {
     let file = std::fs::File::open(path).unwrap();
-    photo::decode_heif(std::io::BufReader::new(file), &photo::Limits::default(), cover).unwrap()
+    photo::decode_heif(
+        std::io::BufReader::new(file),
+        &photo::Limits::default(),
+        cover,
+    )
+    .unwrap()
 }
 
 fn oracle_heif(path: &Path, dir: &Path) -> (u32, u32, Vec<u8>) {
@@ -160,13 +173,21 @@ fn heif_enc(dir: &Path, name: &str, args: &[&str], deep: bool) -> PathBuf {
     let src = dir.join(format!("{name}.png"));
     write_png(&src, 96, 64, deep);
     let out = dir.join(name);
-    run(Command::new("heif-enc").args(args).arg(&src).arg("-o").arg(&out));
+    run(Command::new("heif-enc")
+        .args(args)
+        .arg(&src)
+        .arg("-o")
+        .arg(&out));
     out
 }
 
 #[test]
 fn heic_and_avif_match_heif_convert_every_way_up() {
-    if !tool_present("heif-enc", "libheif-examples", "heic_and_avif_match_heif_convert") {
+    if !tool_present(
+        "heif-enc",
+        "libheif-examples",
+        "heic_and_avif_match_heif_convert",
+    ) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -180,17 +201,34 @@ fn heic_and_avif_match_heif_convert_every_way_up() {
         assert_eq!((info.width, info.height), (96, 64), "{name}");
         assert_eq!(
             info.kind,
-            if name.ends_with("avif") { photo::HeifKind::Avif } else { photo::HeifKind::Heic }
+            if name.ends_with("avif") {
+                photo::HeifKind::Avif
+            } else {
+                photo::HeifKind::Heic
+            }
         );
         if deep {
             assert_eq!(info.bit_depth, 10, "{name}");
         }
         let upright = oracle_heif(&made, dir.path());
-        for (kind, value) in [(b"irot", 0u8), (b"irot", 1), (b"irot", 2), (b"irot", 3), (b"imir", 0), (b"imir", 1)] {
-            let turned = dir.path().join(format!("{}-{value}-{name}", String::from_utf8_lossy(kind)));
+        for (kind, value) in [
+            (b"irot", 0u8),
+            (b"irot", 1),
+            (b"irot", 2),
+            (b"irot", 3),
+            (b"imir", 0),
+            (b"imir", 1),
+        ] {
+            let turned = dir
+                .path()
+                .join(format!("{}-{value}-{name}", String::from_utf8_lossy(kind)));
             with_transform(&made, &turned, kind, value);
             let ours = ours_heif(&turned, None);
-            let shown = if kind == b"irot" && value % 2 == 1 { (64, 96) } else { (96, 64) };
+            let shown = if kind == b"irot" && value % 2 == 1 {
+                (64, 96)
+            } else {
+                (96, 64)
+            };
             assert_eq!((ours.width, ours.height), shown, "{name} {kind:?} {value}");
             assert_eq!(ours.full_size, shown);
             // The oracle: heif-convert of the upright file, turned here.
@@ -218,7 +256,11 @@ fn heic_and_avif_match_heif_convert_every_way_up() {
 
 #[test]
 fn the_grid_takes_the_files_thumbnail_when_it_covers() {
-    if !tool_present("heif-enc", "libheif-examples", "the_grid_takes_the_files_thumbnail") {
+    if !tool_present(
+        "heif-enc",
+        "libheif-examples",
+        "the_grid_takes_the_files_thumbnail",
+    ) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -230,7 +272,10 @@ fn the_grid_takes_the_files_thumbnail_when_it_covers() {
     // 40 px a side is covered by the 48 px thumbnail: it is decoded, and
     // says which photo it stands for; 64 is not, so the primary is.
     let small = ours_heif(&rotated, Some(40));
-    assert_eq!((small.width, small.height, small.full_size), (32, 48, (64, 96)));
+    assert_eq!(
+        (small.width, small.height, small.full_size),
+        (32, 48, (64, 96))
+    );
     let large = ours_heif(&rotated, Some(64));
     assert_eq!((large.width, large.height), (64, 96));
     // The thumbnail is the same picture the same way up: its corner block
@@ -241,7 +286,10 @@ fn the_grid_takes_the_files_thumbnail_when_it_covers() {
     };
     let big_corner = at(&large, 2, 93);
     let small_corner = at(&small, 1, 46);
-    assert!(big_corner[2] > 150 && small_corner[2] > 150, "{big_corner:?} {small_corner:?}");
+    assert!(
+        big_corner[2] > 150 && small_corner[2] > 150,
+        "{big_corner:?} {small_corner:?}"
+    );
 }
 
 #[test]
@@ -250,18 +298,28 @@ fn jpeg_xl_matches_djxl() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for (name, args) in [("lossless.jxl", &["-d", "0"][..]), ("lossy.jxl", &["-d", "1"][..])] {
+    for (name, args) in [
+        ("lossless.jxl", &["-d", "0"][..]),
+        ("lossy.jxl", &["-d", "1"][..]),
+    ] {
         let src = dir.path().join("src.png");
         let px = write_png(&src, 80, 50, false);
         let made = dir.path().join(name);
         run(Command::new("cjxl").arg(&src).arg(&made).args(args));
-        let ours = photo::decode_jxl(std::fs::File::open(&made).unwrap(), &photo::Limits::default()).unwrap();
+        let ours = photo::decode_jxl(
+            std::fs::File::open(&made).unwrap(),
+            &photo::Limits::default(),
+        )
+        .unwrap();
         let out = dir.path().join("oracle.png");
         run(Command::new("djxl").arg(&made).arg(&out));
         let (w, h, oracle) = read_png(&out);
         assert_eq!((ours.width, ours.height), (w, h));
         let (mean, max) = difference(&ours.rgba, &oracle);
-        assert!(mean <= 1.0 && max <= 8, "{name}: mean {mean:.2}, largest {max} from djxl");
+        assert!(
+            mean <= 1.0 && max <= 8,
+            "{name}: mean {mean:.2}, largest {max} from djxl"
+        );
         if name.starts_with("lossless") {
             let source: Vec<u8> = px.iter().flat_map(|p| [p[0], p[1], p[2], 255]).collect();
             assert_eq!(ours.rgba, source, "lossless is exact");

@@ -164,9 +164,46 @@ pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
         let position = d.position.map(|p| p.text());
         push(&mut d, "Position", position);
     }
+    if let Some((format, (w, h))) = format_and_size(&mut reader) {
+        // The image's own size: a phone's EXIF gives the sensor's.
+        match d.rows.iter_mut().find(|(w, _)| *w == "Pixels") {
+            Some(row) => row.1 = format!("{w} × {h}"),
+            None => push(&mut d, "Pixels", Some(format!("{w} × {h}"))),
+        }
+        push(&mut d, "Format", Some(format));
+    }
     push(&mut d, "Artist", ascii(Tag::Artist));
     push(&mut d, "Copyright", ascii(Tag::Copyright));
     d
+}
+
+/// For formats whose EXIF size is not the image's (HEIC, AVIF, JPEG XL):
+/// the format's name and the image's size as shown, from its header.
+fn format_and_size<R: std::io::Read + std::io::Seek>(
+    reader: &mut R,
+) -> Option<(String, (u32, u32))> {
+    use std::io::{Read, SeekFrom};
+    reader.seek(SeekFrom::Start(0)).ok()?;
+    let mut head = Vec::new();
+    reader.by_ref().take(64).read_to_end(&mut head).ok()?;
+    reader.seek(SeekFrom::Start(0)).ok()?;
+    if photo::heif_kind(&head).is_some() {
+        let info = photo::heif_info(reader).ok()?;
+        let mut name = info.kind.name().to_owned();
+        if info.bit_depth > 8 {
+            name.push_str(&format!(", {}-bit", info.bit_depth));
+        }
+        if info.images > 1 {
+            name.push_str(&format!(", {} images (the primary shown)", info.images));
+        }
+        return Some((name, (info.width, info.height)));
+    }
+    if photo::is_jxl(&head) {
+        return photo::jxl_size(reader)
+            .ok()
+            .map(|size| ("JPEG XL".to_owned(), size));
+    }
+    None
 }
 
 /// The rows in the order shown, for those set after the EXIF reading.

@@ -185,7 +185,11 @@ pub fn what_it_is(head: &[u8]) -> String {
         (b"\x1F\x8B", 0, "a gzip archive"),
         (b"<svg", 0, "an SVG drawing (not a photo)"),
         (b"<?xml", 0, "an XML file"),
-        (b"ftyp", 4, "a video or other ISO media file (MP4, MOV, 3GP)"),
+        (
+            b"ftyp",
+            4,
+            "a video or other ISO media file (MP4, MOV, 3GP)",
+        ),
     ];
     for (magic, at, name) in named {
         if head.get(*at..*at + magic.len()) == Some(*magic) {
@@ -611,7 +615,8 @@ fn png_thumbnail<R: BufRead + Seek>(
     target: u32,
     limits: Limits,
 ) -> Result<Thumbnail, ThumbError> {
-    let png = photo::decode_png(reader, &photo_limits(limits)).map_err(|e| photo_error(e, limits))?;
+    let png =
+        photo::decode_png(reader, &photo_limits(limits)).map_err(|e| photo_error(e, limits))?;
     if let photo::Icc::Skipped { compressed } = png.icc {
         tracing::warn!(
             "a PNG's colour profile ({compressed} bytes compressed) inflates to more than {} MB \

@@ -254,9 +254,9 @@ impl Report {
 
 /// File extensions recorded as images (by name; RAW formats included).
 pub const IMAGE_EXTENSIONS: &[&str] = &[
-    "jpg", "jpeg", "jpe", "png", "gif", "webp", "tif", "tiff", "bmp", "heic", "heif", "avif",
-    "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "dng", "orf", "rw2", "raf", "pef",
-    "srw", "x3f", "3fr", "erf", "kdc", "mrw", "raw", "rwl",
+    "jpg", "jpeg", "jpe", "png", "gif", "webp", "tif", "tiff", "bmp", "heic", "heif", "hif",
+    "avif", "jxl", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf", "sr2", "dng", "orf", "rw2",
+    "raf", "pef", "srw", "x3f", "3fr", "erf", "kdc", "mrw", "raw", "rwl",
 ];
 
 /// Whether a path names an image file (by its extension).
