@@ -23,6 +23,18 @@ missing=()
 have cc || missing+=(gcc)
 #   g++: Adobe's XMP Toolkit (C++), built by the xmp_toolkit crate (photo's metadata).
 have c++ || missing+=(g++)
+#   cmake, pkg-config: libheif 1.23, built by libheif-sys (Debian 12 has 1.15,
+#   older than any binding supports); libde265-dev, libdav1d-dev: its HEVC
+#   (HEIC) and AV1 (AVIF) decoders; libjpeg-dev: JPEG-coded HEIF.
+have cmake || missing+=(cmake)
+have pkg-config || missing+=(pkg-config)
+if have pkg-config; then
+  pkg-config --exists libde265 || missing+=(libde265-dev)
+  pkg-config --exists dav1d || missing+=(libdav1d-dev)
+  pkg-config --exists libjpeg || missing+=(libjpeg-dev)
+else
+  missing+=(libde265-dev libdav1d-dev libjpeg-dev)
+fi
 have python3 || missing+=(python3)
 if have python3 && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing+=(python3-venv); fi
 #   util-linux (setpriv): as root, viewer2's unreadable-folder test runs the
@@ -51,8 +63,11 @@ have Xvfb || optional+=(xvfb libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcom
 have openbox || optional+=(openbox)
 #   libimage-exiftool-perl: exiftool, the oracle the metadata tests compare with.
 have exiftool || optional+=(libimage-exiftool-perl)
-#   libheif-examples: heif-enc, which makes the metadata tests' HEIF file.
+#   libheif-examples: heif-enc and heif-convert, which make the HEIC and AVIF
+#   test files and decode them as the oracle; libjxl-tools: cjxl and djxl,
+#   the same for JPEG XL.
 have heif-enc || optional+=(libheif-examples)
+have cjxl || optional+=(libjxl-tools)
 #   desktop-file-utils: calculon's installed .desktop entry is validated.
 have desktop-file-validate || optional+=(desktop-file-utils)
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)

@@ -150,6 +150,7 @@ fn subcommand_at(args: &[std::ffi::OsString]) -> Option<usize> {
             "mark",
             "write-sidecars",
             "install-desktop",
+            "thumbnail",
             "help",
         ]
         .contains(&arg.as_ref());
@@ -213,6 +214,18 @@ enum Command {
         /// ~/.local/share).
         #[arg(long)]
         prefix: Option<PathBuf>,
+    },
+    /// Writes a PNG thumbnail of one photo, as a freedesktop thumbnailer
+    /// (`viewer2.thumbnailer`, installed by install-desktop, gives file
+    /// managers HEIC, AVIF and JPEG XL thumbnails through it).
+    Thumbnail {
+        /// The longest side, in pixels.
+        #[arg(short, long, default_value_t = 256)]
+        size: u32,
+        /// The photo.
+        input: PathBuf,
+        /// The PNG to write (written beside, then renamed into place).
+        output: PathBuf,
     },
     /// Prints the paths matching a query, best first.
     Search {
@@ -284,6 +297,9 @@ fn index(catalog_path: &Path, dirs: &[PathBuf]) -> Result<()> {
 const DESKTOP_ENTRY: &str = include_str!("../data/viewer2.desktop");
 /// The icon (scalable).
 const ICON: &str = include_str!("../data/viewer2.svg");
+/// The freedesktop thumbnailer entry: file managers (Nautilus, Nemo,
+/// Thunar's tumbler) run `viewer2 thumbnail` for the formats they lack.
+const THUMBNAILER_ENTRY: &str = include_str!("../data/viewer2.thumbnailer");
 
 fn install_desktop(prefix: Option<PathBuf>) -> Result<()> {
     let data = match prefix {
@@ -305,11 +321,14 @@ fn install_desktop(prefix: Option<PathBuf>) -> Result<()> {
         .replace('`', "\\`")
         .replace('$', "\\$");
     let entry = DESKTOP_ENTRY.replace("Exec=viewer2 %F", &format!("Exec=\"{quoted}\" %F"));
+    let thumbnailer = THUMBNAILER_ENTRY.replace("Exec=viewer2 ", &format!("Exec=\"{quoted}\" "));
     let apps = data.join("applications");
     let icons = data.join("icons/hicolor/scalable/apps");
+    let thumbnailers = data.join("thumbnailers");
     for (dir, name, text) in [
         (&apps, "viewer2.desktop", entry.as_str()),
         (&icons, "viewer2.svg", ICON),
+        (&thumbnailers, "viewer2.thumbnailer", thumbnailer.as_str()),
     ] {
         std::fs::create_dir_all(dir).with_context(|| format!("{}", dir.display()))?;
         let path = dir.join(name);
@@ -317,6 +336,31 @@ fn install_desktop(prefix: Option<PathBuf>) -> Result<()> {
         println!("{}", path.display());
     }
     Ok(())
+}
+
+/// `viewer2 thumbnail`: the photo's thumbnail as a PNG at `output`, the
+/// same one the grid shows (the file's own preview where it covers the
+/// size, orientation applied).
+fn thumbnail_png(input: &Path, output: &Path, size: u32) -> Result<()> {
+    if size == 0 {
+        anyhow::bail!("--size must be at least 1");
+    }
+    let file = photo::open_regular(input).with_context(|| format!("{}", input.display()))?;
+    let thumb = viewer2::thumbnail::thumbnail(
+        std::io::BufReader::new(file),
+        size,
+        viewer2::thumbnail::Limits::default(),
+    )
+    .with_context(|| format!("{}", input.display()))?;
+    let mut png = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut png, thumb.width, thumb.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.write_header()
+            .and_then(|mut w| w.write_image_data(&thumb.rgba))
+            .context("encoding the PNG")?;
+    }
+    write_atomically(output, &png).with_context(|| format!("{}", output.display()))
 }
 
 /// Writes a file the safe way: a temporary file beside it, synced, then
@@ -1040,6 +1084,11 @@ fn main() -> Result<()> {
         Command::Mark { what, files } => mark(&catalog_path, what, &files),
         Command::WriteSidecars { all } => write_sidecars(&catalog_path, all),
         Command::InstallDesktop { prefix } => install_desktop(prefix),
+        Command::Thumbnail {
+            size,
+            input,
+            output,
+        } => thumbnail_png(&input, &output, size),
         Command::Search {
             query,
             limit,

@@ -900,3 +900,130 @@ fn search_into_a_closed_pipe_ends_quietly() {
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("Broken pipe"), "{err}");
 }
+
+/// The freedesktop thumbnailer `install-desktop` writes: its Exec, run as a
+/// file manager runs it (`%s` the size, `%i` the input, `%o` the output),
+/// makes a PNG of every kind of photo viewer2 shows, at most `%s` a side,
+/// and says why for a file it cannot show (writing nothing).
+#[test]
+fn the_thumbnailer_makes_pngs_of_every_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_viewer2"))
+        .args(["install-desktop", "--prefix"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let entry =
+        std::fs::read_to_string(dir.path().join("thumbnailers/viewer2.thumbnailer")).unwrap();
+    assert!(entry.starts_with("[Thumbnailer Entry]\n"), "{entry}");
+    let exec = entry.lines().find_map(|l| l.strip_prefix("Exec=")).unwrap();
+    let mime = entry
+        .lines()
+        .find_map(|l| l.strip_prefix("MimeType="))
+        .unwrap();
+    for m in ["image/heic", "image/avif", "image/jxl"] {
+        assert!(mime.split(';').any(|x| x == m), "{m} missing: {mime}");
+    }
+    let program = format!("\"{}\"", env!("CARGO_BIN_EXE_viewer2"));
+    let rest = exec
+        .strip_prefix(&program)
+        .unwrap_or_else(|| panic!("Exec runs another program: {exec}"));
+    let thumbnail = |input: &Path, output: &Path, size: u32| {
+        let args: Vec<std::ffi::OsString> = rest
+            .split_whitespace()
+            .map(|a| match a {
+                "%s" => size.to_string().into(),
+                "%i" => input.as_os_str().to_owned(),
+                "%o" => output.as_os_str().to_owned(),
+                other => other.into(),
+            })
+            .collect();
+        Command::new(env!("CARGO_BIN_EXE_viewer2"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let photos = dir.path().join("photos");
+    std::fs::create_dir_all(&photos).unwrap();
+    let jpeg = photos.join("Straße.jpg");
+    std::fs::write(&jpeg, jpeg_bytes(Vec::new(), 600)).unwrap();
+    let png = photos.join("drawing.png");
+    image::RgbImage::from_fn(500, 300, |x, y| image::Rgb([x as u8, y as u8, 90]))
+        .save(&png)
+        .unwrap();
+    let mut inputs = vec![jpeg.clone(), png.clone()];
+    let tools = ["heif-enc", "cjxl"].iter().all(|t| {
+        Command::new(t)
+            .arg("--help")
+            .output()
+            .is_ok_and(|o| !o.stdout.is_empty() || !o.stderr.is_empty())
+    });
+    if tools {
+        for (name, tool, args) in [
+            ("phone.heic", "heif-enc", &["-q", "80", "-o"][..]),
+            ("phone.avif", "heif-enc", &["-A", "-q", "80", "-o"][..]),
+        ] {
+            let made = photos.join(name);
+            let ok = Command::new(tool)
+                .args(&args[..args.len() - 1])
+                .arg(&jpeg)
+                .arg(args[args.len() - 1])
+                .arg(&made)
+                .status()
+                .unwrap();
+            assert!(ok.success(), "{tool} {name}");
+            inputs.push(made);
+        }
+        let jxl = photos.join("drawing.jxl");
+        assert!(
+            Command::new("cjxl")
+                .arg(&png)
+                .arg(&jxl)
+                .status()
+                .unwrap()
+                .success()
+        );
+        inputs.push(jxl);
+    } else {
+        assert!(
+            std::env::var_os("REQUIRE_IMAGE_TOOLS").is_none(),
+            "heif-enc and cjxl are required (REQUIRE_IMAGE_TOOLS is set)"
+        );
+        eprintln!(
+            "SKIPPED the HEIC, AVIF and JPEG XL half: heif-enc or cjxl is not installed (libheif-examples, libjxl-tools)"
+        );
+    }
+    for input in &inputs {
+        let output = dir.path().join("thumb.png");
+        let _ = std::fs::remove_file(&output);
+        let run = thumbnail(input, &output, 128);
+        assert!(
+            run.status.success(),
+            "{}: {}",
+            input.display(),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(&output).unwrap(),
+        ));
+        let reader = decoder.read_info().unwrap();
+        let (w, h) = (reader.info().width, reader.info().height);
+        assert_eq!(w.max(h), 128, "{}: {w}×{h}", input.display());
+        if let Ok(file) = Command::new("file").arg("-b").arg(&output).output() {
+            assert!(String::from_utf8_lossy(&file.stdout).starts_with("PNG image data"));
+        }
+    }
+    // Not an image: the reason, and no output.
+    let text = photos.join("notes.jpg");
+    std::fs::write(&text, "%PDF-1.7 not a photo").unwrap();
+    let output = dir.path().join("none.png");
+    let run = thumbnail(&text, &output, 128);
+    assert!(!run.status.success());
+    assert!(String::from_utf8_lossy(&run.stderr).contains("a PDF document"));
+    assert!(!output.exists());
+}
