@@ -13,6 +13,8 @@
 //!   (or its embedded thumbnail when that covers what is asked) with its
 //!   rotation applied once; [`heif_info`] for its true size.
 //! - [`decode_jxl`]: JPEG XL through jxl-oxide.
+//! - [`raw_picture`]: a camera RAW's embedded preview through LibRaw (or,
+//!   without one, the image developed at half size).
 //! - [`MemoryBudget`]: one budget of memory that the decodes in flight
 //!   share, each reserving its peak (known from its header) before it
 //!   starts.
@@ -40,6 +42,7 @@ mod jpeg;
 mod jxl;
 pub mod meta;
 mod png_file;
+mod raw;
 
 pub use budget::{MemoryBudget, Reservation};
 pub use error::PhotoError;
@@ -50,6 +53,9 @@ pub use heif::{
 pub use jpeg::{JpegEnd, jpeg_end};
 pub use jxl::{decode_jxl, is_jxl, jxl_decode_peak, jxl_size};
 pub use png_file::{Icc, MAX_ICC_BYTES, PngHeader, PngImage, Samples, decode_png, png_header};
+pub use raw::{
+    MAX_RAW_BYTES, RawInfo, RawPicture, raw_decode_peak, raw_info, raw_kind, raw_picture,
+};
 
 /// Sizes refused before anything is allocated for them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,11 @@
 //!   output written as JPEG by both;
 //! - peak heap during one thumbnail (a counting allocator), and libvips'
 //!   peak resident memory;
-//! - embedded EXIF previews per second, reading 64 KB per file.
+//! - embedded EXIF previews per second, reading 64 KB per file;
+//! - HEIC and AVIF (12 MP, made by libheif's `heif-enc`, HEIC with and
+//!   without the 320 × 240 thumbnail a phone writes) against vipsthumbnail
+//!   (libvips' heifload, through Debian's libheif) and `heif-thumbnailer`
+//!   (libheif's own, one process per photo as file managers run it).
 //!
 //! The photos are made from real ones (`--photos DIR`, default the
 //! scikit-image pictures that retarget's report installs into
@@ -14,7 +18,7 @@
 //! when those are not there): scaled up to camera size with a little
 //! sensor noise, encoded at quality 90, with a 160×120 EXIF preview.
 //!
-//!     apt-get install libvips-tools
+//!     apt-get install libvips-tools libheif-examples
 //!     cargo run --release -p viewer2-bench
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -70,6 +74,9 @@ struct Args {
     /// Thumbnail size (the long side).
     #[arg(long, default_value_t = 256)]
     size: u32,
+    /// Only the HEIC and AVIF rows.
+    #[arg(long)]
+    heif_only: bool,
 }
 
 /// Pins this process (and the children it starts) to one CPU: "per core"
@@ -120,6 +127,9 @@ fn main() -> Result<()> {
         "| photos | viewer2 | vipsthumbnail | viewer2 ÷ vips | viewer2 peak heap per thumbnail (largest) | vips peak RSS |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    if args.heif_only {
+        return heif_rows(&sources, &root, &args);
+    }
     // 4:4:4 (what `image` writes) and 4:2:0 chroma (what most cameras and
     // phones write).
     for (label, w, h, subsampled) in [
@@ -161,10 +171,137 @@ fn main() -> Result<()> {
         eprintln!("{label}: {previews:.0} embedded previews/s");
         println!("| {label}, embedded EXIF previews | {previews:.0}/s | | | | |");
     }
+    heif_rows(&sources, &root, &args)?;
     println!(
         "\nviewer2: at 1/8 from the DC coefficients alone where an eighth covers the target, else jpeg-decoder's scaled IDCT (the largest of 1/8, 1/4, 1/2 not below the target); Lanczos3 (fast_image_resize), JPEG out at quality 80; vipsthumbnail: shrink-on-load, `VIPS_CONCURRENCY=1`, one process for the whole set, JPEG out at its default quality. Both pinned to one CPU."
     );
     Ok(())
+}
+
+/// The HEIC and AVIF rows: files made by heif-enc from the first sources
+/// at 4032 × 3024 (an iPhone's size), thumbnailed by viewer2, vipsthumbnail
+/// and heif-thumbnailer.
+fn heif_rows(sources: &[image::RgbImage], root: &Path, args: &Args) -> Result<()> {
+    let count = args.count.min(6);
+    for (label, ext, enc_args) in [
+        (
+            "HEIC 12 MP (4032×3024) with its 320×240 thumbnail",
+            "heic",
+            &["-q", "50", "-t", "320"][..],
+        ),
+        (
+            "HEIC 12 MP (4032×3024), no thumbnail",
+            "heic",
+            &["-q", "50"][..],
+        ),
+        (
+            "AVIF 12 MP (4032×3024), no thumbnail",
+            "avif",
+            &["-A", "-q", "50"][..],
+        ),
+    ] {
+        let dir = root.join(format!("{ext}-{}", enc_args.len()));
+        std::fs::create_dir_all(&dir)?;
+        let mut files = Vec::new();
+        for i in 0..count {
+            let path = dir.join(format!("photo{i}.{ext}"));
+            if !path.exists() {
+                let src = &sources[i % sources.len()];
+                let big = image::imageops::resize(
+                    src,
+                    4032,
+                    3024,
+                    image::imageops::FilterType::CatmullRom,
+                );
+                let png = dir.join("source.png");
+                big.save(&png)?;
+                let made = Command::new("heif-enc")
+                    .args(enc_args)
+                    .arg(&png)
+                    .arg("-o")
+                    .arg(&path)
+                    .output();
+                match made {
+                    Ok(o) if o.status.success() => {}
+                    Ok(o) => bail!("heif-enc: {}", String::from_utf8_lossy(&o.stderr)),
+                    Err(_) => {
+                        eprintln!(
+                            "heif-enc not found (apt-get install libheif-examples): HEIF rows left out"
+                        );
+                        return Ok(());
+                    }
+                }
+            }
+            files.push(path);
+        }
+        let rss_before = max_rss_bytes();
+        let ours = run_ours(&files, args.size, &dir.join("ours"))?;
+        let rss_growth = max_rss_bytes().saturating_sub(rss_before);
+        let vips = run_vips(&files, args.size, &dir.join("vips"))?;
+        let thumbnailer = run_heif_thumbnailer(&files, args.size, &dir.join("heif-thumbnailer"))?;
+        let best = [vips, thumbnailer]
+            .into_iter()
+            .flatten()
+            .map(|r| r.per_second)
+            .fold(0.0, f64::max);
+        println!(
+            "| {label}, {} | {:.1}/s | {} | {} | {:.1} MB heap + libheif's own (peak RSS grew {:.0} MB) | {} |",
+            files.len(),
+            ours.per_second,
+            vips.map_or("—".into(), |v| format!("{:.1}/s", v.per_second)),
+            if best > 0.0 {
+                format!("{:.2}× the fastest", ours.per_second / best)
+            } else {
+                "—".into()
+            },
+            ours.peak_bytes as f64 / 1e6,
+            rss_growth as f64 / 1e6,
+            thumbnailer.map_or("—".into(), |t| format!(
+                "heif-thumbnailer {:.1}/s",
+                t.per_second
+            )),
+        );
+    }
+    Ok(())
+}
+
+/// This process's peak resident memory so far.
+fn max_rss_bytes() -> usize {
+    // SAFETY: getrusage fills a plain struct we own.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage.ru_maxrss as usize * 1024
+    }
+}
+
+/// libheif's heif-thumbnailer, one process per photo (as a file manager
+/// runs a thumbnailer), PNG out.
+fn run_heif_thumbnailer(files: &[PathBuf], size: u32, out: &Path) -> Result<Option<Rate>> {
+    std::fs::create_dir_all(out)?;
+    let start = Instant::now();
+    for (i, f) in files.iter().enumerate() {
+        let status = Command::new("heif-thumbnailer")
+            .arg("-s")
+            .arg(size.to_string())
+            .arg(f)
+            .arg(out.join(format!("{i}.png")))
+            .status();
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => bail!("heif-thumbnailer failed on {}: {s}", f.display()),
+            Err(_) => {
+                eprintln!(
+                    "heif-thumbnailer not found (apt-get install libheif-examples): left out"
+                );
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(Rate {
+        per_second: files.len() as f64 / start.elapsed().as_secs_f64(),
+        peak_bytes: 0,
+    }))
 }
 
 fn sources(dir: &Path) -> Result<Vec<image::RgbImage>> {
