@@ -164,7 +164,10 @@ pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
         let position = d.position.map(|p| p.text());
         push(&mut d, "Position", position);
     }
-    if let Some((format, (w, h))) = format_and_size(&mut reader) {
+    if let Some((format, (w, h), camera)) = format_and_size(&mut reader) {
+        if d.get("Camera").is_none() {
+            set_row(&mut d, "Camera", camera);
+        }
         // The image's own size: a phone's EXIF gives the sensor's.
         match d.rows.iter_mut().find(|(w, _)| *w == "Pixels") {
             Some(row) => row.1 = format!("{w} × {h}"),
@@ -177,15 +180,22 @@ pub fn read(reader: Box<dyn ReadSeek>, zone: &TimeZone) -> Details {
     d
 }
 
-/// For formats whose EXIF size is not the image's (HEIC, AVIF, JPEG XL):
-/// the format's name and the image's size as shown, from its header.
+/// For formats whose EXIF size is not the image's (HEIC, AVIF, JPEG XL,
+/// camera RAW): the format's name, the image's size as shown, from its
+/// header, and the camera where the format names it (LibRaw's, for RAWs
+/// whose EXIF the panel cannot read).
 fn format_and_size<R: std::io::Read + std::io::Seek>(
     reader: &mut R,
-) -> Option<(String, (u32, u32))> {
+) -> Option<(String, (u32, u32), String)> {
     use std::io::{Read, SeekFrom};
     reader.seek(SeekFrom::Start(0)).ok()?;
     let mut head = Vec::new();
-    reader.by_ref().take(64).read_to_end(&mut head).ok()?;
+    // A RAW is told by its first directory, within the first kilobytes.
+    reader
+        .by_ref()
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
     reader.seek(SeekFrom::Start(0)).ok()?;
     if photo::heif_kind(&head).is_some() {
         let info = photo::heif_info(reader).ok()?;
@@ -196,12 +206,23 @@ fn format_and_size<R: std::io::Read + std::io::Seek>(
         if info.images > 1 {
             name.push_str(&format!(", {} images (the primary shown)", info.images));
         }
-        return Some((name, (info.width, info.height)));
+        return Some((name, (info.width, info.height), String::new()));
     }
     if photo::is_jxl(&head) {
         return photo::jxl_size(reader)
             .ok()
-            .map(|size| ("JPEG XL".to_owned(), size));
+            .map(|size| ("JPEG XL".to_owned(), size, String::new()));
+    }
+    if let Some(kind) = photo::raw_kind(&head) {
+        let size = reader.seek(SeekFrom::End(0)).ok()?;
+        if size > photo::MAX_RAW_BYTES {
+            return None;
+        }
+        reader.seek(SeekFrom::Start(0)).ok()?;
+        let mut bytes = Vec::new();
+        reader.take(size).read_to_end(&mut bytes).ok()?;
+        let info = photo::raw_info(&bytes).ok()?;
+        return Some((kind.to_owned(), (info.width, info.height), info.camera));
     }
     None
 }

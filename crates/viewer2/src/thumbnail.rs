@@ -17,6 +17,10 @@
 //!   for the grid), the primary image otherwise; rotation and mirroring
 //!   come from the file's `irot`/`imir`, never again from its EXIF.
 //! - **JPEG XL** through jxl-oxide ([`photo::decode_jxl`]).
+//! - **Camera RAW** through LibRaw ([`photo::raw_picture`]): the camera's
+//!   embedded preview, decoded by the JPEG paths above and turned by the
+//!   RAW's orientation; a RAW without a preview large enough is developed
+//!   at half size.
 //! - **Other formats** (PNG, GIF, WebP, TIFF, BMP) through `image`, with
 //!   its limits set from ours.
 //!
@@ -146,6 +150,7 @@ enum Kind {
     Jpeg,
     Heif(photo::HeifKind),
     Jxl,
+    Raw,
     Other(image::ImageFormat),
 }
 
@@ -161,6 +166,9 @@ fn sniff(head: &[u8]) -> Result<Kind, ThumbError> {
     }
     if photo::is_jxl(head) {
         return Ok(Kind::Jxl);
+    }
+    if photo::raw_kind(head).is_some() {
+        return Ok(Kind::Raw);
     }
     match image::guess_format(head) {
         Ok(f) if f != image::ImageFormat::Avif => Ok(Kind::Other(f)),
@@ -210,6 +218,85 @@ pub fn what_it_is(head: &[u8]) -> String {
 
 /// The most of a HEIF or JPEG XL file read into memory for a decode.
 const MAX_CODED_BYTES: u64 = 1 << 30;
+
+/// A whole file, refused over `limit` bytes before it is read.
+fn read_whole<R: Read + Seek>(reader: &mut R, limit: u64) -> Result<Vec<u8>, ThumbError> {
+    let size = reader.seek(SeekFrom::End(0))?;
+    if size > limit {
+        return Err(ThumbError::Decode(format!(
+            "the file is {size} bytes, more than the {limit} read"
+        )));
+    }
+    reader.seek(SeekFrom::Start(0))?;
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(size as usize)
+        .map_err(|_| ThumbError::Decode(format!("no memory for a file of {size} bytes")))?;
+    reader.take(size).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A camera RAW: its embedded preview through the JPEG paths (at the
+/// reduced size they pick), turned by the RAW's orientation; without a
+/// preview that covers the target (or the RAW's own size), the image
+/// developed at half size. A TIFF LibRaw does not take is read as a TIFF.
+fn raw_thumbnail<R: BufRead + Seek>(
+    mut reader: R,
+    target: u32,
+    limits: Limits,
+) -> Result<Thumbnail, ThumbError> {
+    let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES)?;
+    let bounds = photo_limits(limits);
+    let info = match photo::raw_info(&bytes) {
+        Ok(info) => info,
+        Err(e) if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") => {
+            tracing::debug!("not a RAW LibRaw reads ({e}); read as a TIFF");
+            reader.seek(SeekFrom::Start(0))?;
+            return other_thumbnail(reader, image::ImageFormat::Tiff, target, limits);
+        }
+        Err(e) => return Err(photo_error(e, limits)),
+    };
+    let full = (info.width, info.height);
+    let wanted = target.min(full.0.max(full.1));
+    let preview_covers = info.preview.is_some_and(|(w, h)| w.max(h) >= wanted);
+    let (_, picture) =
+        photo::raw_picture(&bytes, &bounds, !preview_covers).map_err(|e| photo_error(e, limits))?;
+    drop(bytes);
+    let (tw, th) = fitted(full.0, full.1, target);
+    match picture {
+        photo::RawPicture::Jpeg(jpeg) => {
+            let t = thumbnail(Cursor::new(jpeg), target, limits)?;
+            let t = orient(t, info.orientation);
+            // The preview's own size is not the photo's.
+            let rgba = resize_rgba(t.rgba, (t.width, t.height), (tw, th), true)?;
+            Ok(Thumbnail {
+                width: tw,
+                height: th,
+                rgba,
+                source: t.source,
+                full_size: full,
+            })
+        }
+        photo::RawPicture::Rgb { width, height, rgb } => {
+            let mut rgba = Vec::new();
+            rgba.try_reserve_exact(rgb.len() / 3 * 4).map_err(|_| {
+                ThumbError::Decode(format!("no memory for a {width}×{height} image"))
+            })?;
+            widen_to_rgba(&rgb, 3, |v| v, &mut rgba);
+            drop(rgb);
+            let rgba = resize_rgba(rgba, (width, height), (tw, th), true)?;
+            Ok(Thumbnail {
+                width: tw,
+                height: th,
+                rgba,
+                source: Source::Decoded {
+                    scale: (full.0 / width.max(1)).max(1),
+                },
+                full_size: full,
+            })
+        }
+    }
+}
 
 /// `photo`'s refusal as ours.
 fn photo_error(e: photo::PhotoError, limits: Limits) -> ThumbError {
@@ -326,6 +413,7 @@ pub fn thumbnail<R: Read + Seek>(
     let thumb = match kind {
         Kind::Jpeg => jpeg_thumbnail(reader, target, limits)?,
         Kind::Heif(_) | Kind::Jxl => decoded_thumbnail(reader, kind, target, limits)?,
+        Kind::Raw => return raw_thumbnail(reader, target, limits),
         Kind::Other(format) => other_thumbnail(reader, format, target, limits)?,
     };
     Ok(orient(thumb, orientation))
@@ -427,6 +515,29 @@ pub fn decode_peak<R: Read + Seek>(
                 + resize_peak(px(dw, dh), px(tw, th), false)
                 + PEAK_SLACK)
         }
+        Kind::Raw => {
+            let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES)?;
+            let size = bytes.len() as u64;
+            match photo::raw_info(&bytes) {
+                Ok(info) => {
+                    check_size(info.width, info.height, limits)?;
+                    let (tw, th) = fitted(info.width, info.height, target);
+                    // The preview's JPEG decode, or the development.
+                    let preview = info
+                        .preview
+                        .map_or(0, |(w, h)| u64::from(w) * u64::from(h) * 8);
+                    Ok(size
+                        + photo::raw_decode_peak(size, info.width, info.height).max(preview)
+                        + resize_peak(px(info.width / 2, info.height / 2), px(tw, th), true)
+                        + PEAK_SLACK)
+                }
+                // Read as a TIFF instead (see raw_thumbnail).
+                Err(_) => {
+                    reader.seek(SeekFrom::Start(0))?;
+                    other_peak(reader, image::ImageFormat::Tiff, target, limits)
+                }
+            }
+        }
         Kind::Jxl => {
             let size = reader.seek(SeekFrom::End(0))?;
             reader.seek(SeekFrom::Start(0))?;
@@ -449,22 +560,30 @@ pub fn decode_peak<R: Read + Seek>(
                 + resize_peak((w, h), px(tw, th), opaque)
                 + PEAK_SLACK)
         }
-        Kind::Other(format) => {
-            use image::ImageDecoder;
-            let decoder = image::ImageReader::with_format(reader, format)
-                .into_decoder()
-                .map_err(|e| ThumbError::Decode(e.to_string()))?;
-            let (w, h) = decoder.dimensions();
-            check_size(w, h, limits)?;
-            let (tw, th) = fitted(w, h, target);
-            let native = decoder.total_bytes();
-            let (w, h) = px(w, h);
-            // The decoder's own frame or canvas, as large as its output
-            // (GIF and WebP compose into one; TIFF reads whole strips),
-            // then the RGBA copy.
-            Ok(2 * native + w * h * 4 + resize_peak((w, h), px(tw, th), false) + PEAK_SLACK)
-        }
+        Kind::Other(format) => other_peak(reader, format, target, limits),
     }
+}
+
+/// [`decode_peak`] for the formats `image` decodes.
+fn other_peak<R: BufRead + Seek>(
+    reader: R,
+    format: image::ImageFormat,
+    target: u32,
+    limits: Limits,
+) -> Result<u64, ThumbError> {
+    use image::ImageDecoder;
+    let px = |w: u32, h: u32| (u64::from(w), u64::from(h));
+    let decoder = image::ImageReader::with_format(reader, format)
+        .into_decoder()
+        .map_err(|e| ThumbError::Decode(e.to_string()))?;
+    let (w, h) = decoder.dimensions();
+    check_size(w, h, limits)?;
+    let (tw, th) = fitted(w, h, target);
+    let native = decoder.total_bytes();
+    let (w, h) = px(w, h);
+    // The decoder's own frame or canvas, as large as its output (GIF and
+    // WebP compose into one; TIFF reads whole strips), then the RGBA copy.
+    Ok(2 * native + w * h * 4 + resize_peak((w, h), px(tw, th), false) + PEAK_SLACK)
 }
 
 /// The embedded EXIF thumbnail of a JPEG, from the first bytes of the file

@@ -5,6 +5,8 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
+#[path = "../../photo/tests/support/dng.rs"]
+mod dng;
 use common::{touch, viewer2};
 
 #[test]
@@ -956,7 +958,10 @@ fn the_thumbnailer_makes_pngs_of_every_kind() {
     image::RgbImage::from_fn(500, 300, |x, y| image::Rgb([x as u8, y as u8, 90]))
         .save(&png)
         .unwrap();
-    let mut inputs = vec![jpeg.clone(), png.clone()];
+    // A camera's DNG, held upright: its preview turned a quarter.
+    let dng = photos.join("DSC_0001.DNG");
+    std::fs::write(&dng, dng::dng(6, Some(&dng::preview_jpeg()))).unwrap();
+    let mut inputs = vec![jpeg.clone(), png.clone(), dng.clone()];
     let tools = ["heif-enc", "cjxl"].iter().all(|t| {
         Command::new(t)
             .arg("--help")
@@ -1014,6 +1019,9 @@ fn the_thumbnailer_makes_pngs_of_every_kind() {
         let reader = decoder.read_info().unwrap();
         let (w, h) = (reader.info().width, reader.info().height);
         assert_eq!(w.max(h), 128, "{}: {w}×{h}", input.display());
+        if input == &dng {
+            assert_eq!((w, h), (96, 128), "the DNG the camera's way up");
+        }
         if let Ok(file) = Command::new("file").arg("-b").arg(&output).output() {
             assert!(String::from_utf8_lossy(&file.stdout).starts_with("PNG image data"));
         }

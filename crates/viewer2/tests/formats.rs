@@ -3,8 +3,9 @@
 //! egui_kittest: a HEIC (made by libheif's heif-enc from a phone-like
 //! JPEG whose EXIF gives the sensor's 4032 × 3024 and a quarter turn), an
 //! AVIF and a JPEG XL (libjxl's cjxl) are shown in the grid and the
-//! loupe, the panel gives the HEIC's true size, and a Photoshop file says
-//! what it is. Without heif-enc or cjxl (Debian libheif-examples,
+//! loupe, the panel gives the HEIC's true size, a camera's DNG shows its
+//! preview the camera's way up (and one without a preview is developed),
+//! and a Photoshop file says what it is. Without heif-enc or cjxl (Debian libheif-examples,
 //! libjxl-tools) the test says SKIPPED, and fails under
 //! REQUIRE_IMAGE_TOOLS=1, which CI sets.
 
@@ -16,6 +17,8 @@ use egui_kittest::kittest::Queryable;
 use exif::{Field, In, Tag, Value};
 use viewer2::app::Options;
 
+#[path = "../../photo/tests/support/dng.rs"]
+mod dng;
 mod photos;
 mod ui;
 
@@ -87,6 +90,14 @@ fn library(dir: &Path) {
         .arg(&png)
         .arg(photos_dir.join("drawing.jxl"))
         .args(["-d", "1"]));
+    // A camera's DNG (a JPEG preview, turned a quarter by the camera) and
+    // one without a preview, developed.
+    std::fs::write(
+        photos_dir.join("DSC_0001.DNG"),
+        dng::dng(6, Some(&dng::preview_jpeg())),
+    )
+    .unwrap();
+    std::fs::write(photos_dir.join("scan.dng"), dng::dng(1, None)).unwrap();
     let mut psd = b"8BPS\0\x01\0\0\0\0\0\0\0\x03".to_vec();
     psd.resize(200, 0);
     std::fs::write(photos_dir.join("layers.jpg"), psd).unwrap();
@@ -107,9 +118,9 @@ fn heic_avif_and_jpeg_xl_show_in_the_grid_the_loupe_and_the_panel() {
     options.threads = 2;
     let mut h = ui::window(options, [1200.0, 800.0]);
     settle(&mut h);
-    assert_eq!(h.state().shown(), 4, "{:?}", h.state().shown_names());
-    // Three real thumbnails; the Photoshop file (named .jpg) says what it is.
-    assert_eq!(h.state().thumbnails_shown(), 3);
+    assert_eq!(h.state().shown(), 6, "{:?}", h.state().shown_names());
+    // Five real thumbnails; the Photoshop file (named .jpg) says what it is.
+    assert_eq!(h.state().thumbnails_shown(), 5);
     h.get_by_role_and_label(egui::Role::Button, "layers.jpg")
         .hover();
     h.run_steps(60);
@@ -132,8 +143,25 @@ fn heic_avif_and_jpeg_xl_show_in_the_grid_the_loupe_and_the_panel() {
     assert!(h.query_by_label("HEIC").is_some());
     assert!(h.query_by_label("Apple iPhone 12 Pro").is_some());
 
+    // The DNG: the RAW's size the way the camera held it, and its format.
+    h.get_by_role_and_label(egui::Role::Button, "DSC_0001.DNG")
+        .click();
+    settle(&mut h);
+    assert!(
+        h.query_by_label("192 × 256").is_some(),
+        "the RAW's size, turned"
+    );
+    assert!(h.query_by_label("DNG").is_some());
+    assert!(h.query_all_by_label("Testcam Model 1").next().is_some());
+
     // The loupe decodes each of them whole.
-    for name in ["IMG_4711.HEIC", "Frühling.avif", "drawing.jxl"] {
+    for name in [
+        "IMG_4711.HEIC",
+        "Frühling.avif",
+        "drawing.jxl",
+        "DSC_0001.DNG",
+        "scan.dng",
+    ] {
         h.get_by_role_and_label(egui::Role::Button, name).click();
         h.run_steps(2);
         h.key_press(egui::Key::Enter);
