@@ -32,8 +32,10 @@ if have pkg-config; then
   pkg-config --exists libde265 || missing+=(libde265-dev)
   pkg-config --exists dav1d || missing+=(libdav1d-dev)
   pkg-config --exists libjpeg || missing+=(libjpeg-dev)
+  #   libraw-dev: LibRaw, camera RAW previews (photo's raw/preview.c).
+  pkg-config --exists libraw_r || missing+=(libraw-dev)
 else
-  missing+=(libde265-dev libdav1d-dev libjpeg-dev)
+  missing+=(libde265-dev libdav1d-dev libjpeg-dev libraw-dev)
 fi
 have python3 || missing+=(python3)
 if have python3 && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing+=(python3-venv); fi
