@@ -34,8 +34,10 @@ if have pkg-config; then
   pkg-config --exists libjpeg || missing+=(libjpeg-dev)
   #   libraw-dev: LibRaw, camera RAW previews (photo's raw/preview.c).
   pkg-config --exists libraw_r || missing+=(libraw-dev)
+  #   liblcms2-dev: Little CMS, embedded colour profiles to sRGB.
+  pkg-config --exists lcms2 || missing+=(liblcms2-dev)
 else
-  missing+=(libde265-dev libdav1d-dev libjpeg-dev libraw-dev)
+  missing+=(libde265-dev libdav1d-dev libjpeg-dev libraw-dev liblcms2-dev)
 fi
 have python3 || missing+=(python3)
 if have python3 && ! python3 -c "import ensurepip, venv" >/dev/null 2>&1; then missing+=(python3-venv); fi
@@ -70,6 +72,8 @@ have exiftool || optional+=(libimage-exiftool-perl)
 #   the same for JPEG XL.
 have heif-enc || optional+=(libheif-examples)
 have cjxl || optional+=(libjxl-tools)
+#   imagemagick: convert, the oracle of the colour and orientation test.
+convert -version 2>/dev/null | grep -q ImageMagick || optional+=(imagemagick)
 #   desktop-file-utils: calculon's installed .desktop entry is validated.
 have desktop-file-validate || optional+=(desktop-file-utils)
 [ -e /usr/share/vulkan/icd.d/lvp_icd.x86_64.json ] || optional+=(mesa-vulkan-drivers)

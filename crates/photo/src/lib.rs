@@ -15,6 +15,9 @@
 //! - [`decode_jxl`]: JPEG XL through jxl-oxide.
 //! - [`raw_picture`]: a camera RAW's embedded preview through LibRaw (or,
 //!   without one, the image developed at half size).
+//! - [`to_srgb`]: pixels in an embedded ICC profile (Display P3, Adobe
+//!   RGB) converted to sRGB through Little CMS; [`jpeg_icc`] finds a
+//!   JPEG's profile.
 //! - [`MemoryBudget`]: one budget of memory that the decodes in flight
 //!   share, each reserving its peak (known from its header) before it
 //!   starts.
@@ -35,6 +38,7 @@
 //! ```
 
 mod budget;
+mod colour;
 mod error;
 mod file;
 mod heif;
@@ -45,6 +49,7 @@ mod png_file;
 mod raw;
 
 pub use budget::{MemoryBudget, Reservation};
+pub use colour::{jpeg_icc, to_srgb};
 pub use error::PhotoError;
 pub use file::{open_regular, read_regular};
 pub use heif::{

@@ -37,8 +37,9 @@ impl Key {
     fn bytes(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.path.len() + 26);
         // The entry format's version: entries of an older format never
-        // match (their hash and key differ).
-        b.extend_from_slice(b"v2");
+        // match (their hash and key differ). v3: colours converted to sRGB
+        // from the file's ICC profile.
+        b.extend_from_slice(b"v3");
         b.extend_from_slice(&(self.path.len() as u32).to_le_bytes());
         b.extend_from_slice(&self.path);
         b.extend_from_slice(&self.size.to_le_bytes());
