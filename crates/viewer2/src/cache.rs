@@ -184,6 +184,7 @@ impl ThumbCache {
             rgba: img.into_raw(),
             source: Source::Cached,
             full_size: (full_w, full_h),
+            problem: None,
         })
     }
 

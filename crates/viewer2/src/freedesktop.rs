@@ -118,6 +118,7 @@ impl ThumbStore for FreedesktopCache {
             rgba: img.into_raw(),
             source: Source::Cached,
             full_size,
+            problem: None,
         })
     }
 

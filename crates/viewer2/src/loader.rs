@@ -312,7 +312,8 @@ fn make(
     })?;
     file.seek(std::io::SeekFrom::Start(0))?;
     let t = thumbnail(file, size, limits)?;
-    if let Some(c) = cache
+    // A damaged file's part is not kept: its reason is shown each time.
+    if let Some(c) = cache.filter(|_| t.problem.is_none())
         && let Err(e) = lock(c).put(&key, &t)
     {
         tracing::warn!("{e}");

@@ -83,6 +83,9 @@ pub struct Thumbnail {
     pub source: Source,
     /// The source image's size, after orientation.
     pub full_size: (u32, u32),
+    /// What is wrong with the file when what is shown is only part of it
+    /// (a JPEG cut short) or its embedded preview; shown under it.
+    pub problem: Option<String>,
 }
 
 impl Thumbnail {
@@ -219,8 +222,13 @@ pub fn what_it_is(head: &[u8]) -> String {
 /// The most of a HEIF or JPEG XL file read into memory for a decode.
 const MAX_CODED_BYTES: u64 = 1 << 30;
 
-/// A whole file, refused over `limit` bytes before it is read.
-fn read_whole<R: Read + Seek>(reader: &mut R, limit: u64) -> Result<Vec<u8>, ThumbError> {
+/// A whole file, refused over `limit` bytes before it is read, with room
+/// for `extra` bytes more.
+fn read_whole<R: Read + Seek>(
+    reader: &mut R,
+    limit: u64,
+    extra: usize,
+) -> Result<Vec<u8>, ThumbError> {
     let size = reader.seek(SeekFrom::End(0))?;
     if size > limit {
         return Err(ThumbError::Decode(format!(
@@ -230,7 +238,7 @@ fn read_whole<R: Read + Seek>(reader: &mut R, limit: u64) -> Result<Vec<u8>, Thu
     reader.seek(SeekFrom::Start(0))?;
     let mut bytes = Vec::new();
     bytes
-        .try_reserve_exact(size as usize)
+        .try_reserve_exact(size as usize + extra)
         .map_err(|_| ThumbError::Decode(format!("no memory for a file of {size} bytes")))?;
     reader.take(size).read_to_end(&mut bytes)?;
     Ok(bytes)
@@ -245,7 +253,7 @@ fn raw_thumbnail<R: BufRead + Seek>(
     target: u32,
     limits: Limits,
 ) -> Result<Thumbnail, ThumbError> {
-    let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES)?;
+    let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES, 0)?;
     let bounds = photo_limits(limits);
     let info = match photo::raw_info(&bytes) {
         Ok(info) => info,
@@ -276,6 +284,7 @@ fn raw_thumbnail<R: BufRead + Seek>(
                 rgba,
                 source: t.source,
                 full_size: full,
+                problem: None,
             })
         }
         photo::RawPicture::Rgb { width, height, rgb } => {
@@ -294,6 +303,7 @@ fn raw_thumbnail<R: BufRead + Seek>(
                     scale: (full.0 / width.max(1)).max(1),
                 },
                 full_size: full,
+                problem: None,
             })
         }
     }
@@ -355,6 +365,7 @@ fn decoded_thumbnail<R: BufRead + Seek>(
             rgba,
             source: Source::Decoded { scale },
             full_size: (fw, fh),
+            problem: None,
         },
         icc,
     ))
@@ -411,6 +422,7 @@ pub fn thumbnail<R: Read + Seek>(
                     rgba,
                     source: Source::Decoded { scale: 8 },
                     full_size: (w, h),
+                    problem: None,
                 };
                 return Ok(in_srgb(orient(thumb, orientation), jpeg_icc.as_deref()));
             }
@@ -422,12 +434,95 @@ pub fn thumbnail<R: Read + Seek>(
         }
     }
     let (thumb, icc) = match kind {
-        Kind::Jpeg => (jpeg_thumbnail(reader, target, limits)?, jpeg_icc),
+        Kind::Jpeg => match jpeg_thumbnail(&mut reader, target, limits) {
+            Ok(t) => (t, jpeg_icc),
+            Err(ThumbError::Decode(why)) => match recovered_jpeg(reader, target, limits, why)? {
+                Recovered::Part(t) => (t, jpeg_icc),
+                // Oriented by its own reading.
+                Recovered::Preview(t) => return Ok(in_srgb(t, jpeg_icc.as_deref())),
+            },
+            Err(e) => return Err(e),
+        },
         Kind::Heif(_) | Kind::Jxl => decoded_thumbnail(reader, kind, target, limits)?,
         Kind::Raw => return raw_thumbnail(reader, target, limits),
         Kind::Other(format) => other_thumbnail(reader, format, target, limits)?,
     };
     Ok(in_srgb(orient(thumb, orientation), icc.as_deref()))
+}
+
+/// What a JPEG the decoders refuse can still show.
+enum Recovered {
+    /// The rows before it was cut short, the rest grey (not yet oriented).
+    Part(Thumbnail),
+    /// Its embedded EXIF preview (oriented).
+    Preview(Thumbnail),
+}
+
+/// A JPEG the decoder refused (`why`): what ImageMagick and libjpeg show
+/// of one cut short (the rows before the cut; the rest grey), or else its
+/// embedded preview, with the reason in [`Thumbnail::problem`].
+fn recovered_jpeg<R: BufRead + Seek>(
+    mut reader: R,
+    target: u32,
+    limits: Limits,
+    why: String,
+) -> Result<Recovered, ThumbError> {
+    let mut bytes = read_whole(&mut reader, MAX_CODED_BYTES, 2)?;
+    let reason = match photo::jpeg_end(&mut Cursor::new(&bytes)) {
+        Ok(end @ photo::JpegEnd::Truncated { .. }) => format!("the file is cut short: {end}"),
+        _ => format!("the image data is damaged ({why})"),
+    };
+    // An end-of-image marker where the data stops: the decoder finishes
+    // the scan with what it has.
+    bytes.extend_from_slice(&[0xFF, 0xD9]);
+    if let Ok(mut t) = jpeg_thumbnail(Cursor::new(&bytes), target, limits) {
+        grey_below_the_cut(&mut t);
+        t.problem = Some(format!("{reason}; the part before it is shown"));
+        return Ok(Recovered::Part(t));
+    }
+    let head = &bytes[..bytes.len().min(PREVIEW_HEAD)];
+    if let Some(mut preview) = embedded_preview(head) {
+        let (tw, th) = fitted(preview.width, preview.height, target);
+        preview.rgba = resize_rgba(
+            preview.rgba,
+            (preview.width, preview.height),
+            (tw, th),
+            true,
+        )?;
+        (preview.width, preview.height) = (tw, th);
+        preview.source = Source::Decoded { scale: 1 };
+        preview.problem = Some(format!("{reason}; its embedded preview is shown"));
+        return Ok(Recovered::Preview(preview));
+    }
+    Err(ThumbError::Decode(reason))
+}
+
+/// Paints grey the rows a JPEG cut short was filled with: the decoder
+/// repeats the last DC values with no detail, so from the foot up the
+/// filled rows hold a few flat colours (one per band where the chroma's
+/// last value changed), down to the row where the real pixels end.
+fn grey_below_the_cut(t: &mut Thumbnail) {
+    let row = t.width as usize * 4;
+    if row == 0 {
+        return;
+    }
+    let near = |a: &[u8], b: &[u8]| a.iter().zip(b).take(3).all(|(x, y)| x.abs_diff(*y) <= 2);
+    // A filled row: its first and last colours (two bands meet in one
+    // row), give or take the few pixels the resize blends between them.
+    let filled = |r: &[u8]| {
+        let (first, last) = (&r[..4], &r[r.len() - 4..]);
+        r.chunks_exact(4)
+            .filter(|p| !near(p, first) && !near(p, last))
+            .count()
+            <= 8
+    };
+    let mut first_filled = t.height as usize;
+    while first_filled > 0 && filled(&t.rgba[(first_filled - 1) * row..first_filled * row]) {
+        first_filled -= 1;
+    }
+    for px in t.rgba[first_filled * row..].chunks_exact_mut(4) {
+        px.copy_from_slice(&[128, 128, 128, 255]);
+    }
 }
 
 /// The thumbnail's pixels converted from the file's colour profile to
@@ -442,6 +537,11 @@ fn in_srgb(mut thumb: Thumbnail, icc: Option<&[u8]>) -> Thumbnail {
     }
     thumb
 }
+
+/// What decoding an embedded preview (at most a megapixel, as
+/// [`embedded_preview`] takes) holds: the decoder's output, the RGBA
+/// copy and the resize.
+const PREVIEW_PEAK: u64 = 1_000_000 * (3 + 4 + 4);
 
 /// Slack for what every path holds besides its images: Huffman and
 /// quantisation tables, segment bodies, read buffers, the decoders' own
@@ -476,13 +576,20 @@ pub fn decode_peak<R: Read + Seek>(
     let px = |w: u32, h: u32| (u64::from(w), u64::from(h));
     match kind {
         Kind::Jpeg => {
+            // A file cut short is read whole to show its part.
+            let file_bytes = reader.seek(SeekFrom::End(0))? + 2;
+            reader.seek(SeekFrom::Start(0))?;
             let mut decoder = jpeg_decoder::Decoder::new(reader);
-            decoder
-                .read_info()
-                .map_err(|e| ThumbError::Decode(e.to_string()))?;
-            let info = decoder
-                .info()
-                .ok_or_else(|| ThumbError::Decode("no frame header".into()))?;
+            // No frame header the decoder takes: thumbnail shows the
+            // embedded preview (at most a megapixel) from the file read
+            // whole, or says why not.
+            let info = match decoder.read_info() {
+                Ok(()) => decoder.info(),
+                Err(_) => None,
+            };
+            let Some(info) = info else {
+                return Ok(file_bytes + PREVIEW_PEAK + PEAK_SLACK);
+            };
             let (w, h) = (u32::from(info.width), u32::from(info.height));
             check_size(w, h, limits)?;
             let (tw, th) = fitted(w, h, target);
@@ -514,7 +621,8 @@ pub fn decode_peak<R: Read + Seek>(
             };
             let planes = sw * sh * comps * bytes;
             let output = sw * sh * comps * bytes;
-            let general = coefficients
+            let general = file_bytes
+                + coefficients
                 + planes
                 + output
                 + sw * sh * 4
@@ -540,7 +648,7 @@ pub fn decode_peak<R: Read + Seek>(
                 + PEAK_SLACK)
         }
         Kind::Raw => {
-            let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES)?;
+            let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES, 0)?;
             let size = bytes.len() as u64;
             match photo::raw_info(&bytes) {
                 Ok(info) => {
@@ -651,6 +759,7 @@ pub fn embedded_preview(head: &[u8]) -> Option<Thumbnail> {
             rgba,
             source: Source::Embedded,
             full_size: (w, h),
+            problem: None,
         },
         orientation,
     ))
@@ -747,6 +856,7 @@ fn jpeg_thumbnail<R: Read>(
         rgba,
         source: Source::Decoded { scale },
         full_size: (w, h),
+        problem: None,
     })
 }
 
@@ -793,6 +903,7 @@ fn png_thumbnail<R: BufRead + Seek>(
             rgba,
             source: Source::Decoded { scale: 1 },
             full_size: (w, h),
+            problem: None,
         },
         icc,
     ))
@@ -858,6 +969,7 @@ fn other_thumbnail<R: BufRead + Seek>(
             rgba,
             source: Source::Decoded { scale: 1 },
             full_size: (w, h),
+            problem: None,
         },
         icc,
     ))
@@ -961,5 +1073,6 @@ pub fn orient(t: Thumbnail, orientation: u32) -> Thumbnail {
         rgba: out,
         source: t.source,
         full_size,
+        problem: t.problem,
     }
 }

@@ -22,6 +22,7 @@ fn thumb(w: u32, h: u32, alpha: bool) -> Thumbnail {
         rgba,
         source: Source::Decoded { scale: 8 },
         full_size: (w * 8, h * 8),
+        problem: None,
     }
 }
 

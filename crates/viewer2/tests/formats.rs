@@ -171,3 +171,71 @@ fn heic_avif_and_jpeg_xl_show_in_the_grid_the_loupe_and_the_panel() {
         settle(&mut h);
     }
 }
+
+/// A JPEG cut short (a copy interrupted) and one whose frame header is
+/// damaged: the first shows the rows before the cut, the second its EXIF
+/// preview, each with a mark on its card, the reason when hovered, in
+/// the panel and under the picture in the loupe (ImageMagick and
+/// libjpeg show the part; Geeqie and gThumb the preview).
+#[test]
+fn broken_jpegs_show_what_they_can_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos_dir = dir.path().join("Copied");
+    std::fs::create_dir_all(&photos_dir).unwrap();
+    let picture = photos::picture(1200, 900);
+    let preview = photos::jpeg(&photos::picture(160, 120), 80);
+    let whole = photos::with_app1(
+        &photos::jpeg(&picture, 90),
+        &photos::exif_app1(1, Some(&preview)),
+    );
+    std::fs::write(photos_dir.join("cut.jpg"), &whole[..whole.len() * 11 / 20]).unwrap();
+    // The image's frame marker (the last frame header: the preview's
+    // comes first; FF C0 alone also occurs inside Huffman tables) made
+    // one for arithmetic coding, which no decoder here takes.
+    let mut damaged = whole.clone();
+    let sof = damaged
+        .windows(5)
+        .rposition(|w| w == [0xFF, 0xC0, 0, 17, 8])
+        .unwrap();
+    damaged[sof + 1] = 0xCB;
+    std::fs::write(photos_dir.join("damaged.jpg"), &damaged).unwrap();
+    std::fs::write(photos_dir.join("whole.jpg"), &whole).unwrap();
+
+    let mut options = Options::new(dir.path().join("cat.sqlite"), vec![photos_dir]);
+    options.threads = 2;
+    let mut h = ui::window(options, [1200.0, 800.0]);
+    settle(&mut h);
+    assert_eq!(h.state().shown(), 3);
+    assert_eq!(h.state().thumbnails_shown(), 3, "all three show a picture");
+    for (name, says) in [
+        ("cut.jpg", "the file is cut short"),
+        ("damaged.jpg", "its embedded preview is shown"),
+    ] {
+        h.get_by_role_and_label(egui::Role::Button, name).hover();
+        h.run_steps(60);
+        assert!(
+            h.query_all_by_label_contains(says).next().is_some(),
+            "{name}'s card says {says:?}"
+        );
+        h.get_by_role_and_label(egui::Role::Button, name).click();
+        settle(&mut h);
+        assert!(
+            h.query_by_label("Problem").is_some(),
+            "{name}: the panel's row"
+        );
+        h.key_press(egui::Key::Enter);
+        settle(&mut h);
+        assert!(h.state().loupe_ready(), "{name} in the loupe");
+        assert!(
+            h.query_all_by_label_contains(says).next().is_some(),
+            "{name}: under the picture"
+        );
+        h.key_press(egui::Key::Escape);
+        settle(&mut h);
+    }
+    // A whole file says nothing of the kind.
+    h.get_by_role_and_label(egui::Role::Button, "whole.jpg")
+        .click();
+    settle(&mut h);
+    assert!(h.query_by_label("Problem").is_none());
+}

@@ -278,6 +278,15 @@ impl ViewerApp {
             response = response.on_hover_text(format!("{name}: {reason}"));
         } else if !self.paint_thumbnail(&painter, id, image_area) {
             painter.rect_filled(image_area, 2.0, visuals.faint_bg_color);
+        } else if let Some(problem) = self.thumbs.get(&id).and_then(|t| t.problem.clone()) {
+            // Only part of the file, or its preview: a mark in the corner
+            // (a "!" on the warning colour; the default fonts have no ⚠),
+            // the reason when hovered.
+            let centre = image_area.left_top() + egui::vec2(10.0, 10.0);
+            painter.circle_filled(centre, 8.0, visuals.warn_fg_color);
+            let mark = one_line(ui, "!", 13.0, egui::Color32::BLACK, 16.0);
+            painter.galley(centre - mark.size() / 2.0, mark, egui::Color32::BLACK);
+            response = response.on_hover_text(format!("{name}: {problem}"));
         }
         // The user's marks over the picture: stars at its foot, the colour
         // label as a dot in its corner.
@@ -599,6 +608,7 @@ impl ViewerApp {
                     size: [w, h],
                     full: thumb.full_size,
                     preview,
+                    problem: thumb.problem.clone(),
                 },
             );
         }

@@ -33,6 +33,8 @@ enum Shown {
     Ready {
         texture: egui::TextureHandle,
         full: (u32, u32),
+        /// What is wrong with the file when only part of it shows.
+        problem: Option<String>,
     },
     Failed {
         reason: String,
@@ -205,6 +207,7 @@ impl ViewerApp {
                             egui::TextureOptions::LINEAR,
                         ),
                         full: t.full_size,
+                        problem: t.problem,
                     }
                 }
                 Err(ThumbError::TooLarge { width, height, .. }) => Shown::Failed {
@@ -389,7 +392,11 @@ impl ViewerApp {
         painter.rect_filled(rect, 0.0, backdrop);
         let ppp = ui.ctx().pixels_per_point();
         match l.images.get(&id) {
-            Some(Shown::Ready { texture, full }) => {
+            Some(Shown::Ready {
+                texture,
+                full,
+                problem,
+            }) => {
                 let full_px = egui::vec2(full.0.max(1) as f32, full.1.max(1) as f32);
                 let fit_zoom =
                     (rect.width() * ppp / full_px.x).min(rect.height() * ppp / full_px.y);
@@ -435,6 +442,20 @@ impl ViewerApp {
                     egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
                     egui::Color32::WHITE,
                 );
+                // Under the picture: why only part of it shows.
+                if let Some(problem) = problem {
+                    let band = egui::Rect::from_min_max(
+                        egui::pos2(rect.left(), rect.bottom() - 28.0),
+                        rect.right_bottom(),
+                    );
+                    let warn = ui.visuals().warn_fg_color;
+                    ui.put(band, |ui: &mut egui::Ui| {
+                        ui.vertical_centered(|ui| {
+                            ui.label(egui::RichText::new(problem.as_str()).color(warn))
+                        })
+                        .inner
+                    });
+                }
             }
             Some(Shown::Failed { reason, needs }) => {
                 let reason = reason.clone();

@@ -134,7 +134,7 @@ impl Options {
 }
 
 /// A thumbnail in the atlas.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Thumb {
     /// Its size in pixels.
     size: [u32; 2],
@@ -142,6 +142,9 @@ struct Thumb {
     full: (u32, u32),
     /// Whether it is the embedded preview (a real one is coming).
     preview: bool,
+    /// What is wrong with the file when the thumbnail is only part of it
+    /// or its preview.
+    problem: Option<String>,
 }
 
 /// The window's state.

@@ -162,8 +162,9 @@ impl ViewerApp {
                         format!("{why}; kept here, written when possible (viewer2 write-sidecars)"),
                     );
                 }
-                if let Some(reason) = self.broken.get(&photo.id) {
-                    row("Problem", reason.clone());
+                let damage = self.thumbs.get(&photo.id).and_then(|t| t.problem.clone());
+                if let Some(reason) = self.broken.get(&photo.id).cloned().or(damage) {
+                    row("Problem", reason);
                 }
                 if let Some(problem) = details.as_ref().and_then(|d| d.problem.clone()) {
                     row("Unreadable", problem);
