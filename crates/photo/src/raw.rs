@@ -1,10 +1,13 @@
 //! Camera RAW through LibRaw (what digiKam, darktable's previews, gThumb
 //! and RawTherapee read RAWs with): the largest preview the camera
 //! embedded (a full-size JPEG in most), or, for a RAW without one, the
-//! image developed at half size. `raw/preview.c` holds the calls, so only
-//! C compiled against the installed headers reads LibRaw's structs.
+//! image developed at half size. `raw/preview.cpp` holds the calls, so
+//! only C++ compiled against the installed headers reads LibRaw's structs.
+//! LibRaw reads through the caller's seekable reader: the directories and
+//! the preview, a few megabytes of a 50 MB RAW, never the whole file.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_longlong, c_void};
+use std::io::{Read, Seek, SeekFrom};
 
 use crate::{Limits, PhotoError};
 
@@ -21,8 +24,18 @@ struct PhotoRaw {
     image: *mut c_void,
 }
 
+type ReadFn = unsafe extern "C" fn(ctx: *mut c_void, buf: *mut c_void, len: usize) -> c_longlong;
+type SeekFn = unsafe extern "C" fn(ctx: *mut c_void, pos: c_longlong) -> c_int;
+
 unsafe extern "C" {
-    fn photo_raw_open(bytes: *const c_void, size: usize, mode: c_int, out: *mut PhotoRaw) -> c_int;
+    fn photo_raw_open(
+        ctx: *mut c_void,
+        read: ReadFn,
+        seek: SeekFn,
+        size: c_longlong,
+        mode: c_int,
+        out: *mut PhotoRaw,
+    ) -> c_int;
     fn photo_raw_free(raw: *mut PhotoRaw);
     fn photo_raw_image_kind(raw: *const PhotoRaw) -> c_int;
     fn photo_raw_image_width(raw: *const PhotoRaw) -> c_int;
@@ -125,8 +138,8 @@ pub enum RawPicture {
     },
 }
 
-/// The most of a RAW file read into memory (LibRaw reads from a buffer).
-pub const MAX_RAW_BYTES: u64 = 1 << 30;
+/// The largest RAW file opened (LibRaw's offsets are checked against it).
+pub const MAX_RAW_BYTES: u64 = 1 << 34;
 
 fn error(code: c_int) -> PhotoError {
     // SAFETY: libraw_strerror returns a static string for every code.
@@ -148,14 +161,89 @@ impl Drop for Opened {
     }
 }
 
-fn open(bytes: &[u8], mode: c_int) -> Result<Opened, PhotoError> {
+/// The reader LibRaw's callbacks read: any seekable reader, and the
+/// first error it gave (LibRaw only sees "no bytes").
+struct Input<'a> {
+    reader: &'a mut dyn ReadSeek,
+    error: Option<std::io::Error>,
+}
+
+trait ReadSeek: Read + Seek {}
+impl<T: Read + Seek> ReadSeek for T {}
+
+unsafe extern "C" fn read_cb(ctx: *mut c_void, buf: *mut c_void, len: usize) -> c_longlong {
+    // SAFETY: ctx is the Input `open` passes, alive for the call; buf is
+    // LibRaw's buffer of len bytes.
+    let input = unsafe { &mut *ctx.cast::<Input<'_>>() };
+    let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        loop {
+            match input.reader.read(out) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                other => return other,
+            }
+        }
+    }));
+    match read {
+        Ok(Ok(n)) => n as c_longlong,
+        Ok(Err(e)) => {
+            input.error.get_or_insert(e);
+            -1
+        }
+        Err(_) => -1,
+    }
+}
+
+unsafe extern "C" fn seek_cb(ctx: *mut c_void, pos: c_longlong) -> c_int {
+    // SAFETY: as in read_cb.
+    let input = unsafe { &mut *ctx.cast::<Input<'_>>() };
+    let Ok(pos) = u64::try_from(pos) else {
+        return -1;
+    };
+    let seek = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        input.reader.seek(SeekFrom::Start(pos))
+    }));
+    match seek {
+        Ok(Ok(_)) => 0,
+        Ok(Err(e)) => {
+            input.error.get_or_insert(e);
+            -1
+        }
+        Err(_) => -1,
+    }
+}
+
+fn open<R: Read + Seek>(mut reader: R, mode: c_int) -> Result<Opened, PhotoError> {
+    let size = reader.seek(SeekFrom::End(0))?;
+    if size > MAX_RAW_BYTES {
+        return Err(PhotoError::FileTooLarge {
+            size,
+            limit: MAX_RAW_BYTES,
+        });
+    }
+    reader.seek(SeekFrom::Start(0))?;
+    let mut input = Input {
+        reader: &mut reader,
+        error: None,
+    };
     let mut raw = std::mem::MaybeUninit::<PhotoRaw>::zeroed();
-    // SAFETY: bytes outlive the call (LibRaw is closed before it returns);
-    // `raw` is plain data the call fills.
-    let code =
-        unsafe { photo_raw_open(bytes.as_ptr().cast(), bytes.len(), mode, raw.as_mut_ptr()) };
+    // SAFETY: `input` outlives the call (LibRaw is closed before it
+    // returns); `raw` is plain data the call fills.
+    let code = unsafe {
+        photo_raw_open(
+            (&mut input as *mut Input<'_>).cast(),
+            read_cb,
+            seek_cb,
+            size as c_longlong,
+            mode,
+            raw.as_mut_ptr(),
+        )
+    };
     // SAFETY: zeroed is a valid PhotoRaw, and the call wrote the rest.
     let opened = Opened(unsafe { raw.assume_init() });
+    if let Some(e) = input.error {
+        return Err(PhotoError::Io(e));
+    }
     if code != 0 {
         return Err(error(code));
     }
@@ -202,23 +290,23 @@ fn info_of(raw: &PhotoRaw) -> RawInfo {
     }
 }
 
-/// What the RAW in `bytes` holds (see [`RawInfo`]).
-pub fn raw_info(bytes: &[u8]) -> Result<RawInfo, PhotoError> {
-    let raw = open(bytes, 0)?;
+/// What the RAW `reader` holds (see [`RawInfo`]), from its directories.
+pub fn raw_info<R: Read + Seek>(reader: R) -> Result<RawInfo, PhotoError> {
+    let raw = open(reader, 0)?;
     Ok(info_of(&raw.0))
 }
 
 /// The RAW's picture (see [`RawPicture`]): its embedded preview, or the
 /// half-size development when it has none (or when `develop` asks for
 /// it). Sizes over `limits` are refused before anything is developed.
-pub fn raw_picture(
-    bytes: &[u8],
+pub fn raw_picture<R: Read + Seek>(
+    mut reader: R,
     limits: &Limits,
     develop: bool,
 ) -> Result<(RawInfo, RawPicture), PhotoError> {
-    let info = raw_info(bytes)?;
+    let info = raw_info(&mut reader)?;
     limits.check(info.width, info.height)?;
-    let raw = open(bytes, if develop { 2 } else { 1 })?;
+    let raw = open(reader, if develop { 2 } else { 1 })?;
     let raw = &raw.0;
     let mut size = 0usize;
     // SAFETY: the accessors read the image photo_raw_open made, which
@@ -270,12 +358,15 @@ pub fn raw_picture(
 }
 
 /// The memory [`raw_picture`] holds at its peak for a RAW of `file_bytes`
-/// developing to `width`×`height`: the file, and (without a preview)
-/// the raw samples, LibRaw's half-size image of four 16-bit channels and
-/// the 8-bit output. An upper bound from the header.
+/// developing to `width`×`height`: the preview (at most the file) twice
+/// (LibRaw's copy and ours), and without a preview the raw samples,
+/// LibRaw's half-size image of four 16-bit channels and the 8-bit
+/// output. An upper bound from the header.
 pub fn raw_decode_peak(file_bytes: u64, width: u32, height: u32) -> u64 {
     let pixels = u64::from(width) * u64::from(height);
-    2 * file_bytes + pixels * 2 + pixels / 4 * 8 + pixels / 4 * 3 + (4 << 20)
+    let preview = 2 * file_bytes.min(pixels * 3);
+    let develop = pixels * 2 + pixels / 4 * 8 + pixels / 4 * 3;
+    preview.max(develop) + (4 << 20)
 }
 
 #[cfg(test)]
@@ -298,7 +389,7 @@ mod tests {
 
     #[test]
     fn not_a_raw_is_libraws_reason() {
-        let e = raw_info(b"II*\0\x08\0\0\0\0\0").unwrap_err();
+        let e = raw_info(std::io::Cursor::new(b"II*\0\x08\0\0\0\0\0")).unwrap_err();
         assert!(e.to_string().starts_with("RAW: LibRaw"), "{e}");
     }
 }

@@ -24,7 +24,7 @@ fn the_embedded_preview_comes_back_byte_for_byte_with_the_cameras_orientation() 
     ] {
         let file = dng(orientation, Some(&jpeg));
         assert_eq!(photo::raw_kind(&file), Some("DNG"));
-        let info = photo::raw_info(&file).unwrap();
+        let info = photo::raw_info(std::io::Cursor::new(&file)).unwrap();
         assert_eq!(info.orientation, u32::from(orientation));
         assert_eq!(
             (info.width, info.height),
@@ -33,7 +33,12 @@ fn the_embedded_preview_comes_back_byte_for_byte_with_the_cameras_orientation() 
         );
         assert_eq!(info.camera, "Testcam Model 1");
         assert_eq!(info.preview, Some((128, 96)));
-        let (_, picture) = photo::raw_picture(&file, &photo::Limits::default(), false).unwrap();
+        let (_, picture) = photo::raw_picture(
+            std::io::Cursor::new(&file),
+            &photo::Limits::default(),
+            false,
+        )
+        .unwrap();
         let photo::RawPicture::Jpeg(got) = picture else {
             panic!("no preview")
         };
@@ -54,7 +59,12 @@ fn a_raw_without_a_preview_is_developed_the_right_way_up() {
         (3, (128, 96), (124, 92)),
     ] {
         let file = dng(orientation, None);
-        let (info, picture) = photo::raw_picture(&file, &photo::Limits::default(), false).unwrap();
+        let (info, picture) = photo::raw_picture(
+            std::io::Cursor::new(&file),
+            &photo::Limits::default(),
+            false,
+        )
+        .unwrap();
         let photo::RawPicture::Rgb { width, height, rgb } = picture else {
             panic!("orientation {orientation}: a preview where there is none");
         };
@@ -82,7 +92,7 @@ fn sizes_over_the_limits_are_refused_before_developing() {
         max_side: 100,
         max_pixels: 1 << 20,
     };
-    let e = photo::raw_picture(&file, &small, true).unwrap_err();
+    let e = photo::raw_picture(std::io::Cursor::new(&file), &small, true).unwrap_err();
     assert!(matches!(e, photo::PhotoError::TooLarge { .. }), "{e}");
 }
 
@@ -100,7 +110,7 @@ proptest! {
             let i = ((file.len() as f64) * at) as usize;
             if let Some(b) = file.get_mut(i) { *b ^= v; }
         }
-        if let Err(e) = photo::raw_picture(&file, &photo::Limits::default(), false) {
+        if let Err(e) = photo::raw_picture(std::io::Cursor::new(&file), &photo::Limits::default(), false) {
             prop_assert!(e.to_string().starts_with("RAW") || e.to_string().contains("limit") || e.to_string().contains("header"), "{}", e);
         }
     }

@@ -10,7 +10,10 @@
 //! - HEIC and AVIF (12 MP, made by libheif's `heif-enc`, HEIC with and
 //!   without the 320 × 240 thumbnail a phone writes) against vipsthumbnail
 //!   (libvips' heifload, through Debian's libheif) and `heif-thumbnailer`
-//!   (libheif's own, one process per photo as file managers run it).
+//!   (libheif's own, one process per photo as file managers run it);
+//! - camera RAW: 24 MP DNGs with a full-size JPEG preview, the preview
+//!   taken out (LibRaw) against `exiftool -b -PreviewImage`, and 256 px
+//!   thumbnails made from it.
 //!
 //! The photos are made from real ones (`--photos DIR`, default the
 //! scikit-image pictures that retarget's report installs into
@@ -32,6 +35,12 @@ use clap::Parser;
 use viewer2::thumbnail::{Limits, PREVIEW_HEAD, embedded_preview, thumbnail};
 
 mod shared;
+
+// The DNG layout photo's RAW tests use: a JPEG preview first, the raw
+// samples in a sub-directory.
+#[allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+#[path = "../../photo/tests/support/dng.rs"]
+mod dng;
 
 /// Counts live heap bytes and their peak, for the peak-decode figure.
 struct Counting;
@@ -128,7 +137,8 @@ fn main() -> Result<()> {
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     if args.heif_only {
-        return heif_rows(&sources, &root, &args);
+        heif_rows(&sources, &root, &args)?;
+        return raw_rows(&sources, &root, &args);
     }
     // 4:4:4 (what `image` writes) and 4:2:0 chroma (what most cameras and
     // phones write).
@@ -172,6 +182,7 @@ fn main() -> Result<()> {
         println!("| {label}, embedded EXIF previews | {previews:.0}/s | | | | |");
     }
     heif_rows(&sources, &root, &args)?;
+    raw_rows(&sources, &root, &args)?;
     println!(
         "\nviewer2: at 1/8 from the DC coefficients alone where an eighth covers the target, else jpeg-decoder's scaled IDCT (the largest of 1/8, 1/4, 1/2 not below the target); Lanczos3 (fast_image_resize), JPEG out at quality 80; vipsthumbnail: shrink-on-load, `VIPS_CONCURRENCY=1`, one process for the whole set, JPEG out at its default quality. Both pinned to one CPU."
     );
@@ -262,6 +273,75 @@ fn heif_rows(sources: &[image::RgbImage], root: &Path, args: &Args) -> Result<()
             )),
         );
     }
+    Ok(())
+}
+
+/// The RAW rows: 24 MP DNGs whose preview is a full-size JPEG of a made
+/// photo (quality 90), as cameras write them.
+fn raw_rows(sources: &[image::RgbImage], root: &Path, args: &Args) -> Result<()> {
+    let (w, h) = (6000u32, 4000u32);
+    let dir = root.join("dng-6000x4000");
+    std::fs::create_dir_all(&dir)?;
+    let count = args.count.min(6);
+    let mut files = Vec::new();
+    for i in 0..count {
+        let path = dir.join(format!("photo{i}.dng"));
+        if !path.exists() {
+            let src = &sources[i % sources.len()];
+            let big = image::imageops::resize(src, w, h, image::imageops::FilterType::CatmullRom);
+            let mut jpeg = Vec::new();
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&big)?;
+            std::fs::write(&path, dng::dng_of((w, h), 1, Some((&jpeg, (w, h)))))?;
+        }
+        files.push(path);
+    }
+    // Taking the preview out, as bytes.
+    let rounds = 5;
+    let start = Instant::now();
+    for _ in 0..rounds {
+        for f in &files {
+            let file = std::io::BufReader::new(std::fs::File::open(f)?);
+            let (_, picture) = photo::raw_picture(file, &photo::Limits::default(), false)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+            if !matches!(picture, photo::RawPicture::Jpeg(_)) {
+                bail!("{}: no preview", f.display());
+            }
+        }
+    }
+    let ours = (rounds * files.len()) as f64 / start.elapsed().as_secs_f64();
+    let out = dir.join("exiftool");
+    std::fs::create_dir_all(&out)?;
+    let start = Instant::now();
+    let exiftool = Command::new("exiftool")
+        .args(["-q", "-b", "-PreviewImage", "-w"])
+        .arg(format!("{}/%f.jpg", out.display()))
+        .args(&files)
+        .status();
+    let theirs = match exiftool {
+        Ok(s) if s.success() => Some(files.len() as f64 / start.elapsed().as_secs_f64()),
+        _ => {
+            eprintln!(
+                "exiftool not found or failed (apt-get install libimage-exiftool-perl): left out"
+            );
+            None
+        }
+    };
+    println!(
+        "| RAW 24 MP (DNG, full-size JPEG preview): preview taken out, {} | {ours:.1}/s | | {} | | |",
+        files.len(),
+        theirs.map_or("—".into(), |t| format!(
+            "{:.2}× exiftool -b -PreviewImage ({t:.1}/s)",
+            ours / t
+        )),
+    );
+    let thumbs = run_ours(&files, args.size, &dir.join("ours"))?;
+    println!(
+        "| RAW 24 MP (DNG): {} px thumbnails from the preview, {} | {:.1}/s | | | {:.1} MB | |",
+        args.size,
+        files.len(),
+        thumbs.per_second,
+        thumbs.peak_bytes as f64 / 1e6
+    );
     Ok(())
 }
 

@@ -214,14 +214,7 @@ fn format_and_size<R: std::io::Read + std::io::Seek>(
             .map(|size| ("JPEG XL".to_owned(), size, String::new()));
     }
     if let Some(kind) = photo::raw_kind(&head) {
-        let size = reader.seek(SeekFrom::End(0)).ok()?;
-        if size > photo::MAX_RAW_BYTES {
-            return None;
-        }
-        reader.seek(SeekFrom::Start(0)).ok()?;
-        let mut bytes = Vec::new();
-        reader.take(size).read_to_end(&mut bytes).ok()?;
-        let info = photo::raw_info(&bytes).ok()?;
+        let info = photo::raw_info(reader).ok()?;
         return Some((kind.to_owned(), (info.width, info.height), info.camera));
     }
     None

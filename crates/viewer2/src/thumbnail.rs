@@ -253,11 +253,13 @@ fn raw_thumbnail<R: BufRead + Seek>(
     target: u32,
     limits: Limits,
 ) -> Result<Thumbnail, ThumbError> {
-    let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES, 0)?;
     let bounds = photo_limits(limits);
-    let info = match photo::raw_info(&bytes) {
+    let mut magic = [0u8; 4];
+    reader.read_exact(&mut magic)?;
+    let tiff = &magic == b"II*\0" || &magic == b"MM\0*";
+    let info = match photo::raw_info(&mut reader) {
         Ok(info) => info,
-        Err(e) if bytes.starts_with(b"II*\0") || bytes.starts_with(b"MM\0*") => {
+        Err(e) if tiff => {
             tracing::debug!("not a RAW LibRaw reads ({e}); read as a TIFF");
             reader.seek(SeekFrom::Start(0))?;
             let (thumb, icc) = other_thumbnail(reader, image::ImageFormat::Tiff, target, limits)?;
@@ -268,9 +270,8 @@ fn raw_thumbnail<R: BufRead + Seek>(
     let full = (info.width, info.height);
     let wanted = target.min(full.0.max(full.1));
     let preview_covers = info.preview.is_some_and(|(w, h)| w.max(h) >= wanted);
-    let (_, picture) =
-        photo::raw_picture(&bytes, &bounds, !preview_covers).map_err(|e| photo_error(e, limits))?;
-    drop(bytes);
+    let (_, picture) = photo::raw_picture(&mut reader, &bounds, !preview_covers)
+        .map_err(|e| photo_error(e, limits))?;
     let (tw, th) = fitted(full.0, full.1, target);
     match picture {
         photo::RawPicture::Jpeg(jpeg) => {
@@ -648,9 +649,9 @@ pub fn decode_peak<R: Read + Seek>(
                 + PEAK_SLACK)
         }
         Kind::Raw => {
-            let bytes = read_whole(&mut reader, photo::MAX_RAW_BYTES, 0)?;
-            let size = bytes.len() as u64;
-            match photo::raw_info(&bytes) {
+            let size = reader.seek(SeekFrom::End(0))?;
+            reader.seek(SeekFrom::Start(0))?;
+            match photo::raw_info(&mut reader) {
                 Ok(info) => {
                     check_size(info.width, info.height, limits)?;
                     let (tw, th) = fitted(info.width, info.height, target);
@@ -658,10 +659,11 @@ pub fn decode_peak<R: Read + Seek>(
                     let preview = info
                         .preview
                         .map_or(0, |(w, h)| u64::from(w) * u64::from(h) * 8);
-                    Ok(size
-                        + photo::raw_decode_peak(size, info.width, info.height).max(preview)
-                        + resize_peak(px(info.width / 2, info.height / 2), px(tw, th), true)
-                        + PEAK_SLACK)
+                    Ok(
+                        photo::raw_decode_peak(size, info.width, info.height).max(preview)
+                            + resize_peak(px(info.width / 2, info.height / 2), px(tw, th), true)
+                            + PEAK_SLACK,
+                    )
                 }
                 // Read as a TIFF instead (see raw_thumbnail).
                 Err(_) => {

@@ -96,25 +96,38 @@ fn tiff(ifd0: Vec<Entry>, blob0: &[u8], ifd1: Vec<Entry>, blob1: &[u8]) -> Vec<u
     out
 }
 
-/// A 256 × 192 scene whose red grows to the right, green downwards, with a
+/// A `w`×`h` scene whose red grows to the right, green downwards, with a
 /// blue block in its top-left corner.
-pub fn scene(x: u32, y: u32) -> [u8; 3] {
-    let corner = x < 64 && y < 48;
+pub fn scene_of(x: u32, y: u32, w: u32, h: u32) -> [u8; 3] {
+    let corner = x < w / 4 && y < h / 4;
     [
-        (x * 255 / 255) as u8,
-        (y * 255 / 191) as u8,
+        (x * 255 / (w - 1)) as u8,
+        (y * 255 / (h - 1)) as u8,
         if corner { 230 } else { 30 },
     ]
 }
 
-/// A DNG of the scene: RGGB samples at 12 bits; with `preview`, a
-/// 128 × 96 JPEG of it as the first directory.
+/// The 256 × 192 scene of [`dng`].
+pub fn scene(x: u32, y: u32) -> [u8; 3] {
+    scene_of(x, y, 256, 192)
+}
+
+/// A DNG of the 256 × 192 scene: RGGB samples at 12 bits; with
+/// `preview`, a 128 × 96 JPEG of it as the first directory.
 pub fn dng(orientation: u16, preview: Option<&[u8]>) -> Vec<u8> {
-    let (w, h) = (256u32, 192u32);
+    dng_of((256, 192), orientation, preview.map(|p| (p, (128, 96))))
+}
+
+/// A DNG of the `w`×`h` scene, with a preview JPEG of its size.
+pub fn dng_of(
+    (w, h): (u32, u32),
+    orientation: u16,
+    preview: Option<(&[u8], (u32, u32))>,
+) -> Vec<u8> {
     let mut samples = Vec::new();
     for y in 0..h {
         for x in 0..w {
-            let c = scene(x, y);
+            let c = scene_of(x, y, w, h);
             let v = match (y % 2, x % 2) {
                 (0, 0) => c[0],
                 (1, 1) => c[2],
@@ -138,17 +151,17 @@ pub fn dng(orientation: u16, preview: Option<&[u8]>) -> Vec<u8> {
         Entry(50778, SHORT, 1, shorts(&[21])),
         Entry(50728, RATIONAL, 3, longs(&[1, 1, 1, 1, 1, 1])),
     ];
-    let jpeg = preview.unwrap_or(&[]);
+    let (jpeg, (pw, ph)) = preview.unwrap_or((&[], (0, 0)));
     if preview.is_some() {
         ifd0.extend([
             Entry(254, LONG, 1, longs(&[1])),
-            Entry(256, LONG, 1, longs(&[128])),
-            Entry(257, LONG, 1, longs(&[96])),
+            Entry(256, LONG, 1, longs(&[pw])),
+            Entry(257, LONG, 1, longs(&[ph])),
             Entry(258, SHORT, 3, shorts(&[8, 8, 8])),
             Entry(259, SHORT, 1, shorts(&[7])),
             Entry(262, SHORT, 1, shorts(&[6])),
             Entry(277, SHORT, 1, shorts(&[3])),
-            Entry(278, LONG, 1, longs(&[96])),
+            Entry(278, LONG, 1, longs(&[ph])),
             Entry(279, LONG, 1, longs(&[jpeg.len() as u32])),
         ]);
     } else {
