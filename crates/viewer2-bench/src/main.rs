@@ -309,7 +309,10 @@ fn raw_rows(sources: &[image::RgbImage], root: &Path, args: &Args) -> Result<()>
         }
     }
     let ours = (rounds * files.len()) as f64 / start.elapsed().as_secs_f64();
+    let file_mb = std::fs::metadata(&files[0])?.len() as f64 / 1e6;
     let out = dir.join("exiftool");
+    // exiftool refuses to write over what an earlier run left.
+    let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out)?;
     let start = Instant::now();
     let exiftool = Command::new("exiftool")
@@ -327,7 +330,7 @@ fn raw_rows(sources: &[image::RgbImage], root: &Path, args: &Args) -> Result<()>
         }
     };
     println!(
-        "| RAW 24 MP (DNG, full-size JPEG preview): preview taken out, {} | {ours:.1}/s | | {} | | |",
+        "| RAW 24 MP (DNG of {file_mb:.0} MB, full-size JPEG preview): preview taken out, {} | {ours:.1}/s | | {} | | |",
         files.len(),
         theirs.map_or("—".into(), |t| format!(
             "{:.2}× exiftool -b -PreviewImage ({t:.1}/s)",
