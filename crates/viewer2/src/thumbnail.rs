@@ -468,16 +468,32 @@ fn recovered_jpeg<R: BufRead + Seek>(
     limits: Limits,
     why: String,
 ) -> Result<Recovered, ThumbError> {
-    let mut bytes = read_whole(&mut reader, MAX_CODED_BYTES, 2)?;
+    let mut bytes = read_whole(&mut reader, MAX_CODED_BYTES, 64)?;
     let reason = match photo::jpeg_end(&mut Cursor::new(&bytes)) {
         Ok(end @ photo::JpegEnd::Truncated { .. }) => format!("the file is cut short: {end}"),
         _ => format!("the image data is damaged ({why})"),
     };
     // An end-of-image marker where the data stops: the decoder finishes
-    // the scan with what it has.
+    // the scan with whatever the missing data decodes to. Decoded twice,
+    // after two different paddings, the rows from the real data are the
+    // same in both; the first row that differs is where the cut is.
+    let n = bytes.len();
     bytes.extend_from_slice(&[0xFF, 0xD9]);
-    if let Ok(mut t) = jpeg_thumbnail(Cursor::new(&bytes), target, limits) {
-        grey_below_the_cut(&mut t);
+    let first = jpeg_thumbnail(Cursor::new(&bytes), target, limits);
+    if let Ok(mut t) = first {
+        bytes.truncate(n);
+        bytes.extend_from_slice(&[0x55; 62]);
+        bytes.extend_from_slice(&[0xFF, 0xD9]);
+        let cut_row = match jpeg_thumbnail(Cursor::new(&bytes), target, limits) {
+            Ok(other) if other.rgba.len() == t.rgba.len() => first_differing_row(&t, &other),
+            _ => None,
+        };
+        if let Some(row) = cut_row {
+            let from = row * t.width as usize * 4;
+            for px in t.rgba[from..].chunks_exact_mut(4) {
+                px.copy_from_slice(&[128, 128, 128, 255]);
+            }
+        }
         t.problem = Some(format!("{reason}; the part before it is shown"));
         return Ok(Recovered::Part(t));
     }
@@ -498,32 +514,17 @@ fn recovered_jpeg<R: BufRead + Seek>(
     Err(ThumbError::Decode(reason))
 }
 
-/// Paints grey the rows a JPEG cut short was filled with: the decoder
-/// repeats the last DC values with no detail, so from the foot up the
-/// filled rows hold a few flat colours (one per band where the chroma's
-/// last value changed), down to the row where the real pixels end.
-fn grey_below_the_cut(t: &mut Thumbnail) {
-    let row = t.width as usize * 4;
+/// The first row where two decodes of the same cut-short JPEG differ (by
+/// more than the resize's rounding): where the real data ends.
+fn first_differing_row(a: &Thumbnail, b: &Thumbnail) -> Option<usize> {
+    let row = a.width as usize * 4;
     if row == 0 {
-        return;
+        return None;
     }
-    let near = |a: &[u8], b: &[u8]| a.iter().zip(b).take(3).all(|(x, y)| x.abs_diff(*y) <= 2);
-    // A filled row: its first and last colours (two bands meet in one
-    // row), give or take the few pixels the resize blends between them.
-    let filled = |r: &[u8]| {
-        let (first, last) = (&r[..4], &r[r.len() - 4..]);
-        r.chunks_exact(4)
-            .filter(|p| !near(p, first) && !near(p, last))
-            .count()
-            <= 8
-    };
-    let mut first_filled = t.height as usize;
-    while first_filled > 0 && filled(&t.rgba[(first_filled - 1) * row..first_filled * row]) {
-        first_filled -= 1;
-    }
-    for px in t.rgba[first_filled * row..].chunks_exact_mut(4) {
-        px.copy_from_slice(&[128, 128, 128, 255]);
-    }
+    a.rgba
+        .chunks_exact(row)
+        .zip(b.rgba.chunks_exact(row))
+        .position(|(x, y)| x.iter().zip(y).any(|(p, q)| p.abs_diff(*q) > 8))
 }
 
 /// The thumbnail's pixels converted from the file's colour profile to
@@ -577,8 +578,9 @@ pub fn decode_peak<R: Read + Seek>(
     let px = |w: u32, h: u32| (u64::from(w), u64::from(h));
     match kind {
         Kind::Jpeg => {
-            // A file cut short is read whole to show its part.
-            let file_bytes = reader.seek(SeekFrom::End(0))? + 2;
+            // A file cut short is read whole to show its part (and
+            // decoded twice: the first result is held meanwhile).
+            let file_bytes = reader.seek(SeekFrom::End(0))? + 64;
             reader.seek(SeekFrom::Start(0))?;
             let mut decoder = jpeg_decoder::Decoder::new(reader);
             // No frame header the decoder takes: thumbnail shows the
@@ -623,6 +625,7 @@ pub fn decode_peak<R: Read + Seek>(
             let planes = sw * sh * comps * bytes;
             let output = sw * sh * comps * bytes;
             let general = file_bytes
+                + tw * th * 4
                 + coefficients
                 + planes
                 + output

@@ -282,7 +282,8 @@ impl ViewerApp {
             // Only part of the file, or its preview: a mark in the corner
             // (a "!" on the warning colour; the default fonts have no ⚠),
             // the reason when hovered.
-            let centre = image_area.left_top() + egui::vec2(10.0, 10.0);
+            let picture = self.shown_at(id, image_area);
+            let centre = picture.left_top() + egui::vec2(10.0, 10.0);
             painter.circle_filled(centre, 8.0, visuals.warn_fg_color);
             let mark = one_line(ui, "!", 13.0, egui::Color32::BLACK, 16.0);
             painter.galley(centre - mark.size() / 2.0, mark, egui::Color32::BLACK);
@@ -363,9 +364,8 @@ impl ViewerApp {
             return false;
         };
         let side = self.atlas.page_side() as f32;
+        let shown = shown_rect(t.size, area);
         let (w, h) = (t.size[0] as f32, t.size[1] as f32);
-        let scale = (area.width() / w).min(area.height() / h);
-        let shown = egui::Rect::from_center_size(area.center(), egui::vec2(w, h) * scale);
         // The slot's first pixel is a gutter, so sampling never bleeds
         // into the neighbour.
         let uv = egui::Rect::from_min_size(
@@ -374,6 +374,13 @@ impl ViewerApp {
         );
         painter.image(page.id(), shown, uv, egui::Color32::WHITE);
         true
+    }
+
+    /// Where a thumbnail of `size` is painted in `area`: fitted, centred.
+    fn shown_at(&self, id: FileId, area: egui::Rect) -> egui::Rect {
+        self.thumbs
+            .get(&id)
+            .map_or(area, |t| shown_rect(t.size, area))
     }
 
     fn click(&mut self, place: usize, m: egui::Modifiers) {
@@ -613,6 +620,13 @@ impl ViewerApp {
             );
         }
     }
+}
+
+/// A thumbnail of `size` fitted into `area`, centred.
+fn shown_rect(size: [u32; 2], area: egui::Rect) -> egui::Rect {
+    let (w, h) = (size[0].max(1) as f32, size[1].max(1) as f32);
+    let scale = (area.width() / w).min(area.height() / h);
+    egui::Rect::from_center_size(area.center(), egui::vec2(w, h) * scale)
 }
 
 /// How far a photo is from the view, in places (`u64::MAX` when it is not

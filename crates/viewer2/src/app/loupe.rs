@@ -78,6 +78,14 @@ impl Loupe {
     pub(super) fn is_ready(&self, id: FileId) -> bool {
         matches!(self.images.get(&id), Some(Shown::Ready { .. }))
     }
+
+    /// What is wrong with photo `id`'s file, when only part of it shows.
+    pub(super) fn problem_of(&self, id: FileId) -> Option<String> {
+        match self.images.get(&id) {
+            Some(Shown::Ready { problem, .. }) => problem.clone(),
+            _ => None,
+        }
+    }
 }
 
 /// The memory a decode may take now: half of what the system has
@@ -449,6 +457,8 @@ impl ViewerApp {
                         rect.right_bottom(),
                     );
                     let warn = ui.visuals().warn_fg_color;
+                    // Legible over the picture when it fills the view.
+                    painter.rect_filled(band, 0.0, egui::Color32::from_black_alpha(180));
                     ui.put(band, |ui: &mut egui::Ui| {
                         ui.vertical_centered(|ui| {
                             ui.label(egui::RichText::new(problem.as_str()).color(warn))

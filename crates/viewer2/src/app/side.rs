@@ -162,7 +162,11 @@ impl ViewerApp {
                         format!("{why}; kept here, written when possible (viewer2 write-sidecars)"),
                     );
                 }
-                let damage = self.thumbs.get(&photo.id).and_then(|t| t.problem.clone());
+                let damage = self
+                    .thumbs
+                    .get(&photo.id)
+                    .and_then(|t| t.problem.clone())
+                    .or_else(|| self.loupe.as_ref().and_then(|l| l.problem_of(photo.id)));
                 if let Some(reason) = self.broken.get(&photo.id).cloned().or(damage) {
                     row("Problem", reason);
                 }
