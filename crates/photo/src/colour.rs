@@ -13,7 +13,9 @@ type Rgba8Transform = Transform<[u8; 4], [u8; 4], GlobalContext, lcms2::Disallow
 
 /// Transforms made for the last few profiles (a library of one phone's
 /// photos carries one profile thousands of times).
-static TRANSFORMS: Mutex<Vec<(Vec<u8>, Option<Arc<Rgba8Transform>>)>> = Mutex::new(Vec::new());
+/// A profile's bytes and its transform (`None`: sRGB, nothing to do).
+type Kept = (Vec<u8>, Option<Arc<Rgba8Transform>>);
+static TRANSFORMS: Mutex<Vec<Kept>> = Mutex::new(Vec::new());
 const KEPT: usize = 8;
 
 fn corrupt(detail: impl std::fmt::Display) -> PhotoError {

@@ -221,7 +221,7 @@ pub fn decode_heif<R: Read + Seek>(
         .color_profile_raw()
         .map(|p| p.data)
         .filter(|d| d.len() <= crate::MAX_ICC_BYTES);
-    let mut options = DecodingOptions::new().ok_or_else(|| PhotoError::OutOfMemory {
+    let mut options = DecodingOptions::new().ok_or(PhotoError::OutOfMemory {
         bytes: std::mem::size_of::<usize>() as u64,
     })?;
     options.set_convert_hdr_to_8bit(true);

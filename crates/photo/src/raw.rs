@@ -286,7 +286,7 @@ fn info_of(raw: &PhotoRaw) -> RawInfo {
         orientation,
         camera,
         preview: (raw.thumb_format != 0 && raw.thumb_width > 0 && raw.thumb_height > 0)
-            .then(|| (raw.thumb_width as u32, raw.thumb_height as u32)),
+            .then_some((raw.thumb_width as u32, raw.thumb_height as u32)),
     }
 }
 

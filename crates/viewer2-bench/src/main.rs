@@ -38,7 +38,6 @@ mod shared;
 
 // The DNG layout photo's RAW tests use: a JPEG preview first, the raw
 // samples in a sub-directory.
-#[allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 #[path = "../../photo/tests/support/dng.rs"]
 mod dng;
 
