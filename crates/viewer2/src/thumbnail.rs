@@ -481,13 +481,23 @@ fn recovered_jpeg<R: BufRead + Seek>(
     bytes.extend_from_slice(&[0xFF, 0xD9]);
     let first = jpeg_thumbnail(Cursor::new(&bytes), target, limits);
     if let Ok(mut t) = first {
-        bytes.truncate(n);
-        bytes.extend_from_slice(&[0x55; 62]);
-        bytes.extend_from_slice(&[0xFF, 0xD9]);
-        let cut_row = match jpeg_thumbnail(Cursor::new(&bytes), target, limits) {
-            Ok(other) if other.rgba.len() == t.rgba.len() => first_differing_row(&t, &other),
-            _ => None,
-        };
+        // The second padding: bits the decoder reads as data (a padding
+        // that decodes to nothing would fill as the first did); the first
+        // one it takes.
+        let mut cut_row = None;
+        for fill in [0x55u8, 0xAA, 0x33, 0xCC] {
+            bytes.truncate(n);
+            bytes.extend_from_slice(&[fill; 62]);
+            bytes.extend_from_slice(&[0xFF, 0xD9]);
+            if let Ok(other) = jpeg_thumbnail(Cursor::new(&bytes), target, limits)
+                && other.rgba.len() == t.rgba.len()
+            {
+                cut_row = first_differing_row(&t, &other);
+                if cut_row.is_some() {
+                    break;
+                }
+            }
+        }
         if let Some(row) = cut_row {
             let from = row * t.width as usize * 4;
             for px in t.rgba[from..].chunks_exact_mut(4) {
