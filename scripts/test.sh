@@ -27,6 +27,7 @@ have c++ || missing+=(g++)
 #   older than any binding supports); libde265-dev, libdav1d-dev: its HEVC
 #   (HEIC) and AV1 (AVIF) decoders; libjpeg-dev: JPEG-coded HEIF.
 have cmake || missing+=(cmake)
+have make || missing+=(make)
 have pkg-config || missing+=(pkg-config)
 if have pkg-config; then
   pkg-config --exists libde265 || missing+=(libde265-dev)
