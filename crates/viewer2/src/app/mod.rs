@@ -372,7 +372,9 @@ impl ViewerApp {
             decode_budget,
             indexing,
             failed: None,
-            focus_search: true,
+            // The grid has the keys at start (arrows move, 0–5 rate), as in
+            // digiKam and Lightroom; `/` or a click gives them to the search.
+            focus_search: false,
             on_table: false,
             table: None,
             saved_table: None,
