@@ -240,3 +240,85 @@ fn the_panel_shows_what_the_file_holds() {
         ]
     );
 }
+
+/// A browser that will not start.
+struct NoBrowser;
+
+impl viewer2::launch::Launch for NoBrowser {
+    fn open_url(&self, _: &str) -> std::io::Result<()> {
+        Err(std::io::Error::other("no browser here"))
+    }
+    fn open_file(&self, _: &Path) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn show_in_folder(&self, _: &Path) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Messages belong to their photo (issue 48's stale messages): "Saved"
+/// shows beside the photo whose caption was saved, not beside the next
+/// one never captioned, and a failed "Open map" stays with its photo
+/// instead of staying red on unrelated ones.
+#[test]
+fn saved_and_failed_map_messages_stay_with_their_photo() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos_dir = dir.path().join("Trip");
+    std::fs::create_dir_all(&photos_dir).unwrap();
+    photo_with(
+        &photos_dir.join("paris.jpg"),
+        &[
+            photos::ascii(Tag::GPSLatitudeRef, "N"),
+            field(Tag::GPSLatitude, rational(&[(48, 1), (51, 1), (2964, 100)])),
+            photos::ascii(Tag::GPSLongitudeRef, "E"),
+            field(Tag::GPSLongitude, rational(&[(2, 1), (17, 1), (4008, 100)])),
+        ],
+    );
+    photo_with(
+        &photos_dir.join("plain.jpg"),
+        &[photos::ascii(Tag::Make, "Canon")],
+    );
+    let mut options = Options::new(dir.path().join("cat.sqlite"), vec![photos_dir]);
+    options.threads = 2;
+    options.launch = std::sync::Arc::new(NoBrowser);
+    let ctx = egui::Context::default();
+    let app = ViewerApp::new(&ctx, options).unwrap();
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app);
+    settle(&mut h);
+
+    h.get_by_role_and_label(egui::Role::Button, "paris.jpg")
+        .click();
+    settle(&mut h);
+    h.get_by_label("Open map").click();
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("Cannot open the browser")
+            .is_some()
+    );
+    h.get_by_label("Caption").focus();
+    h.get_by_label("Caption").type_text("Tour Eiffel");
+    h.run_steps(2);
+    h.get_by_label("Save caption").click();
+    settle(&mut h);
+    assert!(h.query_by_label("Saved").is_some());
+
+    h.get_by_role_and_label(egui::Role::Button, "plain.jpg")
+        .click();
+    settle(&mut h);
+    assert!(h.query_by_label("Saved").is_none(), "never captioned");
+    assert!(
+        h.query_by_label_contains("Cannot open the browser")
+            .is_none(),
+        "the map error was paris.jpg's"
+    );
+    // Back on paris.jpg the map's failure is still said.
+    h.get_by_role_and_label(egui::Role::Button, "paris.jpg")
+        .click();
+    settle(&mut h);
+    assert!(
+        h.query_by_label_contains("Cannot open the browser")
+            .is_some()
+    );
+}

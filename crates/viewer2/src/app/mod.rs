@@ -220,7 +220,9 @@ pub struct ViewerApp {
     /// The side panel shows the keyword tree.
     show_keywords: bool,
     /// The last save's outcome.
-    caption_status: Option<String>,
+    /// The last caption save's word ("Saving…", "Saved", "Not saved: …")
+    /// and the photo it is about: shown only beside that photo.
+    caption_status: Option<(FileId, String)>,
 
     /// Opens photos for the loaders.
     source: Arc<dyn Source>,
@@ -256,7 +258,9 @@ pub struct ViewerApp {
     time_zone: jiff::tz::TimeZone,
     launch: Arc<dyn Launch>,
     /// Why the desktop could not open what was asked.
-    launch_error: Option<String>,
+    /// A failed "Open map" or open-with, and the photo it was for: shown
+    /// only while that photo is in the panel.
+    launch_error: Option<(FileId, String)>,
     chrome: chrome::Chrome,
     files: files::Files,
     /// The folder shown (its text path), or every photo.
@@ -464,7 +468,10 @@ impl ViewerApp {
             || !self.waiting.is_empty()
             || self.indexing.is_running()
             || self.loupe.as_ref().is_some_and(|l| l.is_waiting())
-            || self.caption_status.as_deref() == Some(SAVING)
+            || self
+                .caption_status
+                .as_ref()
+                .is_some_and(|(_, s)| s == SAVING)
             || self.details.is_waiting()
             || self.files.is_busy()
             || (self.on_table
@@ -599,10 +606,13 @@ impl ViewerApp {
                     // The sidecar holds the caption now: its details are
                     // read again.
                     self.details.forget(id);
-                    self.caption_status = Some(match error {
-                        None => "Saved".to_owned(),
-                        Some(e) => format!("Not saved: {e}"),
-                    });
+                    self.caption_status = Some((
+                        id,
+                        match error {
+                            None => "Saved".to_owned(),
+                            Some(e) => format!("Not saved: {e}"),
+                        },
+                    ));
                     if let Some((draft_id, _)) = &self.caption_draft
                         && *draft_id == id
                     {

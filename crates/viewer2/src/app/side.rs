@@ -91,7 +91,7 @@ impl ViewerApp {
             && *id != photo.id
         {
             self.searcher.set_caption(*id, text);
-            self.caption_status = Some(SAVING.to_owned());
+            self.caption_status = Some((*id, SAVING.to_owned()));
             self.caption_draft = None;
         }
         // Long names and folders wrap instead of widening the panel.
@@ -193,9 +193,11 @@ impl ViewerApp {
         if let Some(url) = map_clicked
             && let Err(e) = self.launch.open_url(&url)
         {
-            self.launch_error = Some(format!("Cannot open the browser: {e}"));
+            self.launch_error = Some((photo.id, format!("Cannot open the browser: {e}")));
         }
-        if let Some(e) = &self.launch_error {
+        if let Some((id, e)) = &self.launch_error
+            && *id == photo.id
+        {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }
         ui.separator();
@@ -238,10 +240,12 @@ impl ViewerApp {
                 .on_hover_text("into the catalogue and the photo's XMP sidecar (Ctrl+Enter)");
             if (save.clicked() || save_key) && edited {
                 self.searcher.set_caption(photo.id, &text);
-                self.caption_status = Some(SAVING.to_owned());
+                self.caption_status = Some((photo.id, SAVING.to_owned()));
                 self.caption_draft = Some((photo.id, text.clone()));
             }
-            if let Some(s) = &self.caption_status {
+            if let Some((id, s)) = &self.caption_status
+                && *id == photo.id
+            {
                 ui.label(s);
             }
         });
