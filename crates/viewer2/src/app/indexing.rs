@@ -32,7 +32,13 @@ pub(super) struct IndexStatus {
     roots: String,
     /// When reading began, and how many files were read then.
     reading_since: Option<(Instant, usize)>,
+    /// When the summary was first shown (the window's clock, seconds).
+    shown_since: Option<f64>,
 }
+
+/// How long a finished run's summary stays in the status bar: long
+/// enough to read, then it goes by itself (a failure stays).
+pub(super) const SUMMARY_SECONDS: f64 = 10.0;
 
 impl IndexStatus {
     pub(super) fn new(dirs: &[PathBuf]) -> IndexStatus {
@@ -62,6 +68,7 @@ impl IndexStatus {
     /// A run ended.
     pub(super) fn finished(&mut self, outcome: Result<String, String>) {
         self.reading_since = None;
+        self.shown_since = None;
         self.state = match outcome {
             Ok(summary) => Indexing::Done(summary),
             Err(e) => Indexing::Failed(e),
@@ -112,7 +119,20 @@ impl IndexStatus {
     }
 
     /// The status bar's part.
-    pub(super) fn status(&self, ui: &mut egui::Ui) {
+    pub(super) fn status(&mut self, ui: &mut egui::Ui) {
+        if matches!(self.state, Indexing::Done(_)) {
+            let now = ui.input(|i| i.time);
+            let since = *self.shown_since.get_or_insert(now);
+            let left = SUMMARY_SECONDS - (now - since);
+            if left <= 0.0 {
+                self.state = Indexing::Idle;
+                self.shown_since = None;
+            } else {
+                // Gone on time with no input at all.
+                ui.ctx()
+                    .request_repaint_after(std::time::Duration::from_secs_f64(left));
+            }
+        }
         match &self.state {
             Indexing::Idle => {}
             Indexing::Running(_) => {
