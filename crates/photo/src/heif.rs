@@ -154,14 +154,47 @@ pub fn heif_info<R: Read + Seek>(reader: R) -> Result<HeifInfo, PhotoError> {
     Ok(info_of(kind, &ctx, &primary))
 }
 
-fn info_of(kind: HeifKind, ctx: &HeifContext<'_>, primary: &ImageHandle) -> HeifInfo {
+/// The primary image's thumbnails that libheif opens, with their sizes.
+fn thumbnails_of(primary: &ImageHandle) -> Vec<(libheif_rs::ItemId, (u32, u32))> {
     let mut ids = vec![0; primary.number_of_thumbnails()];
     let n = primary.thumbnail_ids(&mut ids);
     ids.truncate(n);
-    let thumbnails = ids
+    ids.into_iter()
+        .filter_map(|id| {
+            primary
+                .thumbnail(id)
+                .ok()
+                .map(|t| (id, (t.width(), t.height())))
+        })
+        .collect()
+}
+
+/// Which of `sizes` [`decode_heif`] decodes for `cover`: the smallest of
+/// the primary's shape (a thumbnail of another shape is a crop, not this
+/// photo) whose longer side reaches `cover`.
+fn pick_thumbnail(sizes: &[(u32, u32)], full: (u32, u32), cover: Option<u32>) -> Option<usize> {
+    let cover = cover?;
+    sizes
         .iter()
-        .filter_map(|&id| primary.thumbnail(id).ok())
-        .map(|t| (t.width(), t.height()))
+        .enumerate()
+        .filter(|(_, (w, h))| (*w).max(*h) >= cover && same_shape((*w, *h), full))
+        .min_by_key(|(_, (w, h))| u64::from(*w) * u64::from(*h))
+        .map(|(i, _)| i)
+}
+
+impl HeifInfo {
+    /// The size [`decode_heif`] decodes for `cover`: a thumbnail's, or
+    /// the primary image's.
+    pub fn decoded_size(&self, cover: Option<u32>) -> (u32, u32) {
+        let full = (self.width, self.height);
+        pick_thumbnail(&self.thumbnails, full, cover).map_or(full, |i| self.thumbnails[i])
+    }
+}
+
+fn info_of(kind: HeifKind, ctx: &HeifContext<'_>, primary: &ImageHandle) -> HeifInfo {
+    let thumbnails = thumbnails_of(primary)
+        .into_iter()
+        .map(|(_, size)| size)
         .collect();
     HeifInfo {
         kind,
@@ -186,8 +219,8 @@ pub fn heif_decode_peak(file_bytes: u64, width: u32, height: u32) -> u64 {
 
 /// Decodes the primary image of the HEIF file `reader` holds (or, when
 /// `cover` is given, its smallest embedded thumbnail of the same shape
-/// whose longer side reaches `cover`: a grid of that size needs no more), to 8-bit RGBA with its rotation and mirroring
-/// applied. 10- and 12-bit images are reduced to 8 bits. Sizes over
+/// whose longer side reaches `cover`: a grid of that size needs no more),
+/// to 8-bit RGBA with its rotation and mirroring applied. 10- and 12-bit images are reduced to 8 bits. Sizes over
 /// `limits` are refused before anything is decoded.
 pub fn decode_heif<R: Read + Seek>(
     reader: R,
@@ -199,21 +232,10 @@ pub fn decode_heif<R: Read + Seek>(
     let primary = ctx.primary_image_handle().map_err(corrupt)?;
     let full_size = (primary.width(), primary.height());
     limits.check(full_size.0, full_size.1)?;
-    let mut chosen = None;
-    if let Some(cover) = cover {
-        let info = info_of(kind, &ctx, &primary);
-        let mut ids = vec![0; primary.number_of_thumbnails()];
-        let n = primary.thumbnail_ids(&mut ids);
-        ids.truncate(n);
-        chosen = ids
-            .iter()
-            .zip(&info.thumbnails)
-            .filter(|(_, (w, h))| (*w).max(*h) >= cover)
-            // A thumbnail of another shape is not this photo's (a crop).
-            .filter(|(_, (w, h))| same_shape((*w, *h), full_size))
-            .min_by_key(|(_, (w, h))| u64::from(*w) * u64::from(*h))
-            .and_then(|(&id, _)| primary.thumbnail(id).ok());
-    }
+    let thumbnails = thumbnails_of(&primary);
+    let sizes: Vec<(u32, u32)> = thumbnails.iter().map(|t| t.1).collect();
+    let chosen = pick_thumbnail(&sizes, full_size, cover)
+        .and_then(|i| primary.thumbnail(thumbnails[i].0).ok());
     let handle = chosen.as_ref().unwrap_or(&primary);
     let (w, h) = (handle.width(), handle.height());
     limits.check(w, h)?;

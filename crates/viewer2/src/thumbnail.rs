@@ -222,13 +222,9 @@ pub fn what_it_is(head: &[u8]) -> String {
 /// The most of a HEIF or JPEG XL file read into memory for a decode.
 const MAX_CODED_BYTES: u64 = 1 << 30;
 
-/// A whole file, refused over `limit` bytes before it is read, with room
-/// for `extra` bytes more.
-fn read_whole<R: Read + Seek>(
-    reader: &mut R,
-    limit: u64,
-    extra: usize,
-) -> Result<Vec<u8>, ThumbError> {
+/// A file's size, refused over `limit` bytes (what is read of it whole);
+/// the reader is left at its start.
+fn size_within<R: Seek>(reader: &mut R, limit: u64) -> Result<u64, ThumbError> {
     let size = reader.seek(SeekFrom::End(0))?;
     if size > limit {
         return Err(ThumbError::Decode(format!(
@@ -236,6 +232,17 @@ fn read_whole<R: Read + Seek>(
         )));
     }
     reader.seek(SeekFrom::Start(0))?;
+    Ok(size)
+}
+
+/// A whole file, refused over `limit` bytes before it is read, with room
+/// for `extra` bytes more.
+fn read_whole<R: Read + Seek>(
+    reader: &mut R,
+    limit: u64,
+    extra: usize,
+) -> Result<Vec<u8>, ThumbError> {
+    let size = size_within(reader, limit)?;
     let mut bytes = Vec::new();
     bytes
         .try_reserve_exact(size as usize + extra)
@@ -296,16 +303,7 @@ fn raw_thumbnail<R: BufRead + Seek>(
             widen_to_rgba(&rgb, 3, |v| v, &mut rgba);
             drop(rgb);
             let rgba = resize_rgba(rgba, (width, height), (tw, th), true)?;
-            Ok(Thumbnail {
-                width: tw,
-                height: th,
-                rgba,
-                source: Source::Decoded {
-                    scale: (full.0 / width.max(1)).max(1),
-                },
-                full_size: full,
-                problem: None,
-            })
+            Ok(made(rgba, (tw, th), (full.0 / width.max(1)).max(1), full))
         }
     }
 }
@@ -342,13 +340,7 @@ fn decoded_thumbnail<R: BufRead + Seek>(
     let image = match kind {
         Kind::Heif(_) => photo::decode_heif(reader, &bounds, Some(target)),
         _ => {
-            let size = reader.seek(SeekFrom::End(0))?;
-            if size > MAX_CODED_BYTES {
-                return Err(ThumbError::Decode(format!(
-                    "the file is {size} bytes, more than the {MAX_CODED_BYTES} read"
-                )));
-            }
-            reader.seek(SeekFrom::Start(0))?;
+            size_within(&mut reader, MAX_CODED_BYTES)?;
             photo::decode_jxl(reader, &bounds)
         }
     }
@@ -359,17 +351,24 @@ fn decoded_thumbnail<R: BufRead + Seek>(
     let rgba = resize_rgba(image.rgba, (image.width, image.height), (tw, th), false)?;
     // jxl-oxide renders in sRGB already (or the profile it names).
     let icc = if kind == Kind::Jxl { None } else { image.icc };
-    Ok((
-        Thumbnail {
-            width: tw,
-            height: th,
-            rgba,
-            source: Source::Decoded { scale },
-            full_size: (fw, fh),
-            problem: None,
-        },
-        icc,
-    ))
+    Ok((made(rgba, (tw, th), scale, (fw, fh)), icc))
+}
+
+/// A thumbnail decoded from the file at `1/scale` and fitted, whole.
+fn made(
+    rgba: Vec<u8>,
+    (width, height): (u32, u32),
+    scale: u32,
+    full_size: (u32, u32),
+) -> Thumbnail {
+    Thumbnail {
+        width,
+        height,
+        rgba,
+        source: Source::Decoded { scale },
+        full_size,
+        problem: None,
+    }
 }
 
 /// The box-fitted size of a `w`×`h` image for `target`, never 0.
@@ -417,14 +416,7 @@ pub fn thumbnail<R: Read + Seek>(
                 let (w, h) = eighth.full;
                 let (tw, th) = fitted(w, h, target);
                 let rgba = resize_rgba(eighth.rgba, (eighth.width, eighth.height), (tw, th), true)?;
-                let thumb = Thumbnail {
-                    width: tw,
-                    height: th,
-                    rgba,
-                    source: Source::Decoded { scale: 8 },
-                    full_size: (w, h),
-                    problem: None,
-                };
+                let thumb = made(rgba, (tw, th), 8, (w, h));
                 return Ok(in_srgb(orient(thumb, orientation), jpeg_icc.as_deref()));
             }
             Err(dc::Declined::Error(e)) => return Err(e),
@@ -469,9 +461,14 @@ fn recovered_jpeg<R: BufRead + Seek>(
     why: String,
 ) -> Result<Recovered, ThumbError> {
     let mut bytes = read_whole(&mut reader, MAX_CODED_BYTES, 64)?;
+    // Damage only where the structure says so: a whole, well-formed file
+    // the decoder refuses (arithmetic coding, 12 bits) keeps its reason.
     let reason = match photo::jpeg_end(&mut Cursor::new(&bytes)) {
         Ok(end @ photo::JpegEnd::Truncated { .. }) => format!("the file is cut short: {end}"),
-        _ => format!("the image data is damaged ({why})"),
+        Ok(end @ photo::JpegEnd::Malformed { .. }) => {
+            format!("the image data is damaged: {end} ({why})")
+        }
+        _ => format!("cannot decode: {why}"),
     };
     // An end-of-image marker where the data stops: the decoder finishes
     // the scan with whatever the missing data decodes to. Decoded twice,
@@ -649,14 +646,8 @@ pub fn decode_peak<R: Read + Seek>(
             let info = photo::heif_info(reader).map_err(|e| photo_error(e, limits))?;
             check_size(info.width, info.height, limits)?;
             let (tw, th) = fitted(info.width, info.height, target);
-            // The thumbnail decode_heif would choose, or the primary.
-            let (dw, dh) = info
-                .thumbnails
-                .iter()
-                .copied()
-                .filter(|&(w, h)| w.max(h) >= target)
-                .min_by_key(|&(w, h)| u64::from(w) * u64::from(h))
-                .unwrap_or((info.width, info.height));
+            // The thumbnail decode_heif chooses, or the primary.
+            let (dw, dh) = info.decoded_size(Some(target));
             Ok(photo::heif_decode_peak(size, dw, dh)
                 + resize_peak(px(dw, dh), px(tw, th), false)
                 + PEAK_SLACK)
@@ -865,14 +856,7 @@ fn jpeg_thumbnail<R: Read>(
         ));
     }
     let scale = (w / sw.max(1)).max(1);
-    resize_rgba(rgba, (sw, sh), (tw, th), true).map(|rgba| Thumbnail {
-        width: tw,
-        height: th,
-        rgba,
-        source: Source::Decoded { scale },
-        full_size: (w, h),
-        problem: None,
-    })
+    resize_rgba(rgba, (sw, sh), (tw, th), true).map(|rgba| made(rgba, (tw, th), scale, (w, h)))
 }
 
 /// A PNG through `photo`, which measures its colour profile before
@@ -911,17 +895,7 @@ fn png_thumbnail<R: BufRead + Seek>(
         photo::Icc::Profile(p) => Some(p),
         _ => None,
     };
-    Ok((
-        Thumbnail {
-            width: tw,
-            height: th,
-            rgba,
-            source: Source::Decoded { scale: 1 },
-            full_size: (w, h),
-            problem: None,
-        },
-        icc,
-    ))
+    Ok((made(rgba, (tw, th), 1, (w, h)), icc))
 }
 
 /// Grey, grey and alpha, RGB or RGBA samples appended to `out` as RGBA.
@@ -977,17 +951,7 @@ fn other_thumbnail<R: BufRead + Seek>(
     let (w, h) = img.dimensions();
     let (tw, th) = fitted(w, h, target);
     let rgba = resize_rgba(img.into_raw(), (w, h), (tw, th), false)?;
-    Ok((
-        Thumbnail {
-            width: tw,
-            height: th,
-            rgba,
-            source: Source::Decoded { scale: 1 },
-            full_size: (w, h),
-            problem: None,
-        },
-        icc,
-    ))
+    Ok((made(rgba, (tw, th), 1, (w, h)), icc))
 }
 
 fn to_rgba(pixels: &[u8], format: jpeg_decoder::PixelFormat) -> Option<Vec<u8>> {
