@@ -334,7 +334,13 @@ pub fn raw_picture<R: Read + Seek>(
             let (w, h) = (w.max(0) as u32, h.max(0) as u32);
             let n = (w as usize) * (h as usize);
             if data.len() < n * colors as usize {
-                return Err(error(-100_007));
+                return Err(PhotoError::Corrupt {
+                    format: "RAW",
+                    detail: format!(
+                        "LibRaw's {w}×{h} picture holds {} bytes, fewer than its size",
+                        data.len()
+                    ),
+                });
             }
             let rgb = if colors == 3 {
                 data[..n * 3].to_vec()

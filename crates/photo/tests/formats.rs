@@ -11,20 +11,9 @@ use std::process::Command;
 
 use proptest::prelude::*;
 
-fn tool_present(tool: &str, package: &str, test: &str) -> bool {
-    let ok = Command::new(tool)
-        .arg("--help")
-        .output()
-        .is_ok_and(|o| !o.stdout.is_empty() || !o.stderr.is_empty());
-    if !ok {
-        assert!(
-            std::env::var_os("REQUIRE_IMAGE_TOOLS").is_none(),
-            "{tool} is required (REQUIRE_IMAGE_TOOLS is set): apt-get install {package}"
-        );
-        eprintln!("SKIPPED {test}: {tool} is not installed (Debian package {package})");
-    }
-    ok
-}
+#[path = "support/tools.rs"]
+mod tools;
+use tools::tool_present;
 
 /// An image whose every pixel says where it is: red grows to the right,
 /// green downwards, and a blue block marks the top-left corner, so any

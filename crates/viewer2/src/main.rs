@@ -217,7 +217,7 @@ enum Command {
     },
     /// Writes a PNG thumbnail of one photo, as a freedesktop thumbnailer
     /// (`viewer2.thumbnailer`, installed by install-desktop, gives file
-    /// managers HEIC, AVIF and JPEG XL thumbnails through it).
+    /// managers HEIC, AVIF, JPEG XL and camera RAW thumbnails through it).
     Thumbnail {
         /// The longest side, in pixels.
         #[arg(short, long, default_value_t = 256)]

@@ -24,22 +24,13 @@ mod ui;
 
 use ui::settle;
 
+#[path = "../../photo/tests/support/tools.rs"]
+mod tools;
+
 fn tools_present(test: &str) -> bool {
-    for (tool, package) in [("heif-enc", "libheif-examples"), ("cjxl", "libjxl-tools")] {
-        let ok = Command::new(tool)
-            .arg("--help")
-            .output()
-            .is_ok_and(|o| !o.stdout.is_empty() || !o.stderr.is_empty());
-        if !ok {
-            assert!(
-                std::env::var_os("REQUIRE_IMAGE_TOOLS").is_none(),
-                "{tool} is required (REQUIRE_IMAGE_TOOLS is set): apt-get install {package}"
-            );
-            eprintln!("SKIPPED {test}: {tool} is not installed (Debian package {package})");
-            return false;
-        }
-    }
-    true
+    [("heif-enc", "libheif-examples"), ("cjxl", "libjxl-tools")]
+        .iter()
+        .all(|(tool, package)| tools::tool_present(tool, package, test))
 }
 
 fn run(cmd: &mut Command) {

@@ -219,7 +219,6 @@ pub struct ViewerApp {
     )>,
     /// The side panel shows the keyword tree.
     show_keywords: bool,
-    /// The last save's outcome.
     /// The last caption save's word ("Saving…", "Saved", "Not saved: …")
     /// and the photo it is about: shown only beside that photo.
     caption_status: Option<(FileId, String)>,
@@ -257,9 +256,8 @@ pub struct ViewerApp {
     details: DetailsReader,
     time_zone: jiff::tz::TimeZone,
     launch: Arc<dyn Launch>,
-    /// Why the desktop could not open what was asked.
-    /// A failed "Open map" or open-with, and the photo it was for: shown
-    /// only while that photo is in the panel.
+    /// Why the desktop could not open what was asked ("Open map"), and the
+    /// photo it was for: shown only while that photo is in the panel.
     launch_error: Option<(FileId, String)>,
     chrome: chrome::Chrome,
     files: files::Files,
