@@ -251,6 +251,9 @@ fn make(dir: &Path, w: &Written) -> PathBuf {
         _ => jpeg(&photo),
     }
     let mut args = exiftool_args(w);
+    // Beyond exiftool's two options, anything to write at all (a case
+    // with no property writes nothing: exiftool would refuse it).
+    let anything = args.len() > 2;
     match w.container {
         Container::SidecarFull | Container::SidecarPlain => {
             let side = if w.container == Container::SidecarFull {
@@ -267,7 +270,7 @@ fn make(dir: &Path, w: &Written) -> PathBuf {
             args.push(photo.display().to_string());
         }
     }
-    if args.len() > 2 {
+    if anything {
         exiftool(&args);
     }
     photo
