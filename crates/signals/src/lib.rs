@@ -33,8 +33,10 @@ extern crate alloc;
 #[cfg(feature = "std")]
 pub mod analysis;
 mod batch;
+pub mod discrete;
 mod error;
 mod exponential;
+mod inertialise;
 mod interpolate;
 mod limit;
 mod math;
@@ -48,8 +50,13 @@ mod spring;
 mod system;
 
 pub use batch::{Batch, step_first_order, step_second_order};
+pub use discrete::{
+    Debounce, Discrete, DiscreteBatch, Dwell, Edge, GestureEvents, GestureTimings, Gestures,
+    Hysteresis, ModeLimiter, Stick, StickDirection, StickRule, WhileCooling,
+};
 pub use error::SignalError;
 pub use exponential::Exponential;
+pub use inertialise::Inertialiser;
 pub use interpolate::{catmull_rom, catmull_rom_timed, hermite, interpolate, lerp};
 pub use limit::{Backlash, RateLimiter, dead_zone, dead_zone_radial};
 pub use math::Float;
