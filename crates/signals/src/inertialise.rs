@@ -96,12 +96,7 @@ impl<S: Space, D: Dynamics> Inertialiser<S, D> {
         self.step(dt, input, Some(velocity))
     }
 
-    fn step(
-        &mut self,
-        dt: f64,
-        input: S,
-        velocity: Option<S::Tangent>,
-    ) -> Result<S, SignalError> {
+    fn step(&mut self, dt: f64, input: S, velocity: Option<S::Tangent>) -> Result<S, SignalError> {
         check_dt(dt)?;
         if !input.is_valid() {
             return Err(SignalError::NonFiniteInput { what: "input" });

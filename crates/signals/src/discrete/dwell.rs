@@ -6,6 +6,9 @@ use super::Discrete;
 use crate::error::{SignalError, check_non_negative};
 use alloc::vec::Vec;
 
+/// A candidate's lead while it is not clearly better than the choice.
+const NOT_LEADING: f64 = f64::NEG_INFINITY;
+
 /// Picks one of several scored candidates and keeps it until another has
 /// been better by more than `margin` for `dwell` seconds without a break.
 ///
@@ -54,7 +57,8 @@ impl Dwell {
         self.since_change
     }
 
-    /// How long each candidate has been clearly better than the choice.
+    /// How long each candidate has been clearly better than the choice
+    /// (−∞ where it is not).
     pub fn leads(&self) -> &[f64] {
         &self.leads
     }
@@ -62,7 +66,7 @@ impl Dwell {
     /// Forgets the choice: the next update takes the best at once.
     pub fn reset(&mut self) {
         self.chosen = None;
-        self.leads.iter_mut().for_each(|l| *l = 0.0);
+        self.leads.iter_mut().for_each(|l| *l = NOT_LEADING);
         self.since_change = f64::INFINITY;
     }
 
@@ -74,6 +78,19 @@ impl Dwell {
             }
         }
         best.map(|(i, _)| i)
+    }
+
+    /// The challenger that reached the dwell first: the longest lead, then
+    /// the higher score, then the lower index.
+    fn first_to_dwell(&self, scores: &[f64]) -> Option<(usize, f64)> {
+        let mut winner: Option<(usize, f64, f64)> = None;
+        for (j, (&lead, &s)) in self.leads.iter().zip(scores).enumerate() {
+            let earlier = winner.is_none_or(|(_, wl, ws)| lead > wl || (lead == wl && s > ws));
+            if lead >= self.dwell && earlier {
+                winner = Some((j, lead, s));
+            }
+        }
+        winner.map(|(j, lead, _)| (j, lead))
     }
 
     fn change(&mut self, to: Option<usize>, since: f64) {
@@ -107,7 +124,7 @@ impl Discrete<&[f64]> for Dwell {
 
     fn update_unchecked(&mut self, dt: f64, scores: &[f64]) -> Option<usize> {
         if self.leads.len() != scores.len() {
-            self.leads.resize(scores.len(), 0.0);
+            self.leads.resize(scores.len(), NOT_LEADING);
         }
         let current = self
             .chosen
@@ -116,7 +133,7 @@ impl Discrete<&[f64]> for Dwell {
         let Some((c, score_c)) = current else {
             // Taken at the start of the step: the scores hold over it.
             let best = Self::best(scores);
-            self.leads.iter_mut().for_each(|l| *l = 0.0);
+            self.leads.iter_mut().for_each(|l| *l = NOT_LEADING);
             if best == self.chosen {
                 self.since_change += dt;
             } else {
@@ -124,37 +141,36 @@ impl Discrete<&[f64]> for Dwell {
             }
             return self.chosen;
         };
-        let mut winner: Option<(usize, f64)> = None;
+        let (mut c, mut score_c) = (c, score_c);
         for (j, (lead, &s)) in self.leads.iter_mut().zip(scores).enumerate() {
-            if j != c && s > score_c + self.margin {
-                *lead += dt;
-                if *lead >= self.dwell {
-                    let better = winner.is_none_or(|(w, wl)| {
-                        *lead > wl || (*lead == wl && scores.get(w).is_some_and(|&ws| s > ws))
-                    });
-                    if better {
-                        winner = Some((j, *lead));
-                    }
-                }
+            *lead = if j != c && s > score_c + self.margin {
+                lead.max(0.0) + dt
             } else {
-                *lead = 0.0;
+                NOT_LEADING
+            };
+        }
+        let mut changed = None;
+        // A long step can hold several switches: after each, challengers
+        // count again from the switch, and may reach the dwell before the
+        // step ends. Each switch uses up `dwell` of the step or moves to a
+        // strictly higher score, so this ends.
+        while let Some((j, lead)) = self.first_to_dwell(scores) {
+            let since = lead - self.dwell;
+            changed = Some(since);
+            c = j;
+            score_c = scores.get(j).copied().unwrap_or(f64::NEG_INFINITY);
+            for (k, (l, &s)) in self.leads.iter_mut().zip(scores).enumerate() {
+                *l = if k != c && s > score_c + self.margin {
+                    since
+                } else {
+                    NOT_LEADING
+                };
             }
         }
-        match winner {
+        match changed {
+            Some(since) if Some(c) != self.chosen => self.change(Some(c), since),
+            Some(since) => self.since_change = since,
             None => self.since_change += dt,
-            Some((j, lead)) => {
-                let since = lead - self.dwell;
-                self.change(Some(j), since);
-                let score_j = scores.get(j).copied().unwrap_or(f64::NEG_INFINITY);
-                // Against the new choice, challengers have counted since the switch.
-                for (k, (l, &s)) in self.leads.iter_mut().zip(scores).enumerate() {
-                    *l = if k != j && s > score_j + self.margin {
-                        since
-                    } else {
-                        0.0
-                    };
-                }
-            }
         }
         self.chosen
     }

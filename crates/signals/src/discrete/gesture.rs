@@ -145,7 +145,11 @@ impl Gestures {
     /// Pulses at held times before `h`: `[0, h)`.
     fn pulses_before(&self, h: f64) -> f64 {
         let t = &self.timings;
-        let at_press = if t.pulse_on_press && h > 0.0 { 1.0 } else { 0.0 };
+        let at_press = if t.pulse_on_press && h > 0.0 {
+            1.0
+        } else {
+            0.0
+        };
         let later = if h > t.pulse_delay {
             // Fire times delay + k·interval < h, k ≥ 0.
             let k = (h - t.pulse_delay) / t.pulse_interval;
