@@ -43,6 +43,7 @@ fn main() -> Result<()> {
         })
         .collect::<Result<_>>()?;
     print_table(&reports);
+    print_discrete(&analysis::discrete_tables().context("the discrete tables")?);
     if !args.no_plots {
         plots::load_font(args.font.as_deref())?;
         std::fs::create_dir_all(&args.out)
@@ -95,6 +96,25 @@ fn print_table(reports: &[SystemReport]) {
             .map(|p| format!("{:.3} ({:.0}°)", p.gain, p.phase_degrees))
             .collect();
         println!("| {} | {} |", r.name, cells.join(" | "));
+    }
+}
+
+fn print_discrete(tables: &[analysis::DiscreteTable]) {
+    for table in tables {
+        println!("\n{}:\n", table.title);
+        println!("| system | input, frames | flicker (changes/s beyond the true) | latency | false | missed |");
+        println!("| --- | --- | --- | --- | --- | --- |");
+        for r in &table.rows {
+            let latency = if r.latency.is_finite() {
+                format!("{:.0} ms", r.latency * 1000.0)
+            } else {
+                "—".to_string()
+            };
+            println!(
+                "| {} | {} | {:.2} | {} | {} | {} |",
+                r.system, r.condition, r.flicker, latency, r.false_triggers, r.missed
+            );
+        }
     }
 }
 

@@ -110,3 +110,47 @@ fn exact_systems_do_not_care_about_the_frame_rate_and_the_compat_step_does() {
         compat.ramp_lag
     );
 }
+
+#[test]
+fn the_discrete_tables_show_what_each_rule_does() {
+    use signals::analysis::{button_table, lock_on_table, switch_table, tap_table};
+    let find = |rows: &[signals::analysis::DiscreteRow], system: &str, condition: &str| {
+        rows.iter()
+            .find(|r| r.system.starts_with(system) && r.condition.starts_with(condition))
+            .cloned()
+            .unwrap_or_else(|| panic!("no row {system} / {condition}"))
+    };
+    let buttons = button_table().unwrap().rows;
+    for noise in ["noise ±0.02", "noise ±0.05", "noise ±0.1"] {
+        // A band wider than the noise's swing never flickers and misses nothing.
+        let wide = find(&buttons, "hysteresis 0.6 / 0.4", noise);
+        assert_eq!((wide.false_triggers, wide.missed), (0, 0), "{wide:?}");
+        // One point flickers at every noise level.
+        assert!(find(&buttons, "naive", noise).false_triggers > 0);
+    }
+    // The wide band is late by about its half-width over the slope (0.1 / 0.2 per s).
+    let wide = find(&buttons, "hysteresis 0.6 / 0.4", "noise ±0.02, 60 Hz");
+    assert!((wide.latency - 0.5).abs() < 0.1, "{wide:?}");
+
+    let switch = switch_table().unwrap().rows;
+    let trailing = find(&switch, "debounce 20 ms, trailing", "polled at 1000 Hz");
+    assert_eq!((trailing.false_triggers, trailing.missed), (0, 0));
+    assert!(find(&switch, "raw", "polled at 1000 Hz").false_triggers > 20);
+
+    let lock = lock_on_table().unwrap().rows;
+    assert!(find(&lock, "best score", "noise ±0.05").false_triggers > 0);
+    for noise in ["noise ±0.05", "noise ±0.15"] {
+        let r = find(&lock, "margin 0.05 + dwell", noise);
+        assert_eq!((r.false_triggers, r.missed), (0, 0), "{r:?}");
+    }
+
+    // Taps by time are right at every frame rate; by frames, code written
+    // for 60 Hz takes slow presses for taps at 30 Hz and misses taps at 144.
+    let taps = tap_table().unwrap().rows;
+    for rate in ["30 Hz", "60 Hz", "144 Hz"] {
+        let r = find(&taps, "tap ≤ 0.2 s, by time", rate);
+        assert_eq!((r.false_triggers, r.missed), (0, 0), "{r:?}");
+    }
+    assert!(find(&taps, "tap ≤ 12 frames", "30 Hz").false_triggers > 0);
+    assert!(find(&taps, "tap ≤ 12 frames", "144 Hz").missed > 0);
+}

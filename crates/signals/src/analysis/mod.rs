@@ -8,9 +8,15 @@
 //! hitch, and returns the figures ([`SystemReport`]); the `signals-report`
 //! binary prints them and draws the plots.
 
+mod discrete;
 mod inputs;
 mod metrics;
 
+pub use discrete::{
+    BouncingSwitch, Chain, DiscreteRow, DiscreteTable, FrameCountedTap, Frames, PressKind,
+    button_table, crossing_scores, crossing_truth, discrete_tables, lock_on_table, noisy_ramp,
+    run_frames, standard_frames, switch_table, tap_sequence, tap_table,
+};
 pub use inputs::{Input, MAX_STEPS, Trace, simulate};
 pub use metrics::{
     FrequencyPoint, StepMetrics, frequency_response, jitter_and_lag, ramp_lag, step_metrics,
