@@ -6,6 +6,7 @@
 //! cargo run --release -p signals-report -- --out crates/signals/docs
 //! ```
 
+mod discrete_plots;
 mod plots;
 mod systems;
 
@@ -102,7 +103,9 @@ fn print_table(reports: &[SystemReport]) {
 fn print_discrete(tables: &[analysis::DiscreteTable]) {
     for table in tables {
         println!("\n{}:\n", table.title);
-        println!("| system | input, frames | flicker (changes/s beyond the true) | latency | false | missed |");
+        println!(
+            "| system | input, frames | flicker (changes/s beyond the true) | latency | false | missed |"
+        );
         println!("| --- | --- | --- | --- | --- | --- |");
         for r in &table.rows {
             let latency = if r.latency.is_finite() {

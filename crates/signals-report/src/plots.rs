@@ -9,10 +9,10 @@ use signals::analysis::{Input, Trace, hand_figures, simulate};
 use signals::{Exponential, Hold, OneEuro, Smoother, SpringDamper};
 use std::path::{Path, PathBuf};
 
-type Series = (String, Vec<(f64, f64)>);
+pub type Series = (String, Vec<(f64, f64)>);
 /// A game-trace panel: title, input, seconds, and the systems drawn.
 type TraceCase = (&'static str, Input, f64, Vec<(&'static str, Make)>);
-type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+pub type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 const FONT_PATHS: [&str; 2] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -72,12 +72,25 @@ fn with_origin(start: f64, mut points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
 }
 
 /// One line chart with a legend.
-fn chart(
+pub fn chart(
     area: &Area<'_>,
     title: &str,
     x_label: &str,
     y_label: &str,
     series: &[Series],
+) -> Result<()> {
+    chart_to(area, title, x_label, y_label, series, f64::NEG_INFINITY)
+}
+
+/// As [`chart`], with the x axis running on to at least `x_max`: room on
+/// the right for the legend where the lines fill the whole height.
+pub fn chart_to(
+    area: &Area<'_>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    x_max: f64,
 ) -> Result<()> {
     let pts = series.iter().flat_map(|(_, p)| p.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (
@@ -92,6 +105,7 @@ fn chart(
         y0 = y0.min(y);
         y1 = y1.max(y);
     }
+    x1 = x1.max(x_max);
     let pad = 0.05 * (y1 - y0).max(1e-9);
     let mut c = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 20))
@@ -126,7 +140,7 @@ fn chart(
     Ok(())
 }
 
-fn canvas(path: &Path, size: (u32, u32)) -> Area<'_> {
+pub fn canvas(path: &Path, size: (u32, u32)) -> Area<'_> {
     let root = BitMapBackend::new(path, size).into_drawing_area();
     // Filling a fresh bitmap cannot fail.
     let _ = root.fill(&WHITE);
@@ -141,6 +155,9 @@ pub fn draw_all(out: &Path) -> Result<Vec<PathBuf>> {
         ("game_traces.png", game_traces),
         ("bode.png", bode),
         ("jitter_lag.png", jitter_lag),
+        ("discrete_threshold.png", crate::discrete_plots::threshold),
+        ("lock_on.png", crate::discrete_plots::lock_on),
+        ("inertial_blend.png", crate::discrete_plots::inertial_blend),
     ];
     let mut written = Vec::new();
     for (name, draw) in files {

@@ -6,9 +6,7 @@
 //! Unreal defaults.
 
 use super::inputs::Rng;
-use crate::{
-    Debounce, Discrete, Dwell, Edge, GestureTimings, Gestures, Hysteresis, SignalError,
-};
+use crate::{Debounce, Discrete, Dwell, Edge, GestureTimings, Gestures, Hysteresis, SignalError};
 
 /// How frames are spaced.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -186,11 +184,31 @@ pub fn button_table() -> Result<DiscreteTable, SignalError> {
     for noise in [0.02, 0.05, 0.1] {
         for frames in standard_frames() {
             let times = frames.times(seconds);
-            let systems: [(&str, Box<dyn Fn() -> Result<Box<dyn Discrete<f64, Output = bool>>, SignalError>>); 4] = [
-                ("naive threshold 0.5 (Unreal's Down trigger)", Box::new(|| Ok(Box::new(Hysteresis::naive(0.5)?) as Box<_>))),
-                ("Unity defaults: press 0.5, release 0.375", Box::new(|| Ok(Box::new(Hysteresis::unity()) as Box<_>))),
-                ("hysteresis 0.6 / 0.4", Box::new(|| Ok(Box::new(Hysteresis::new(0.6, 0.4)?) as Box<_>))),
-                ("hysteresis 0.6 / 0.4 + debounce 50 ms", Box::new(|| Ok(Box::new(Chain(Hysteresis::new(0.6, 0.4)?, Debounce::new(false, 0.05, Edge::Trailing)?)) as Box<_>))),
+            let systems: [(
+                &str,
+                Box<dyn Fn() -> Result<Box<dyn Discrete<f64, Output = bool>>, SignalError>>,
+            ); 4] = [
+                (
+                    "naive threshold 0.5 (Unreal's Down trigger)",
+                    Box::new(|| Ok(Box::new(Hysteresis::naive(0.5)?) as Box<_>)),
+                ),
+                (
+                    "Unity defaults: press 0.5, release 0.375",
+                    Box::new(|| Ok(Box::new(Hysteresis::unity()) as Box<_>)),
+                ),
+                (
+                    "hysteresis 0.6 / 0.4",
+                    Box::new(|| Ok(Box::new(Hysteresis::new(0.6, 0.4)?) as Box<_>)),
+                ),
+                (
+                    "hysteresis 0.6 / 0.4 + debounce 50 ms",
+                    Box::new(|| {
+                        Ok(Box::new(Chain(
+                            Hysteresis::new(0.6, 0.4)?,
+                            Debounce::new(false, 0.05, Edge::Trailing)?,
+                        )) as Box<_>)
+                    }),
+                ),
             ];
             for (name, make) in &systems {
                 let mut system = make()?;
@@ -299,16 +317,36 @@ pub fn switch_table() -> Result<DiscreteTable, SignalError> {
     let switch = BouncingSwitch::new(3);
     let truth = BouncingSwitch::truth();
     let mut rows = Vec::new();
-    for frames in [Frames::Fixed(1000.0), Frames::Fixed(60.0), Frames::Jittered { rate: 60.0, seed: 5 }] {
+    for frames in [
+        Frames::Fixed(1000.0),
+        Frames::Fixed(60.0),
+        Frames::Jittered {
+            rate: 60.0,
+            seed: 5,
+        },
+    ] {
         let times = frames.times(seconds);
         let systems: [(&str, Debounce<bool>); 3] = [
             ("raw", Debounce::new(false, 0.0, Edge::Trailing)?),
-            ("debounce 20 ms, trailing edge", Debounce::new(false, 0.02, Edge::Trailing)?),
-            ("debounce 20 ms, leading edge", Debounce::new(false, 0.02, Edge::Leading)?),
+            (
+                "debounce 20 ms, trailing edge",
+                Debounce::new(false, 0.02, Edge::Trailing)?,
+            ),
+            (
+                "debounce 20 ms, leading edge",
+                Debounce::new(false, 0.02, Edge::Leading)?,
+            ),
         ];
         for (name, mut system) in systems {
             let trace = run_frames(&mut system, &times, |_, t| switch.at(t))?;
-            rows.push(row(name, format!("polled at {}", frames.label()), &trace, false, &truth, seconds));
+            rows.push(row(
+                name,
+                format!("polled at {}", frames.label()),
+                &trace,
+                false,
+                &truth,
+                seconds,
+            ));
         }
     }
     Ok(DiscreteTable {
@@ -367,12 +405,20 @@ pub fn lock_on_table() -> Result<DiscreteTable, SignalError> {
                 let _ = scores;
                 // The first frame's pick is not a change.
                 let initial = trace.first().map_or(None, |f| f.1);
-                rows.push(row(name, format!("noise ±{noise}, {}", frames.label()), &trace, initial, &truth[1..], seconds));
+                rows.push(row(
+                    name,
+                    format!("noise ±{noise}, {}", frames.label()),
+                    &trace,
+                    initial,
+                    &truth[1..],
+                    seconds,
+                ));
             }
         }
     }
     Ok(DiscreteTable {
-        title: "Lock-on: two targets whose scores cross every 4 s, uniform noise on every sample".into(),
+        title: "Lock-on: two targets whose scores cross every 4 s, uniform noise on every sample"
+            .into(),
         rows,
     })
 }
@@ -446,26 +492,53 @@ pub fn tap_table() -> Result<DiscreteTable, SignalError> {
         Frames::Fixed(30.0),
         Frames::Fixed(60.0),
         Frames::Fixed(144.0),
-        Frames::Jittered { rate: 60.0, seed: 29 },
+        Frames::Jittered {
+            rate: 60.0,
+            seed: 29,
+        },
     ];
     for frames in all_frames {
         let times = frames.times(60.0);
         // By time: Unity's and Unreal's default tap time, 0.2 s.
         let mut gestures = Gestures::new(GestureTimings::default())?;
         let timed = run_frames(&mut gestures, &times, |_, t| level(t))?;
-        let taps: Vec<f64> = timed.iter().filter(|(_, e)| e.tap).map(|(t, _)| *t).collect();
-        rows.push(tap_row("tap ≤ 0.2 s, by time (Unity and Unreal's default)", &frames, &taps, &presses));
+        let taps: Vec<f64> = timed
+            .iter()
+            .filter(|(_, e)| e.tap)
+            .map(|(t, _)| *t)
+            .collect();
+        rows.push(tap_row(
+            "tap ≤ 0.2 s, by time (Unity and Unreal's default)",
+            &frames,
+            &taps,
+            &presses,
+        ));
         let mut counted = FrameCountedTap::new(12);
-        let taps: Vec<f64> = times.iter().filter(|&&t| counted.frame(level(t))).copied().collect();
-        rows.push(tap_row("tap ≤ 12 frames (0.2 s at 60 Hz)", &frames, &taps, &presses));
+        let taps: Vec<f64> = times
+            .iter()
+            .filter(|&&t| counted.frame(level(t)))
+            .copied()
+            .collect();
+        rows.push(tap_row(
+            "tap ≤ 12 frames (0.2 s at 60 Hz)",
+            &frames,
+            &taps,
+            &presses,
+        ));
     }
     Ok(DiscreteTable {
-        title: "Taps: a minute of taps (≤ 0.15 s), slow presses (0.3–0.45 s) and holds (0.8–1.2 s)".into(),
+        title: "Taps: a minute of taps (≤ 0.15 s), slow presses (0.3–0.45 s) and holds (0.8–1.2 s)"
+            .into(),
         rows,
     })
 }
 
-fn tap_row(system: &str, frames: &Frames, taps: &[f64], presses: &[(f64, f64, PressKind)]) -> DiscreteRow {
+fn tap_row(
+    system: &str,
+    frames: &Frames,
+    taps: &[f64],
+    presses: &[(f64, f64, PressKind)],
+) -> DiscreteRow {
     let mut latencies = Vec::new();
     let (mut missed, mut false_triggers) = (0, 0);
     for (k, &(_, release, kind)) in presses.iter().enumerate() {
@@ -482,7 +555,11 @@ fn tap_row(system: &str, frames: &Frames, taps: &[f64], presses: &[(f64, f64, Pr
         system: system.to_string(),
         condition: frames.label(),
         flicker: 0.0,
-        latency: if latencies.is_empty() { f64::NAN } else { latencies.iter().sum::<f64>() / latencies.len() as f64 },
+        latency: if latencies.is_empty() {
+            f64::NAN
+        } else {
+            latencies.iter().sum::<f64>() / latencies.len() as f64
+        },
         false_triggers,
         missed,
     }
@@ -490,5 +567,10 @@ fn tap_row(system: &str, frames: &Frames, taps: &[f64], presses: &[(f64, f64, Pr
 
 /// Every discrete table.
 pub fn discrete_tables() -> Result<Vec<DiscreteTable>, SignalError> {
-    Ok(vec![button_table()?, switch_table()?, lock_on_table()?, tap_table()?])
+    Ok(vec![
+        button_table()?,
+        switch_table()?,
+        lock_on_table()?,
+        tap_table()?,
+    ])
 }
