@@ -15,8 +15,9 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
 use signals::{
-    Batch, Dynamics, Exponential, OneEuro, Pid, PidConfig, SmoothDamp, Smoother, SpringDamper,
-    System,
+    Batch, Debounce, Discrete, DiscreteBatch, Dwell, Dynamics, Edge, Exponential, GestureEvents,
+    GestureTimings, Gestures, Hysteresis, Inertialiser, ModeLimiter, OneEuro, Pid, PidConfig,
+    SmoothDamp, Smoother, SpringDamper, Stick, StickDirection, StickRule, System, WhileCooling,
 };
 use std::hint::black_box;
 
@@ -280,9 +281,137 @@ fn pid(c: &mut Criterion) {
     g.finish();
 }
 
+/// The discrete systems, batched: `N` systems with one shared dt, inputs
+/// that cross their thresholds; beside them the naive loop each replaces.
+fn discrete(c: &mut Criterion) {
+    let mut g = c.benchmark_group("discrete");
+    g.throughput(Throughput::Elements(N as u64));
+    let analog: Vec<f64> = (0..N).map(|i| ((i * 7919) % 1000) as f64 * 0.001).collect();
+    let bools: Vec<bool> = (0..N).map(|i| (i * 7919) % 3 == 0).collect();
+    g.bench_function(
+        BenchmarkId::new("threshold, batched", "naive x >= 0.5"),
+        |b| {
+            let mut out = vec![false; N];
+            b.iter(|| {
+                for (o, &x) in out.iter_mut().zip(black_box(&analog)) {
+                    *o = x >= 0.5;
+                }
+                black_box(&out);
+            })
+        },
+    );
+    g.bench_function(
+        BenchmarkId::new("threshold, batched", "signals hysteresis"),
+        |b| {
+            let mut batch = DiscreteBatch::new(Hysteresis::unity(), N).unwrap();
+            let mut out = vec![false; N];
+            b.iter(|| batch.update(black_box(DT), &analog, &mut out).unwrap())
+        },
+    );
+    let sticks: Vec<[f64; 2]> = (0..N)
+        .map(|i| {
+            let a = i as f64 * 0.1;
+            [a.cos() * 0.8, a.sin() * 0.8]
+        })
+        .collect();
+    g.bench_function(
+        BenchmarkId::new("stick, batched", "signals radial, 8 sectors"),
+        |b| {
+            let rule = StickRule::Radial {
+                sectors: 8,
+                margin_degrees: 5.0,
+            };
+            let mut batch = DiscreteBatch::new(Stick::new(0.5, 0.375, rule).unwrap(), N).unwrap();
+            let mut out = vec![StickDirection::CENTRE; N];
+            b.iter(|| batch.update(black_box(DT), &sticks, &mut out).unwrap())
+        },
+    );
+    g.bench_function(
+        BenchmarkId::new("debounce, batched", "signals trailing"),
+        |b| {
+            let mut batch =
+                DiscreteBatch::new(Debounce::new(false, 0.02, Edge::Trailing).unwrap(), N).unwrap();
+            let mut out = vec![false; N];
+            b.iter(|| batch.update(black_box(DT), &bools, &mut out).unwrap())
+        },
+    );
+    g.bench_function(BenchmarkId::new("gestures, batched", "signals"), |b| {
+        let mut batch =
+            DiscreteBatch::new(Gestures::new(GestureTimings::default()).unwrap(), N).unwrap();
+        let mut out = vec![GestureEvents::default(); N];
+        b.iter(|| batch.update(black_box(DT), &bools, &mut out).unwrap())
+    });
+    let requests: Vec<Option<u8>> = (0..N)
+        .map(|i| (i % 5 == 0).then_some((i % 3) as u8))
+        .collect();
+    g.bench_function(BenchmarkId::new("mode limiter, batched", "signals"), |b| {
+        let mut batch = DiscreteBatch::new(
+            ModeLimiter::new(0u8, 0.25, WhileCooling::KeepLatest).unwrap(),
+            N,
+        )
+        .unwrap();
+        let mut out = vec![0u8; N];
+        b.iter(|| batch.update(black_box(DT), &requests, &mut out).unwrap())
+    });
+    // Dwell over 8 candidates, one update per call (its input is a slice).
+    let scores: Vec<[f64; 8]> = (0..N)
+        .map(|i| core::array::from_fn(|k| (((i + k) * 7919) % 1000) as f64 * 0.001))
+        .collect();
+    g.bench_function(
+        BenchmarkId::new("dwell, 8 candidates", "naive argmax"),
+        |b| {
+            b.iter(|| {
+                for s in black_box(&scores) {
+                    let mut best = 0;
+                    for k in 1..8 {
+                        if s[k] > s[best] {
+                            best = k;
+                        }
+                    }
+                    black_box(best);
+                }
+            })
+        },
+    );
+    g.bench_function(BenchmarkId::new("dwell, 8 candidates", "signals"), |b| {
+        let mut d = Dwell::new(0.05, 0.25).unwrap();
+        b.iter(|| {
+            for s in black_box(&scores) {
+                black_box(d.update(DT, &s[..]).unwrap());
+            }
+        })
+    });
+    let positions: Vec<f32> = (0..N)
+        .map(|i| if i % 600 < 300 { i as f32 * 0.01 } else { 50.0 })
+        .collect();
+    g.bench_function(
+        BenchmarkId::new("inertialiser, unbatched", "signals"),
+        |b| {
+            let mut s = Inertialiser::new(SpringDamper::critical(0.2).unwrap(), 0.0f32)
+                .unwrap()
+                .with_jump_threshold(1.0)
+                .unwrap();
+            b.iter(|| {
+                for &x in black_box(&positions) {
+                    black_box(s.update(DT, x).unwrap());
+                }
+            })
+        },
+    );
+    g.finish();
+}
+
 #[allow(missing_docs)] // criterion_group! makes an undocumented fn.
 mod group {
     use super::*;
-    criterion_group!(benches, exponential, critical, underdamped, one_euro, pid);
+    criterion_group!(
+        benches,
+        exponential,
+        critical,
+        underdamped,
+        one_euro,
+        pid,
+        discrete
+    );
 }
 criterion_main!(group::benches);

@@ -176,6 +176,31 @@ pub fn noisy_ramp(t: f64, noise: f64, rng: &mut impl FnMut() -> f64) -> f64 {
     clean + noise * (2.0 * rng() - 1.0)
 }
 
+/// A button from an analog value, as the tables run it.
+type Button = Box<dyn Discrete<f64, Output = bool>>;
+
+/// The button rules the table compares.
+fn buttons() -> Result<[(&'static str, Button); 4], SignalError> {
+    Ok([
+        (
+            "naive threshold 0.5 (Unreal's Down trigger)",
+            Box::new(Hysteresis::naive(0.5)?),
+        ),
+        (
+            "Unity defaults: press 0.5, release 0.375",
+            Box::new(Hysteresis::unity()),
+        ),
+        ("hysteresis 0.6 / 0.4", Box::new(Hysteresis::new(0.6, 0.4)?)),
+        (
+            "hysteresis 0.6 / 0.4 + debounce 50 ms",
+            Box::new(Chain(
+                Hysteresis::new(0.6, 0.4)?,
+                Debounce::new(false, 0.05, Edge::Trailing)?,
+            )),
+        ),
+    ])
+}
+
 /// The button table: the noisy ramp through a threshold of 0.5.
 pub fn button_table() -> Result<DiscreteTable, SignalError> {
     let seconds = 10.0;
@@ -184,34 +209,7 @@ pub fn button_table() -> Result<DiscreteTable, SignalError> {
     for noise in [0.02, 0.05, 0.1] {
         for frames in standard_frames() {
             let times = frames.times(seconds);
-            let systems: [(
-                &str,
-                Box<dyn Fn() -> Result<Box<dyn Discrete<f64, Output = bool>>, SignalError>>,
-            ); 4] = [
-                (
-                    "naive threshold 0.5 (Unreal's Down trigger)",
-                    Box::new(|| Ok(Box::new(Hysteresis::naive(0.5)?) as Box<_>)),
-                ),
-                (
-                    "Unity defaults: press 0.5, release 0.375",
-                    Box::new(|| Ok(Box::new(Hysteresis::unity()) as Box<_>)),
-                ),
-                (
-                    "hysteresis 0.6 / 0.4",
-                    Box::new(|| Ok(Box::new(Hysteresis::new(0.6, 0.4)?) as Box<_>)),
-                ),
-                (
-                    "hysteresis 0.6 / 0.4 + debounce 50 ms",
-                    Box::new(|| {
-                        Ok(Box::new(Chain(
-                            Hysteresis::new(0.6, 0.4)?,
-                            Debounce::new(false, 0.05, Edge::Trailing)?,
-                        )) as Box<_>)
-                    }),
-                ),
-            ];
-            for (name, make) in &systems {
-                let mut system = make()?;
+            for (name, mut system) in buttons()? {
                 let mut rng = Rng(7 + (noise * 1000.0) as u64);
                 let trace = run_frames(&mut system, &times, |_, t| {
                     noisy_ramp(t, noise, &mut || rng.uniform())
@@ -404,7 +402,7 @@ pub fn lock_on_table() -> Result<DiscreteTable, SignalError> {
                 }
                 let _ = scores;
                 // The first frame's pick is not a change.
-                let initial = trace.first().map_or(None, |f| f.1);
+                let initial = trace.first().and_then(|f| f.1);
                 rows.push(row(
                     name,
                     format!("noise ±{noise}, {}", frames.label()),
