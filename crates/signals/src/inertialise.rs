@@ -41,6 +41,12 @@ pub struct Inertialiser<S: Space, D: Dynamics> {
     jump_threshold: Option<f64>,
     jump_marked: bool,
     jumped: bool,
+    /// The last step's dt and transition (a steady frame rate computes the
+    /// exponentials once).
+    cached: (f64, Transition),
+    /// The blend's size when it started (|offset| + |offset velocity|·1 s):
+    /// it ends, exactly, once it has decayed to 1e-9 of that.
+    blend_scale: f64,
 }
 
 impl<S: Space, D: Dynamics> Inertialiser<S, D> {
@@ -56,6 +62,8 @@ impl<S: Space, D: Dynamics> Inertialiser<S, D> {
             jump_threshold: None,
             jump_marked: false,
             jumped: false,
+            cached: (0.0, Transition::IDENTITY),
+            blend_scale: 0.0,
         })
     }
 
@@ -127,18 +135,35 @@ impl<S: Space, D: Dynamics> Inertialiser<S, D> {
             let new_start = input.offset(input_velocity.scale_f64(-dt));
             offset = output.difference(new_start);
             offset_velocity = output_velocity.sub(input_velocity);
+            self.blend_scale = offset.norm() + offset_velocity.norm();
         }
-        let t: Transition = if dt == 0.0 {
-            Transition::IDENTITY
-        } else {
-            self.dynamics.transition(dt)
-        };
         let zero = <S::Tangent as Vector>::zero();
-        let (next, next_velocity) = if self.dynamics.second_order() {
+        if !jumped && offset.norm_squared() == 0.0 && offset_velocity.norm_squared() == 0.0 {
+            // No blend under way: the output is the input.
+            self.input = input;
+            self.input_velocity = input_velocity;
+            self.jumped = false;
+            return Ok(input);
+        }
+        let t = if self.cached.0.to_bits() == dt.to_bits() {
+            self.cached.1
+        } else {
+            let t = if dt == 0.0 {
+                Transition::IDENTITY
+            } else {
+                self.dynamics.transition(dt)
+            };
+            self.cached = (dt, t);
+            t
+        };
+        let (mut next, mut next_velocity) = if self.dynamics.second_order() {
             t.apply(offset, offset_velocity, zero)
         } else {
             (offset.scale_f64(t.ee), offset.scale_f64(t.de))
         };
+        if next.norm() + next_velocity.norm() <= 1e-9 * self.blend_scale {
+            (next, next_velocity) = (zero, zero);
+        }
         if !(next.is_finite() && next_velocity.is_finite() && input.offset(next).is_valid()) {
             return Err(SignalError::NonFiniteInput {
                 what: "blend (the offset overflowed)",
@@ -175,6 +200,7 @@ impl<S: Space, D: Dynamics> System<S> for Inertialiser<S, D> {
         self.offset_velocity = zero;
         self.jump_marked = false;
         self.jumped = false;
+        self.blend_scale = 0.0;
         Ok(())
     }
 }

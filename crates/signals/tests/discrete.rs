@@ -953,3 +953,76 @@ fn a_snapshot_buffers_stall_is_blended() {
         "the blended velocity jumped by {out_kink} per frame (raw {raw_kink})"
     );
 }
+
+/// The sector of an angle by arc tangent: the oracle for the stick's
+/// square-and-dot-product rule.
+fn sector_by_angle(x: f64, y: f64, n: i64) -> StickDirection {
+    let width = std::f64::consts::TAU / n as f64;
+    let k = (y.atan2(x) / width).round() as i64;
+    let a = k as f64 * width;
+    let (s, c) = a.sin_cos();
+    let unit = |v: f64| {
+        if v > 0.3 {
+            1
+        } else if v < -0.3 {
+            -1
+        } else {
+            0
+        }
+    };
+    StickDirection {
+        x: unit(c),
+        y: unit(s),
+    }
+}
+
+proptest! {
+    #[test]
+    fn stick_sectors_match_the_arc_tangent(
+        angle in 0.0f64..360.0, length in 0.5f64..1.5, from in 0.0f64..360.0,
+        sectors in prop_oneof![Just(4u8), Just(8u8)], margin in 0.0f64..20.0,
+    ) {
+        let n = i64::from(sectors);
+        let width = 360.0 / n as f64;
+        let margin = margin.min(width / 2.0 - 0.5);
+        let rule = StickRule::Radial { sectors, margin_degrees: margin };
+        let near_edge = |a: f64, edge_from_centre: f64| {
+            let off = ((a / width).round() * width - a).abs();
+            (off - edge_from_centre).abs() < 1e-6
+        };
+        prop_assume!(!near_edge(angle, width / 2.0) && !near_edge(from, width / 2.0));
+        let (s, c) = angle.to_radians().sin_cos();
+        let p = [length * c, length * s];
+        // From the centre: the nearest sector.
+        let mut fresh = Stick::new(0.5, 0.375, rule).unwrap();
+        prop_assert_eq!(fresh.update(0.1, p).unwrap(), sector_by_angle(p[0], p[1], n));
+        // From another sector: kept within half a sector plus the margin.
+        let mut held = Stick::new(0.5, 0.375, rule).unwrap();
+        let (fs, fc) = from.to_radians().sin_cos();
+        let current = held.update(0.1, [fc, fs]).unwrap();
+        let centre = (f64::from(current.y)).atan2(f64::from(current.x)).to_degrees();
+        let off = ((angle - centre + 540.0) % 360.0 - 180.0).abs();
+        prop_assume!((off - (width / 2.0 + margin)).abs() > 1e-6);
+        let want = if off <= width / 2.0 + margin { current } else { sector_by_angle(p[0], p[1], n) };
+        prop_assert_eq!(held.update(0.1, p).unwrap(), want);
+    }
+}
+
+#[test]
+fn a_blend_ends_and_the_output_is_the_input_again() {
+    let mut s = Inertialiser::new(SpringDamper::critical(0.2).unwrap(), 0.0f64)
+        .unwrap()
+        .with_jump_threshold(1.0)
+        .unwrap();
+    s.update(0.1, 0.5).unwrap();
+    s.update(0.1, 20.0).unwrap();
+    assert!(s.jumped() && s.offset() != 0.0);
+    let mut t = 0.0;
+    while s.offset() != 0.0 {
+        s.update(1.0 / 60.0, 20.0).unwrap();
+        t += 1.0 / 60.0;
+        assert!(t < 10.0, "the blend never ended: offset {}", s.offset());
+    }
+    assert_eq!(s.value(), 20.0);
+    assert_eq!(s.velocity(), 0.0);
+}

@@ -3,7 +3,7 @@
 
 use super::Discrete;
 use crate::error::SignalError;
-use crate::math::{atan2, floor, sqrt, wrap_pi};
+use crate::math::cos;
 
 fn check_finite(name: &'static str, value: f64) -> Result<f64, SignalError> {
     if value.is_finite() {
@@ -228,36 +228,10 @@ pub struct Stick {
     press: f64,
     release: f64,
     rule: StickRule,
+    /// cos² of the angle from a sector's centre within which it is kept.
+    keep_cos2: f64,
     direction: StickDirection,
     since_change: f64,
-}
-
-/// Sector `k` of `n` as a direction.
-fn sector_direction(k: i64, n: i64) -> StickDirection {
-    let k = k.rem_euclid(n);
-    if n == 4 {
-        [(1, 0), (0, 1), (-1, 0), (0, -1)]
-            .get(k as usize)
-            .map_or(StickDirection::CENTRE, |&(x, y)| StickDirection { x, y })
-    } else {
-        [
-            (1, 0),
-            (1, 1),
-            (0, 1),
-            (-1, 1),
-            (-1, 0),
-            (-1, -1),
-            (0, -1),
-            (1, -1),
-        ]
-        .get(k as usize)
-        .map_or(StickDirection::CENTRE, |&(x, y)| StickDirection { x, y })
-    }
-}
-
-/// The sector a direction is, of `n`.
-fn direction_sector(d: StickDirection, n: i64) -> Option<i64> {
-    (0..n).find(|&k| sector_direction(k, n) == d)
 }
 
 impl Stick {
@@ -272,6 +246,7 @@ impl Stick {
                 expected: "> 0 and < press",
             });
         }
+        let mut keep_cos2 = 0.0;
         if let StickRule::Radial {
             sectors,
             margin_degrees,
@@ -292,11 +267,14 @@ impl Stick {
                     expected: "finite, >= 0 and under half a sector",
                 });
             }
+            let c = cos((half + margin_degrees) * (core::f64::consts::PI / 180.0));
+            keep_cos2 = c * c;
         }
         Ok(Stick {
             press,
             release,
             rule,
+            keep_cos2,
             direction: StickDirection::CENTRE,
             since_change: f64::INFINITY,
         })
@@ -335,26 +313,38 @@ impl Stick {
                 x: self.axis(self.direction.x, x),
                 y: self.axis(self.direction.y, y),
             },
-            StickRule::Radial {
-                sectors,
-                margin_degrees,
-            } => {
-                let length = sqrt(x * x + y * y);
+            StickRule::Radial { sectors, .. } => {
+                // Squares and dot products, no square root or arc tangent:
+                // a stick is read for every player every frame.
+                let length2 = x * x + y * y;
                 let active = self.direction.is_active();
-                if !(length >= self.press || (active && length > self.release)) {
+                let (press2, release2) = (self.press * self.press, self.release * self.release);
+                if !(length2 >= press2 || (active && length2 > release2)) {
                     return StickDirection::CENTRE;
                 }
-                let n = i64::from(sectors);
-                let width = core::f64::consts::TAU / n as f64;
-                let angle = atan2(y, x);
-                if let Some(k) = direction_sector(self.direction, n).filter(|_| active) {
-                    let centre = k as f64 * width;
-                    let off = wrap_pi(angle - centre);
-                    if off.abs() <= width / 2.0 + margin_degrees * (core::f64::consts::PI / 180.0) {
+                if active {
+                    let (dx, dy) = (f64::from(self.direction.x), f64::from(self.direction.y));
+                    let dot = x * dx + y * dy;
+                    if dot > 0.0 && dot * dot >= self.keep_cos2 * length2 * (dx * dx + dy * dy) {
                         return self.direction;
                     }
                 }
-                sector_direction(floor(angle / width + 0.5) as i64, n)
+                let sign = |v: f64| if v > 0.0 { 1 } else { -1 };
+                if sectors == 4 {
+                    if x.abs() >= y.abs() {
+                        StickDirection { x: sign(x), y: 0 }
+                    } else {
+                        StickDirection { x: 0, y: sign(y) }
+                    }
+                } else {
+                    // Eight sectors of 45°: an axis counts when the stick is
+                    // within 67.5° of it, |v| > tan(22.5°)·|other|.
+                    let tan = core::f64::consts::SQRT_2 - 1.0;
+                    StickDirection {
+                        x: if x.abs() > tan * y.abs() { sign(x) } else { 0 },
+                        y: if y.abs() > tan * x.abs() { sign(y) } else { 0 },
+                    }
+                }
             }
         }
     }
