@@ -25,10 +25,15 @@ use crate::system::{System, check_initial};
 /// use signals::{Inertialiser, SpringDamper, System};
 /// let mut camera = Inertialiser::new(SpringDamper::critical(0.25)?, 0.0f64)?
 ///     .with_jump_threshold(1.0)?;
-/// camera.update(1.0 / 60.0, 0.1)?;
+/// for frame in 1..=30 {
+///     camera.update(1.0 / 60.0, frame as f64 / 60.0)?; // 1 unit/s
+/// }
 /// let before = camera.value();
 /// let after = camera.update(1.0 / 60.0, 10.0)?; // the target switched
-/// assert!((after - before).abs() < 0.1);        // no jump in the output
+/// // No jump: the output moves on at 1 unit/s and starts to turn, 0.1 in
+/// // the first frame of a 10-unit switch.
+/// assert!((after - before).abs() < 0.2);
+/// assert!(camera.jumped());
 /// # Ok::<(), signals::SignalError>(())
 /// ```
 #[derive(Debug, Clone, Copy)]

@@ -8,6 +8,11 @@
 //! the same output whether a second is stepped once or in a thousand
 //! uneven pieces, under zero- or first-order [`Hold`].
 //!
+//! Discrete signals — buttons from analog values and sticks, debounced
+//! bools, lock-on choices, gestures, rate-limited modes — are the
+//! [`discrete`] systems ([`Discrete`]), decided by time and not by frames;
+//! [`Inertialiser`] carries a continuous signal across its jumps.
+//!
 //! ```
 //! use signals::{Hold, Smoother, SpringDamper, System};
 //!
