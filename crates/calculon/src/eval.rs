@@ -21,7 +21,7 @@ use crate::functions::{self, builtin_arity};
 use crate::lex::{LexOptions, lex};
 use crate::mag::Mag;
 use crate::parse::{
-    BinOp, Expr, ExprKind, Format, NameKind, Names, Statement, Target, is_keyword, parse,
+    BinOp, Expr, ExprKind, Format, NameKind, Names, Statement, Target, is_keyword, parse, parse_closing,
 };
 use crate::plot::Graph;
 use crate::quantity::{QtyError, Quantity, describe};
@@ -456,7 +456,7 @@ impl Calculator {
             &|n| self.variables.contains_key(n) || self.functions.contains_key(n),
             &|n| table().lookup(n).is_some(),
         );
-        let statement = parse(&tokens, self, line.len())?;
+        let (statement, closed) = parse_closing(&tokens, self, line.len())?;
         let budget = Budget::new(
             self.settings.max_bits,
             self.settings.time_limit,
@@ -498,6 +498,17 @@ impl Calculator {
                         "ECB rates of {}",
                         crate::rates::Rates::current().date
                     ));
+                }
+                if closed > 0 {
+                    let what = if closed == 1 {
+                        "a parenthesis".to_string()
+                    } else {
+                        format!("{closed} parentheses")
+                    };
+                    answer.note = Some(match answer.note.take() {
+                        Some(n) => format!("{n}; the end of the line closed {what}"),
+                        None => format!("the end of the line closed {what}"),
+                    });
                 }
                 self.ans = Some(value);
                 Ok(answer)

@@ -164,6 +164,15 @@ pub(crate) fn parse(
     names: &dyn Names,
     input_len: usize,
 ) -> Result<Statement, CalcError> {
+    parse_closing(tokens, names, input_len).map(|(statement, _)| statement)
+}
+
+/// As [`parse`], and how many parentheses the end of the line closed.
+pub(crate) fn parse_closing(
+    tokens: &[Token],
+    names: &dyn Names,
+    input_len: usize,
+) -> Result<(Statement, usize), CalcError> {
     if tokens.len() > MAX_TOKENS {
         return Err(CalcError::new(
             ErrorKind::TooLong {
@@ -179,6 +188,7 @@ pub(crate) fn parse(
         names,
         end: input_len,
         params: Vec::new(),
+        closed: 0,
     };
     let statement = p.statement()?;
     if let Some(t) = p.peek_token() {
@@ -190,7 +200,7 @@ pub(crate) fn parse(
             t.span.clone(),
         ));
     }
-    Ok(statement)
+    Ok((statement, p.closed))
 }
 
 /// Statements longer than this are refused: it bounds the depth of the
@@ -204,6 +214,8 @@ struct Parser<'a> {
     end: usize,
     /// The parameters of the function being defined: values in its body.
     params: Vec<String>,
+    /// Parentheses the end of the line closed.
+    closed: usize,
 }
 
 fn describe(tok: &Tok) -> String {
@@ -276,6 +288,16 @@ impl Parser<'_> {
                 self.end..self.end,
             )),
         }
+    }
+
+    /// A closing parenthesis, or the end of the line, which closes every
+    /// one still open (as fend and qalc do); [`Parser::closed`] counts them.
+    fn close_paren(&mut self, expected: &'static str) -> Result<Span, CalcError> {
+        if self.peek_token().is_none() {
+            self.closed += 1;
+            return Ok(self.end..self.end);
+        }
+        self.expect(Tok::RParen, expected)
     }
 
     fn ident_is(&self, k: usize, word: &str) -> bool {
@@ -592,6 +614,14 @@ impl Parser<'_> {
                 }
                 // `5 ft 10 in`: a number after a unit starts a new quantity.
                 let mixed = matches!(self.peek(), Some(Tok::Number(_))) && ends_with_unit(&lhs);
+                // `5(6)`, `(4)(6)`, `2 (5)`: parentheses make a product of
+                // two numbers; only two bare numbers (`2 3`) are refused.
+                let after_paren = self
+                    .pos
+                    .checked_sub(1)
+                    .and_then(|k| self.tokens.get(k))
+                    .is_some_and(|t| t.tok == Tok::RParen);
+                let before_paren = self.peek() == Some(&Tok::LParen);
                 let rhs = if mixed {
                     self.expr(30)?
                 } else {
@@ -599,6 +629,8 @@ impl Parser<'_> {
                 };
                 if matches!(rhs.kind, ExprKind::Number(_))
                     && !mixed
+                    && !after_paren
+                    && !before_paren
                     && matches!(lhs.kind, ExprKind::Number(_))
                 {
                     return Err(CalcError::new(
@@ -653,7 +685,7 @@ impl Parser<'_> {
             Tok::Plus => self.expr(25.max(min_bp)),
             Tok::LParen => {
                 let inner = self.expr(0)?;
-                let close = self.expect(Tok::RParen, "')'")?;
+                let close = self.close_paren("')'")?;
                 Ok(Expr {
                     kind: inner.kind,
                     span: span.start..close.end,
@@ -682,7 +714,7 @@ impl Parser<'_> {
                     self.pos += 1;
                     args.push(self.expr(0)?);
                 }
-                let close = self.expect(Tok::RParen, "',' or ')'")?;
+                let close = self.close_paren("',' or ')'")?;
                 Ok(Expr {
                     kind: ExprKind::Call { name, args },
                     span: span.start..close.end,
@@ -718,7 +750,7 @@ impl Parser<'_> {
                             }
                         }
                     }
-                    let close = self.expect(Tok::RParen, "',' or ')'")?;
+                    let close = self.close_paren("',' or ')'")?;
                     return Ok(Expr {
                         kind: ExprKind::Call { name, args },
                         span: span.start..close.end,
