@@ -1418,6 +1418,7 @@ impl Calculator {
                 }
             }
             None => {
+                cancel_units(&mut q);
                 name_derived_unit(&mut q);
                 match self.settings.notation {
                     Notation::Auto => {}
@@ -1984,6 +1985,58 @@ fn currencies(tokens: &[crate::lex::Token]) -> usize {
 /// Shows a quantity whose units are two or more coherent SI units (no
 /// prefix, no other size) in the one named unit of its dimension, if there
 /// is one: the value does not change, only its name.
+/// Units among the shown ones whose dimensions cancel (`s·MHz`, `h/yr`,
+/// `J/(W·s)`) are left out: `c/(145 MHz)` is ≈ 2.07 m, not
+/// 2067534 m/(s·MHz). The largest such set goes (ties: the first found);
+/// units without a dimension (%, rad, dozen) and temperatures on a scale
+/// stay. The number is in SI units, so leaving units out is exact.
+fn cancel_units(q: &mut Quantity) {
+    let candidates: Vec<usize> = q
+        .shown
+        .iter()
+        .enumerate()
+        .filter(|(_, (u, _))| !u.dim.is_none() && u.zero.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    // Results show a handful of units; past that, leave them as typed.
+    if candidates.len() < 2 || candidates.len() > 10 {
+        return;
+    }
+    let mut best: Option<u32> = None;
+    for mask in 1u32..(1 << candidates.len()) {
+        if mask.count_ones() < 2 || best.is_some_and(|b| b.count_ones() >= mask.count_ones()) {
+            continue;
+        }
+        let mut sum = [0i64; 9];
+        for (bit, &i) in candidates.iter().enumerate() {
+            if mask & (1 << bit) != 0
+                && let Some((u, p)) = q.shown.get(i)
+            {
+                for (slot, d) in sum.iter_mut().zip(u.dim.0) {
+                    *slot += i64::from(d) * i64::from(*p);
+                }
+            }
+        }
+        if sum.iter().all(|&x| x == 0) {
+            best = Some(mask);
+        }
+    }
+    if let Some(mask) = best {
+        let gone: Vec<usize> = candidates
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| mask & (1 << bit) != 0)
+            .map(|(_, &i)| i)
+            .collect();
+        let mut index = 0;
+        q.shown.retain(|_| {
+            let keep = !gone.contains(&index);
+            index += 1;
+            keep
+        });
+    }
+}
+
 fn name_derived_unit(q: &mut Quantity) {
     if q.shown.len() < 2 || q.dim.is_none() {
         return;

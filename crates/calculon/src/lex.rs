@@ -29,7 +29,7 @@ pub(crate) enum Tok {
     Arrow,
     Sqrt,
     /// A superscript power (`²`, `³`).
-    Super(u32),
+    Super(i32),
     /// `<`, `<=`, `>`, `>=`, `==`, `!=` (and `≤`, `≥`, `≠`).
     Compare(Comparison),
     /// `<<` (true) or `>>`: a bit shift.
@@ -188,8 +188,26 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
                     '%' => single(Tok::Percent, len),
                     '→' => single(Tok::Arrow, len),
                     '√' => single(Tok::Sqrt, len),
-                    '²' => single(Tok::Super(2), len),
-                    '³' => single(Tok::Super(3), len),
+                    // Superscript powers: `m²`, `13¹³`, `s⁻¹`.
+                    c if c == '⁻' || superscript_digit(c).is_some() => {
+                        let mut text = String::from(c);
+                        let mut total = len;
+                        while let Some(&(_, d)) = chars.peek() {
+                            if superscript_digit(d).is_none() {
+                                break;
+                            }
+                            text.push(d);
+                            total += d.len_utf8();
+                            chars.next();
+                        }
+                        let Some(power) = superscript_value(&text) else {
+                            return Err(CalcError::new(
+                                ErrorKind::UnexpectedChar(c),
+                                start..start + total,
+                            ));
+                        };
+                        single(Tok::Super(power), total)
+                    }
                     other => {
                         return Err(CalcError::new(
                             ErrorKind::UnexpectedChar(other),
@@ -231,7 +249,54 @@ fn is_ident_start(c: char) -> bool {
 }
 
 fn is_ident_continue(c: char) -> bool {
-    (c.is_alphanumeric() && !matches!(c, '²' | '³' | '¹')) || matches!(c, '_' | '°' | 'µ' | 'Ω')
+    (c.is_alphanumeric() && superscript_digit(c).is_none()) || matches!(c, '_' | '°' | 'µ' | 'Ω')
+}
+
+/// The digit a superscript character stands for.
+pub(crate) fn superscript_digit(c: char) -> Option<u32> {
+    Some(match c {
+        '⁰' => 0,
+        '¹' => 1,
+        '²' => 2,
+        '³' => 3,
+        '⁴' => 4,
+        '⁵' => 5,
+        '⁶' => 6,
+        '⁷' => 7,
+        '⁸' => 8,
+        '⁹' => 9,
+        _ => return None,
+    })
+}
+
+/// A run of superscripts (`⁻¹²`) as its number; `None` for a lone minus or
+/// a power too large to be one.
+fn superscript_value(text: &str) -> Option<i32> {
+    let (negative, digits) = match text.strip_prefix('⁻') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut value: i32 = 0;
+    for d in digits.chars() {
+        value = value.checked_mul(10)?.checked_add(superscript_digit(d)? as i32)?;
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// `n` in superscripts: the inverse of the lexer's reading.
+pub(crate) fn superscript(n: i64) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let mut out = String::new();
+    if n < 0 {
+        out.push('⁻');
+    }
+    for d in n.unsigned_abs().to_string().bytes() {
+        out.push(DIGITS[usize::from(d - b'0')]);
+    }
+    out
 }
 
 fn starts_number(input: &str, at: usize, options: LexOptions) -> bool {

@@ -73,9 +73,12 @@ impl Quantity {
 }
 
 pub(crate) fn units_text(shown: &[(Unit, i32)]) -> String {
+    // Whole powers as people write them (`m²`, `s⁻¹`); roots as `^(1/2)`.
     let power = |u: &Unit, p: i32| {
         if p == WHOLE {
             u.name.clone()
+        } else if p % WHOLE == 0 {
+            format!("{}{}", u.name, crate::lex::superscript(i64::from(p / WHOLE)))
         } else {
             format!("{}^{}", u.name, exponent_text(p))
         }

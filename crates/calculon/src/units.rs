@@ -180,6 +180,12 @@ struct Def {
     /// Its names and definition as written, for the list of names.
     names: String,
     definition: String,
+    /// How a result shows the unit when it was named by a word of several
+    /// (`watt_hour`, `square_meters`): its definition in symbols when that
+    /// is a plain product (`W h`, `m²`), else its first symbol.
+    shown_as: Option<String>,
+    /// Its first symbol, to go after a prefix's (`kilowatt_hour` → `kWh`).
+    symbol: Option<String>,
 }
 
 /// The table of units, built once from `units.txt`.
@@ -344,6 +350,10 @@ impl Table {
             Prefixes::Binary => " (takes binary prefixes)",
             Prefixes::Both => " (takes SI and binary prefixes)",
         };
+        let symbol = symbols.split_whitespace().next().map(str::to_string);
+        let shown_as = self
+            .in_symbols(&definition)
+            .or_else(|| symbol.clone());
         self.defs.push(Def {
             factor,
             dim,
@@ -351,6 +361,8 @@ impl Table {
             prefixes,
             names: names.join(", "),
             definition: format!("{definition}{prefixes_text}"),
+            shown_as,
+            symbol,
         });
         for s in symbols.split_whitespace() {
             self.names.insert(s.to_string(), (index, true));
@@ -360,6 +372,39 @@ impl Table {
             self.lower.insert(w.to_lowercase(), index);
         }
         Some(())
+    }
+
+    /// A definition that is a product of unit symbols with whole powers
+    /// (`W h`, `m^2`, `lbf/in^2`), written as people write it (`W h`,
+    /// `m²`, `lbf/in²`).
+    fn in_symbols(&self, definition: &str) -> Option<String> {
+        let (up, down) = match definition.split_once('/') {
+            Some((u, d)) => (u, Some(d)),
+            None => (definition, None),
+        };
+        let render = |part: &str| -> Option<String> {
+            let mut out = Vec::new();
+            for piece in part.split_whitespace() {
+                let (name, power) = match piece.split_once('^') {
+                    Some((n, p)) => (n, Some(p.parse::<i64>().ok()?)),
+                    None => (piece, None),
+                };
+                if !matches!(self.names.get(name), Some(&(_, true))) {
+                    return None;
+                }
+                out.push(match power {
+                    Some(p) => format!("{name}{}", crate::lex::superscript(p)),
+                    None => name.to_string(),
+                });
+            }
+            (!out.is_empty()).then(|| out.join(" "))
+        };
+        let up = render(up)?;
+        match down {
+            None => Some(up),
+            Some(d) if !d.contains('/') => Some(format!("{up}/{}", render(d)?)),
+            Some(_) => None,
+        }
     }
 
     /// Evaluates a definition: numbers, `pi`, units defined above, base
@@ -449,8 +494,19 @@ impl Table {
                 return None;
             }
         }
+        // A word of several (`watt_hour`) is not how a result should read.
+        let shown = if name.contains('_') {
+            match (prefix, &def.symbol) {
+                (None, _) => def.shown_as.clone(),
+                (Some(p), Some(symbol)) => p.symbols.first().map(|ps| format!("{ps}{symbol}")),
+                (Some(_), None) => None,
+            }
+            .unwrap_or_else(|| name.replace('_', " "))
+        } else {
+            name.to_string()
+        };
         Some(Unit {
-            name: name.to_string(),
+            name: shown,
             factor,
             dim: def.dim,
             zero: def.zero.clone(),
