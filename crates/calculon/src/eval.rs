@@ -418,6 +418,65 @@ impl Calculator {
         }
     }
 
+    /// Data sizes in the case people type them: `KB` is kB, `gb` is GB
+    /// (small letters are bytes, as file sizes are written), `Kb` is kb
+    /// (a capital and a small b: bits, as line speeds are). Only names
+    /// that mean nothing as typed; returns how each was read.
+    fn fold_data_sizes(&self, tokens: &mut [crate::lex::Token]) -> Vec<String> {
+        let mut read = Vec::new();
+        for t in tokens {
+            let crate::lex::Tok::Ident(name) = &t.tok else {
+                continue;
+            };
+            if self.kind(name).is_some() {
+                continue;
+            }
+            let chars: Vec<char> = name.chars().collect();
+            let (prefix, binary, unit) = match chars.as_slice() {
+                [p, u] => (*p, false, *u),
+                [p, 'i' | 'I', u] => (*p, true, *u),
+                _ => continue,
+            };
+            let Some(prefix) = "kmgtpe"
+                .chars()
+                .find(|c| c.eq_ignore_ascii_case(&prefix))
+            else {
+                continue;
+            };
+            if !matches!(unit, 'b' | 'B') {
+                continue;
+            }
+            let bytes = unit == 'B' || name.chars().all(|c| c.is_ascii_lowercase());
+            let prefix = match (prefix, binary) {
+                ('k', false) => "k".to_string(),
+                ('k', true) => "Ki".to_string(),
+                (p, false) => p.to_ascii_uppercase().to_string(),
+                (p, true) => format!("{}i", p.to_ascii_uppercase()),
+            };
+            let canonical = format!("{prefix}{}", if bytes { "B" } else { "b" });
+            if table().lookup(&canonical).is_some() {
+                let word = match prefix.as_str() {
+                    "k" => "kilo",
+                    "M" => "mega",
+                    "G" => "giga",
+                    "T" => "tera",
+                    "P" => "peta",
+                    "E" => "exa",
+                    "Ki" => "kibi",
+                    "Mi" => "mebi",
+                    "Gi" => "gibi",
+                    "Ti" => "tebi",
+                    "Pi" => "pebi",
+                    _ => "exbi",
+                };
+                let unit = if bytes { "bytes" } else { "bits" };
+                read.push(format!("{name} read as {word}{unit}, {canonical}"));
+                t.tok = crate::lex::Tok::Ident(canonical);
+            }
+        }
+        read
+    }
+
     fn evaluate_statement(&mut self, line: &str, cancel: &CancelFlag) -> Result<Answer, CalcError> {
         let options = LexOptions {
             decimal_comma: self.settings.decimal_comma,
@@ -451,10 +510,11 @@ impl Calculator {
             return Err(CalcError::new(ErrorKind::Empty, 0..line.len()));
         }
         self.fold_capitals(&mut tokens);
+        let sizes_read = self.fold_data_sizes(&mut tokens);
         crate::words::read_words(
             &mut tokens,
             &|n| self.variables.contains_key(n) || self.functions.contains_key(n),
-            &|n| table().lookup(n).is_some(),
+            &|n| table().lookup(n).is_some() || crate::constants::physical(n).is_some(),
         );
         let (statement, closed) = parse_closing(&tokens, self, line.len())?;
         let budget = Budget::new(
@@ -498,6 +558,12 @@ impl Calculator {
                         "ECB rates of {}",
                         crate::rates::Rates::current().date
                     ));
+                }
+                for read in &sizes_read {
+                    answer.note = Some(match answer.note.take() {
+                        Some(n) => format!("{n}; {read}"),
+                        None => read.clone(),
+                    });
                 }
                 if closed > 0 {
                     let what = if closed == 1 {

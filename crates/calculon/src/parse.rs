@@ -1018,9 +1018,13 @@ mod tests {
             read("1 +"),
             "error: expected a number, a name or '(', found the end of the input at 3..3"
         );
+        // The end of the line closes what is open (as fend and qalc do);
+        // a closing parenthesis too many is still an error.
+        assert_eq!(read("(1 + 2"), "1 + 2");
+        assert_eq!(read("2 × (1 + 3"), "2 × (1 + 3)");
         assert_eq!(
-            read("(1 + 2"),
-            "error: expected ')', found the end of the input at 6..6"
+            read("(1 + 2))"),
+            "error: expected an operator or the end of the input, found ')' at 7..8"
         );
         assert_eq!(
             read("2 3"),

@@ -209,6 +209,14 @@ impl Calculator {
                 kind: EntryKind::Constant,
             });
         }
+        for (names, value) in crate::constants::BODIES {
+            out.push(Entry {
+                names: names.join(", "),
+                usage: names.first().copied().unwrap_or_default().into(),
+                definition: format!("{value} ({})", crate::constants::BODIES_SOURCE),
+                kind: EntryKind::Constant,
+            });
+        }
         let rates_day = &crate::rates::Rates::current().date;
         for (names, definition) in crate::units::table().entries() {
             let definition = if definition.starts_with("EUR/") {

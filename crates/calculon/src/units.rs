@@ -217,6 +217,8 @@ const SI_PREFIXES: &[Prefix] = &[
     p(&["T"], &["tera"], 10, 12),
     p(&["G"], &["giga"], 10, 9),
     p(&["M"], &["mega"], 10, 6),
+    // Not SI, but in old texts and peers' tables (`myriameter`).
+    p(&[], &["myria"], 10, 4),
     p(&["k"], &["kilo"], 10, 3),
     p(&["h"], &["hecto"], 10, 2),
     p(&["da"], &["deca", "deka"], 10, 1),
@@ -489,11 +491,10 @@ impl Table {
         let mut factor = def.factor.clone();
         if let Some(p) = prefix {
             factor.ratio = &factor.ratio * p.factor();
-            // Affine units take no prefixes.
-            if def.zero.is_some() {
-                return None;
-            }
         }
+        // A prefixed scale (`millicelsius`, `kilocelsius`) is a size of
+        // degree, not a scale with its own zero.
+        let zero = if prefix.is_some() { None } else { def.zero.clone() };
         // A word of several (`watt_hour`) is not how a result should read.
         let shown = if name.contains('_') {
             match (prefix, &def.symbol) {
@@ -509,7 +510,7 @@ impl Table {
             name: shown,
             factor,
             dim: def.dim,
-            zero: def.zero.clone(),
+            zero,
         })
     }
 

@@ -58,6 +58,23 @@ fn scale(word: &str) -> Option<RBig> {
         "billion" => 9,
         "trillion" => 12,
         "quadrillion" => 15,
+        "quintillion" => 18,
+        "sextillion" => 21,
+        "septillion" => 24,
+        "octillion" => 27,
+        "nonillion" => 30,
+        "decillion" => 33,
+        "undecillion" => 36,
+        "duodecillion" => 39,
+        "tredecillion" => 42,
+        "quattuordecillion" => 45,
+        "quindecillion" => 48,
+        "sexdecillion" => 51,
+        "septendecillion" => 54,
+        "octodecillion" => 57,
+        "novemdecillion" => 60,
+        "vigintillion" => 63,
+        "centillion" => 303,
         _ => return None,
     };
     Some(RBig::from(IBig::from(10u8).pow(power)))
@@ -99,6 +116,7 @@ fn prefix(word: &str) -> Option<RBig> {
         "tera" => 12,
         "giga" => 9,
         "mega" => 6,
+        "myria" => 4,
         "kilo" => 3,
         "hecto" => 2,
         "deca" | "deka" => 1,
@@ -170,7 +188,10 @@ pub(crate) fn read_words(
         // A number times the words after it: `3 dozen`, `1.5 million`.
         if let Some(Tok::Number(n)) = tokens.get(k).map(|t| &t.tok)
             && let Some(word) = word_at(tokens, k + 1)
-            && (scale(&word).is_some() || count(&word).is_some() || fraction(&word).is_some())
+            && (scale(&word).is_some()
+                || count(&word).is_some()
+                || fraction(&word).is_some()
+                || prefix(&word).is_some())
             && let Some((value, end)) = number_words(tokens, k + 1, &word_at)
         {
             out.push(Token {
@@ -273,7 +294,13 @@ fn number_words(
                 total += c * s;
             }
         } else if let Some(c) = count(&word) {
-            current = Some(current.unwrap_or(RBig::ONE) * RBig::from(c));
+            // A count multiplies what is before it: `thousand dozen` is
+            // 12,000, `two dozen` 24.
+            match current.take() {
+                Some(n) => current = Some(n * RBig::from(c)),
+                None if !total.is_zero() => total *= RBig::from(c),
+                None => current = Some(RBig::from(c)),
+            }
         } else if let Some(d) = fraction(&word) {
             current = Some(current.unwrap_or(RBig::ONE) / RBig::from(d));
             j += 1;
@@ -297,7 +324,8 @@ fn join_spaced_units(
     let mut k = 0;
     while k < tokens.len() {
         let mut joined = None;
-        for n in [3, 2] {
+        // Up to five words: `escape velocity of the earth`.
+        for n in [5, 4, 3, 2] {
             let words: Option<Vec<&str>> = tokens
                 .get(k..k + n)
                 .map(|run| {

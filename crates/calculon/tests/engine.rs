@@ -100,7 +100,7 @@ fn units() {
         ("60 mph to km/h", "= 96.56064 km/h"),
         ("1 m / 1 m", "= 1"),
         ("1 km / 1 m", "= 1000"),
-        ("3 m * 2 m", "= 6 m^2"),
+        ("3 m * 2 m", "= 6 m²"),
         ("1 m + 1 ft", "= 1.3048 m"),
         (
             "2 kg to lb",
@@ -405,7 +405,7 @@ fn statements_comments_capitals_and_unknown_names() {
         ("EXP 0", "= 1"),
         ("PI to 3 sf", "≈ 3.14"),
         // Capitals that name something of their own keep it.
-        ("G to 3 sf", "≈ 0.0000000000667 m^3/(kg·s^2)"),
+        ("G to 3 sf", "≈ 0.0000000000667 m³/(kg·s²)"),
         // A free single letter is a function of it, never a unit typo.
         (
             "sin(x)/x",
@@ -510,13 +510,13 @@ fn number_words_marks_and_fractions() {
 #[test]
 fn unit_powers_per_and_derived_names() {
     check(&[
-        ("2 lb^-1 kg^-1", "= 0.90718474 lb^-2"),
-        ("9.8 m s^-2", "= 9.8 m/s^2"),
+        ("2 lb^-1 kg^-1", "= 0.90718474 lb⁻²"),
+        ("9.8 m s^-2", "= 9.8 m/s²"),
         ("2^-2", "= 0.25"),
         ("-2^2", "= -4"),
-        ("10 per second", "= 10 second^-1"),
+        ("10 per second", "= 10 second⁻¹"),
         ("60 miles per hour to km/h", "= 96.56064 km/h"),
-        ("1 / (0.5 kg)", "= 2 kg^-1"),
+        ("1 / (0.5 kg)", "= 2 kg⁻¹"),
         ("sqrt(kg^2)", "= 1 kg"),
         ("(5 V)/(2 ohm)", "= 2.5 A"),
         ("N m", "= 1 J"),
@@ -675,7 +675,7 @@ fn numbers_as_pasted_and_written_elsewhere() {
         ("0b0011 | 0b0101", "= 7"),
         ("mod(-7, 3)", "= 2"),
         ("5 m/s to s/m", "= 0.2 s/m"),
-        ("10 N / 5 Pa", "= 2 m^2"),
+        ("10 N / 5 Pa", "= 2 m²"),
         ("1 N s", "= 1 N·s"),
     ]);
 }

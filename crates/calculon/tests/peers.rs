@@ -162,7 +162,7 @@ const DOCUMENTED: &[(&str, &str, &str, &str)] = &[
     ),
     ("qalc", "100 lbf * 60 mph to hp", "16 hp", "= 16 hp"),
     ("qalc", "50 Ω * 2 A", "100 V", "= 100 V"),
-    ("qalc", "10 N / 5 Pa", "2 m^2", "= 2 m^2"),
+    ("qalc", "10 N / 5 Pa", "2 m^2", "= 2 m²"),
     ("qalc", "5 m/s to s/m", "0.2 s/m", "= 0.2 s/m"),
     (
         "qalc",
