@@ -26,7 +26,10 @@ pub(crate) fn math_constant(name: &str) -> Option<MathConstant> {
 /// Physical constants: aliases, then the value as an expression.
 pub(crate) const PHYSICAL: &[(&[&str], &str)] = &[
     (&["c", "speed_of_light"], "299792458 m/s"),
-    (&["electron_charge", "charge_of_electron"], "1.602176634e-19 C"),
+    (
+        &["electron_charge", "charge_of_electron"],
+        "1.602176634e-19 C",
+    ),
     (&["G", "gravitational_constant"], "6.67430e-11 m^3/(kg s^2)"),
     (
         &["ℎ", "h_planck", "planck", "planck_constant"],
@@ -87,35 +90,131 @@ pub(crate) const BODIES_SOURCE: &str = "NASA planetary fact sheet";
 /// Each body's figures: aliases, then the value.
 pub(crate) const BODIES: &[(&[&str], &str)] = &[
     (&["sun_mass", "mass_of_sun"], "1.9885e30 kg"),
-    (&["sun_radius", "radius_of_sun", "mean_radius_of_sun"], "695700 km"),
-    (&["sun_escape_velocity", "escape_velocity_of_sun"], "617.6 km/s"),
+    (
+        &["sun_radius", "radius_of_sun", "mean_radius_of_sun"],
+        "695700 km",
+    ),
+    (
+        &["sun_escape_velocity", "escape_velocity_of_sun"],
+        "617.6 km/s",
+    ),
     (&["mercury_mass", "mass_of_mercury"], "3.3010e23 kg"),
-    (&["mercury_radius", "radius_of_mercury", "mean_radius_of_mercury"], "2439.7 km"),
-    (&["mercury_escape_velocity", "escape_velocity_of_mercury"], "4.25 km/s"),
+    (
+        &[
+            "mercury_radius",
+            "radius_of_mercury",
+            "mean_radius_of_mercury",
+        ],
+        "2439.7 km",
+    ),
+    (
+        &["mercury_escape_velocity", "escape_velocity_of_mercury"],
+        "4.25 km/s",
+    ),
     (&["venus_mass", "mass_of_venus"], "4.8673e24 kg"),
-    (&["venus_radius", "radius_of_venus", "mean_radius_of_venus"], "6051.8 km"),
-    (&["venus_escape_velocity", "escape_velocity_of_venus"], "10.36 km/s"),
-    (&["earth_mass", "mass_of_earth", "mass_of_the_earth"], "5.9722e24 kg"),
-    (&["earth_radius", "radius_of_earth", "radius_of_the_earth", "mean_radius_of_earth"], "6371.0 km"),
-    (&["earth_escape_velocity", "escape_velocity_of_earth", "escape_velocity_of_the_earth"], "11.186 km/s"),
-    (&["moon_mass", "mass_of_moon", "mass_of_the_moon"], "7.346e22 kg"),
-    (&["moon_radius", "radius_of_moon", "radius_of_the_moon", "mean_radius_of_moon"], "1737.4 km"),
-    (&["moon_escape_velocity", "escape_velocity_of_moon", "escape_velocity_of_the_moon"], "2.38 km/s"),
+    (
+        &["venus_radius", "radius_of_venus", "mean_radius_of_venus"],
+        "6051.8 km",
+    ),
+    (
+        &["venus_escape_velocity", "escape_velocity_of_venus"],
+        "10.36 km/s",
+    ),
+    (
+        &["earth_mass", "mass_of_earth", "mass_of_the_earth"],
+        "5.9722e24 kg",
+    ),
+    (
+        &[
+            "earth_radius",
+            "radius_of_earth",
+            "radius_of_the_earth",
+            "mean_radius_of_earth",
+        ],
+        "6371.0 km",
+    ),
+    (
+        &[
+            "earth_escape_velocity",
+            "escape_velocity_of_earth",
+            "escape_velocity_of_the_earth",
+        ],
+        "11.186 km/s",
+    ),
+    (
+        &["moon_mass", "mass_of_moon", "mass_of_the_moon"],
+        "7.346e22 kg",
+    ),
+    (
+        &[
+            "moon_radius",
+            "radius_of_moon",
+            "radius_of_the_moon",
+            "mean_radius_of_moon",
+        ],
+        "1737.4 km",
+    ),
+    (
+        &[
+            "moon_escape_velocity",
+            "escape_velocity_of_moon",
+            "escape_velocity_of_the_moon",
+        ],
+        "2.38 km/s",
+    ),
     (&["mars_mass", "mass_of_mars"], "6.4169e23 kg"),
-    (&["mars_radius", "radius_of_mars", "mean_radius_of_mars"], "3389.5 km"),
-    (&["mars_escape_velocity", "escape_velocity_of_mars"], "5.027 km/s"),
+    (
+        &["mars_radius", "radius_of_mars", "mean_radius_of_mars"],
+        "3389.5 km",
+    ),
+    (
+        &["mars_escape_velocity", "escape_velocity_of_mars"],
+        "5.027 km/s",
+    ),
     (&["jupiter_mass", "mass_of_jupiter"], "1.89813e27 kg"),
-    (&["jupiter_radius", "radius_of_jupiter", "mean_radius_of_jupiter"], "69911 km"),
-    (&["jupiter_escape_velocity", "escape_velocity_of_jupiter"], "59.5 km/s"),
+    (
+        &[
+            "jupiter_radius",
+            "radius_of_jupiter",
+            "mean_radius_of_jupiter",
+        ],
+        "69911 km",
+    ),
+    (
+        &["jupiter_escape_velocity", "escape_velocity_of_jupiter"],
+        "59.5 km/s",
+    ),
     (&["saturn_mass", "mass_of_saturn"], "5.6832e26 kg"),
-    (&["saturn_radius", "radius_of_saturn", "mean_radius_of_saturn"], "58232 km"),
-    (&["saturn_escape_velocity", "escape_velocity_of_saturn"], "35.5 km/s"),
+    (
+        &["saturn_radius", "radius_of_saturn", "mean_radius_of_saturn"],
+        "58232 km",
+    ),
+    (
+        &["saturn_escape_velocity", "escape_velocity_of_saturn"],
+        "35.5 km/s",
+    ),
     (&["uranus_mass", "mass_of_uranus"], "8.6811e25 kg"),
-    (&["uranus_radius", "radius_of_uranus", "mean_radius_of_uranus"], "25362 km"),
-    (&["uranus_escape_velocity", "escape_velocity_of_uranus"], "21.3 km/s"),
+    (
+        &["uranus_radius", "radius_of_uranus", "mean_radius_of_uranus"],
+        "25362 km",
+    ),
+    (
+        &["uranus_escape_velocity", "escape_velocity_of_uranus"],
+        "21.3 km/s",
+    ),
     (&["neptune_mass", "mass_of_neptune"], "1.02409e26 kg"),
-    (&["neptune_radius", "radius_of_neptune", "mean_radius_of_neptune"], "24622 km"),
-    (&["neptune_escape_velocity", "escape_velocity_of_neptune"], "23.5 km/s"),
+    (
+        &[
+            "neptune_radius",
+            "radius_of_neptune",
+            "mean_radius_of_neptune",
+        ],
+        "24622 km",
+    ),
+    (
+        &["neptune_escape_velocity", "escape_velocity_of_neptune"],
+        "23.5 km/s",
+    ),
 ];
 
 pub(crate) fn physical(name: &str) -> Option<&'static str> {

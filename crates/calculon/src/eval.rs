@@ -21,7 +21,8 @@ use crate::functions::{self, builtin_arity};
 use crate::lex::{LexOptions, lex};
 use crate::mag::Mag;
 use crate::parse::{
-    BinOp, Expr, ExprKind, Format, NameKind, Names, Statement, Target, is_keyword, parse, parse_closing,
+    BinOp, Expr, ExprKind, Format, NameKind, Names, Statement, Target, is_keyword, parse,
+    parse_closing,
 };
 use crate::plot::Graph;
 use crate::quantity::{QtyError, Quantity, describe};
@@ -208,6 +209,9 @@ pub struct Calculator {
     /// The definitions as typed, in order, for saving.
     definitions: Vec<(String, String)>,
     ans: Option<Quantity>,
+    /// How an evaluation read what could be read two ways (a temperature
+    /// added as absolute or as a difference), for the answer's note.
+    readings: std::cell::RefCell<Vec<String>>,
 }
 
 /// Why an evaluation attempt stopped.
@@ -249,6 +253,7 @@ impl Calculator {
             functions: HashMap::new(),
             definitions: Vec::new(),
             ans: None,
+            readings: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -437,10 +442,7 @@ impl Calculator {
                 [p, 'i' | 'I', u] => (*p, true, *u),
                 _ => continue,
             };
-            let Some(prefix) = "kmgtpe"
-                .chars()
-                .find(|c| c.eq_ignore_ascii_case(&prefix))
-            else {
+            let Some(prefix) = "kmgtpe".chars().find(|c| c.eq_ignore_ascii_case(&prefix)) else {
                 continue;
             };
             if !matches!(unit, 'b' | 'B') {
@@ -511,6 +513,7 @@ impl Calculator {
         }
         self.fold_capitals(&mut tokens);
         let sizes_read = self.fold_data_sizes(&mut tokens);
+        self.readings.borrow_mut().clear();
         crate::words::read_words(
             &mut tokens,
             &|n| self.variables.contains_key(n) || self.functions.contains_key(n),
@@ -559,6 +562,8 @@ impl Calculator {
                         crate::rates::Rates::current().date
                     ));
                 }
+                let mut sizes_read = sizes_read;
+                sizes_read.append(&mut self.readings.borrow_mut());
                 for read in &sizes_read {
                     answer.note = Some(match answer.note.take() {
                         Some(n) => format!("{n}; {read}"),
@@ -582,20 +587,33 @@ impl Calculator {
             Statement::Assign {
                 name,
                 name_span,
+                also,
                 expr,
             } => {
                 self.check_definable(&name, name_span)?;
+                for (other, span) in &also {
+                    self.check_definable(other, span.clone())?;
+                }
                 let (answer, value) = self.with_precision(&budget, |work, calc| {
                     let q = calc.eval(work, &expr, &Scope::top())?;
                     let shown = calc.present(work, &q, None, String::new())?;
                     Ok((shown, q))
                 })?;
+                // A chain's later names are kept as their own line, so the
+                // definitions file reads each back alone.
+                let source = line.get(expr.span.clone()).unwrap_or(line);
+                for (other, _) in &also {
+                    self.variables.insert(other.clone(), value.clone());
+                    self.functions.remove(other);
+                    self.remember(other, &format!("{other} = {source}"));
+                }
                 self.variables.insert(name.clone(), value);
                 self.functions.remove(&name);
                 self.remember(&name, line);
+                let chain: String = also.iter().map(|(n, _)| format!("{n} = ")).collect();
                 Ok(Answer {
-                    reading: format!("{name} = {expr}"),
-                    value: format!("{name} = {}", answer.value),
+                    reading: format!("{name} = {chain}{expr}"),
+                    value: format!("{name} = {chain}{}", answer.value),
                     approximate: answer.approximate,
                     fraction: answer.fraction,
                     note: None,
@@ -888,7 +906,12 @@ impl Calculator {
                 }
             };
             let line = clean_pasted_line(raw);
-            if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            // Blank lines, comments (a `#!` first line too) and lines of
+            // empty statements (`;;`) answer nothing.
+            if line.trim().is_empty()
+                || line.trim_start().starts_with('#')
+                || line.chars().all(|c| c == ';' || c.is_whitespace())
+            {
                 lines.push(None);
                 continue;
             }
@@ -1148,6 +1171,27 @@ impl Calculator {
                 }
                 let a = self.eval(work, lhs, scope)?;
                 let b = self.eval(work, rhs, scope)?;
+                if matches!(op, BinOp::Add | BinOp::Sub)
+                    && let Some(unit) = b
+                        .absolute_zero()
+                        .and(b.shown.first())
+                        .map(|(u, _)| u.name.clone())
+                    && a.dim == b.dim
+                {
+                    let sign = if *op == BinOp::Add { "+" } else { "-" };
+                    let how = match (a.absolute_zero().is_some(), op) {
+                        (true, BinOp::Sub) => None,
+                        (true, _) => Some("a difference"),
+                        (false, _) => Some("an absolute temperature"),
+                    };
+                    if let Some(how) = how {
+                        let note = format!("{unit} after {sign} read as {how}");
+                        let mut readings = self.readings.borrow_mut();
+                        if !readings.contains(&note) {
+                            readings.push(note);
+                        }
+                    }
+                }
                 match op {
                     BinOp::Add | BinOp::Mixed => qty(work.q_add(&a, &b, false), "add"),
                     BinOp::Sub => qty(work.q_add(&a, &b, true), "subtract"),

@@ -37,6 +37,7 @@ pub(crate) const NAMES: &[&str] = &[
     "cbrt",
     "root",
     "exp",
+    "cis",
     "ln",
     "log",
     "log2",
@@ -179,6 +180,8 @@ pub(crate) fn call(work: &Work<'_>, name: &str, args: &[Quantity]) -> FnResult {
             root(work, a, n)?
         }
         "exp" => Quantity::plain(work.c_exp(plain(name, a)?)?),
+        // cos x + i sin x, as e^(ix).
+        "cis" => Quantity::plain(work.c_exp(&work.c_mul(&Number::i(), plain(name, a)?)?)?),
         "ln" => Quantity::plain(work.c_ln(plain(name, a)?)?),
         "log" => match b {
             None => log_base(work, plain_real(name, a)?, &exact(10))?,

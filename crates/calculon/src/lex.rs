@@ -281,7 +281,9 @@ fn superscript_value(text: &str) -> Option<i32> {
     }
     let mut value: i32 = 0;
     for d in digits.chars() {
-        value = value.checked_mul(10)?.checked_add(superscript_digit(d)? as i32)?;
+        value = value
+            .checked_mul(10)?
+            .checked_add(superscript_digit(d)? as i32)?;
     }
     Some(if negative { -value } else { value })
 }

@@ -120,6 +120,8 @@ pub(crate) enum Statement {
     Assign {
         name: String,
         name_span: Span,
+        /// Further names in a chain (`a = b = 2`), each given the value.
+        also: Vec<(String, Span)>,
         expr: Expr,
     },
     Define {
@@ -300,20 +302,37 @@ impl Parser<'_> {
         self.expect(Tok::RParen, expected)
     }
 
+    /// `1 / operand` for a leading `/` or `per`.
+    fn reciprocal(&mut self, span: Span) -> Result<Expr, CalcError> {
+        let operand = self.expr(21)?;
+        let one = Expr {
+            kind: ExprKind::Number(RBig::ONE),
+            span: span.clone(),
+        };
+        let whole = span.start..operand.span.end;
+        Ok(binary(BinOp::Div, one, operand, whole))
+    }
+
     fn ident_is(&self, k: usize, word: &str) -> bool {
         matches!(self.peek_at(k), Some(Tok::Ident(s)) if s == word)
     }
 
     fn statement(&mut self) -> Result<Statement, CalcError> {
-        // name = expr
+        // name = expr, and chains: `a = b = 2` gives both the value.
         if let (Some(Tok::Ident(name)), Some(Tok::Equals)) = (self.peek(), self.peek_at(1)) {
             let name = name.clone();
             let name_span = self.here();
             self.pos += 2;
+            let mut also = Vec::new();
+            while let (Some(Tok::Ident(next)), Some(Tok::Equals)) = (self.peek(), self.peek_at(1)) {
+                also.push((next.clone(), self.here()));
+                self.pos += 2;
+            }
             let expr = self.expr(0)?;
             return Ok(Statement::Assign {
                 name,
                 name_span,
+                also,
                 expr,
             });
         }
@@ -683,6 +702,9 @@ impl Parser<'_> {
                 })
             }
             Tok::Plus => self.expr(25.max(min_bp)),
+            // A unit per something alone: `/s`, `per second` (1/s).
+            Tok::Slash => self.reciprocal(span),
+            Tok::Ident(name) if name == "per" && self.starts_operand(0) => self.reciprocal(span),
             Tok::LParen => {
                 let inner = self.expr(0)?;
                 let close = self.close_paren("')'")?;

@@ -78,7 +78,11 @@ pub(crate) fn units_text(shown: &[(Unit, i32)]) -> String {
         if p == WHOLE {
             u.name.clone()
         } else if p % WHOLE == 0 {
-            format!("{}{}", u.name, crate::lex::superscript(i64::from(p / WHOLE)))
+            format!(
+                "{}{}",
+                u.name,
+                crate::lex::superscript(i64::from(p / WHOLE))
+            )
         } else {
             format!("{}^{}", u.name, exponent_text(p))
         }
@@ -170,6 +174,19 @@ impl Work<'_> {
 
     /// `a + b` (or `a - b` with `subtract`), under the temperature rule.
     pub(crate) fn q_add(&self, a: &Quantity, b: &Quantity, subtract: bool) -> QtyResult<Quantity> {
+        // Zero adds to any unit (`4 m + 0`, `0 - 3 s`): a plain zero has
+        // every dimension.
+        let plain_zero = |q: &Quantity| {
+            q.dim.is_none()
+                && q.shown.is_empty()
+                && q.num.as_rational().is_some_and(|r| r.is_zero())
+        };
+        if a.dim != b.dim && plain_zero(b) {
+            return Ok(a.clone());
+        }
+        if a.dim != b.dim && plain_zero(a) {
+            return Ok(if subtract { self.q_neg(b) } else { b.clone() });
+        }
         if a.dim != b.dim {
             return Err(QtyError::Mismatch(describe(a), describe(b)));
         }

@@ -83,6 +83,7 @@ const FUNCTIONS: &[(&str, &str, &str)] = &[
         "asind(x)",
         "inverse sine, cosine, tangent, in degrees",
     ),
+    ("cis", "cis(x)", "cos x + i sin x, e^(ix)"),
     (
         "sinh, cosh, tanh",
         "sinh(x)",

@@ -353,9 +353,7 @@ impl Table {
             Prefixes::Both => " (takes SI and binary prefixes)",
         };
         let symbol = symbols.split_whitespace().next().map(str::to_string);
-        let shown_as = self
-            .in_symbols(&definition)
-            .or_else(|| symbol.clone());
+        let shown_as = self.in_symbols(&definition).or_else(|| symbol.clone());
         self.defs.push(Def {
             factor,
             dim,
@@ -494,7 +492,11 @@ impl Table {
         }
         // A prefixed scale (`millicelsius`, `kilocelsius`) is a size of
         // degree, not a scale with its own zero.
-        let zero = if prefix.is_some() { None } else { def.zero.clone() };
+        let zero = if prefix.is_some() {
+            None
+        } else {
+            def.zero.clone()
+        };
         // A word of several (`watt_hour`) is not how a result should read.
         let shown = if name.contains('_') {
             match (prefix, &def.symbol) {
