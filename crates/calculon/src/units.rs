@@ -659,7 +659,9 @@ mod tests {
         assert_eq!(size("N").2, Dim([12, 12, -24, 0, 0, 0, 0, 0, 0]));
         assert_eq!(size("kWh").0, r(3_600_000, 1));
         assert!(table().lookup("kft").is_none(), "ft takes no prefixes");
-        assert!(table().lookup("k°C").is_none());
+        // A prefixed scale is a size of degree, with no zero of its own.
+        assert_eq!(table().lookup("k°C").map(|u| u.zero), Some(None));
+        assert_eq!(size("millicelsius").0, r(1, 1000));
         let c = table().lookup("°C").map(|u| u.zero);
         assert_eq!(c, Some(Some(r(27315, 100))));
     }

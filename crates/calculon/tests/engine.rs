@@ -115,7 +115,7 @@ fn units() {
         ("1 m + 1 s", "error: cannot add m and s"),
         ("20 °C to °F", "= 68 °F"),
         ("0 K to °C", "= -273.15 °C"),
-        ("20 °C + 5 °C", "= 25 °C"),
+        ("20 °C + 5 °C", "= 25 °C (°C after + read as a difference)"),
         ("20 °C - 15 °C", "= 5 Δ°C"),
         ("sqrt(4 m^2)", "= 2 m"),
         ("c to km/s", "= 299792.458 km/s"),

@@ -61,7 +61,7 @@ const DOCUMENTED: &[(&str, &str, &str, &str)] = &[
         "fend",
         "0 kelvin + 9°F",
         "5 kelvin",
-        "≈ 260.372222222222222222222222222 kelvin (= 46867/180)",
+        "≈ 260.372222222222222222222222222 kelvin (= 46867/180) (°F after + read as an absolute temperature)",
     ),
     ("fend", "100 J/K to J/°C", "100 J / °C", "= 100 J/°C"),
     (
