@@ -1485,6 +1485,9 @@ impl Calculator {
         let mut mixed = false;
         // A fraction where the value is exact; a decimal where it is not.
         let mut prefer_fraction = false;
+        if matches!(target, Some((Target::Format(_), _))) {
+            cancel_units(&mut q);
+        }
         match target {
             Some((Target::Format(f), _)) => match f {
                 Format::Hex => style.radix = Radix::Hex,

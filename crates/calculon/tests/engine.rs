@@ -679,3 +679,182 @@ fn numbers_as_pasted_and_written_elsewhere() {
         ("1 N s", "= 1 N·s"),
     ]);
 }
+
+// ------------------------------------------------------------------
+// What people type (issue 49): each family fails without its change.
+
+#[test]
+fn products_by_parentheses() {
+    check(&[
+        ("5(6)", "= 30"),
+        ("(4)(6)", "= 24"),
+        ("2 (5)", "= 10"),
+        ("2( 5)", "= 10"),
+        ("(2)3", "= 6"),
+        ("-(3)(4)", "= -12"),
+        // Two bare numbers are still refused, and 6/2(1+2) keeps its reading.
+        (
+            "2 3",
+            "error: expected an operator between the numbers, found a second number",
+        ),
+        ("6/2(1+2)", "= 1"),
+    ]);
+}
+
+#[test]
+fn unclosed_parentheses_are_closed_and_said() {
+    let mut calc = Calculator::default();
+    common::check_in(
+        &mut calc,
+        &[
+            ("2*(1+3", "= 8 (the end of the line closed a parenthesis)"),
+            (
+                "log10 (1m / (1m",
+                "= 0 (the end of the line closed 2 parentheses)",
+            ),
+            (
+                "sqrt(4",
+                "= 2 (the end of the line closed a parenthesis)",
+            ),
+            (
+                "(1+2))",
+                "error: expected an operator or the end of the input, found ')'",
+            ),
+        ],
+    );
+    assert_eq!(calc.evaluate("2*(1+3").unwrap().reading, "2 × (1 + 3)");
+}
+
+#[test]
+fn units_that_cancel_are_left_out() {
+    check(&[
+        ("c/(145MHz) to 5 sf", "≈ 2.0675 m"),
+        ("1 J/(W s)", "= 1"),
+        ("3 Hz * 2 s", "= 6"),
+        ("2 W h / J", "= 7200"),
+        ("1 N m / J", "= 1"),
+        ("5 m/km", "= 0.005"),
+        ("60 km/h * 2 h", "= 120 km"),
+        ("6 A s / C * 2 kg", "= 12 kg"),
+        // Nothing cancels: the units stay as typed.
+        ("1 kWh/yr", "= 1 kWh/yr"),
+        // Asked for a unit: that unit.
+        ("1 J/(W s) to percent", "= 100 percent"),
+    ]);
+}
+
+#[test]
+fn units_print_as_people_write_them() {
+    check(&[
+        ("3 square feet to square meters", "= 0.27870912 m²"),
+        ("1 watt hour / lb", "= 1 W h/lb"),
+        ("3 m * 2 m", "= 6 m²"),
+        ("9.8 m s^-2", "= 9.8 m/s²"),
+        ("1 / (0.5 kg)", "= 2 kg⁻¹"),
+        ("1 nautical mile", "= 1 nmi"),
+        // Superscripts are read back as typed.
+        ("13¹³", "= 302875106592253"),
+        ("2⁻¹", "= 0.5"),
+        ("3 m² * 2 m⁻¹", "= 6 m"),
+        ("10 m³ to L", "= 10000 L"),
+    ]);
+}
+
+#[test]
+fn unit_names_and_spellings_people_use() {
+    check(&[
+        ("5 KB", "= 5 kB (KB read as kilobytes, kB)"),
+        ("5 gb", "= 5 GB (gb read as gigabytes, GB)"),
+        ("5 Kb", "= 5 kb (Kb read as kilobits, kb)"),
+        ("3 mib to KiB", "= 3072 KiB (mib read as mebibytes, MiB)"),
+        ("60 RPM to rpm", "= 60 rpm"),
+        ("5 sqm to sqft", "≈ 53.8195520835486115416675277795 sqft (= 7812500/145161)"),
+        ("2 sqft to sqin", "= 288 sqin"),
+        ("300 °K to °C", "= 26.85 °C"),
+        ("20 oC to oF", "= 68 oF"),
+        ("1 kilocelsius to K", "= 1000 K"),
+        ("1 millicelsius to K", "= 0.001 K"),
+        ("20 °C + 1 kilocelsius", "= 1020 °C"),
+        ("4U to cm", "= 17.78 cm"),
+        ("1 kilopond to N", "= 9.80665 N"),
+        ("1 megapond to N", "= 9806.65 N"),
+        ("1 myriameter to km", "= 10 km"),
+        ("1 myria meter to km", "= 10 km"),
+        ("1 quintillion", "= 1000000000000000000"),
+        ("1 vigintillion / 10^63", "= 1"),
+        ("1 centillion / 10^303", "= 1"),
+        ("1 thousand dozen", "= 12000"),
+        ("two dozen", "= 24"),
+        ("three thousand two hundred", "= 3200"),
+        ("cis(pi)", "= -1"),
+        ("cis(pi/2)", "= i"),
+        ("electron_charge", "= 0.0000000000000000001602176634 C"),
+        ("/s", "= 1 s⁻¹"),
+        ("per second", "= 1 second⁻¹"),
+        ("5 /s", "= 5 s⁻¹"),
+        ("4 m + 0", "= 4 m"),
+        ("0 - 4 m", "= -4 m"),
+        ("0 + 2 kg", "= 2 kg"),
+    ]);
+}
+
+#[test]
+fn chains_and_empty_statements() {
+    let mut calc = Calculator::default();
+    common::check_in(
+        &mut calc,
+        &[("a = b = 2", "a = b = 2"), ("a + b", "= 4"), ("1;;2", "= 2")],
+    );
+    let column = calc.evaluate_column("#!/usr/bin/env calculon\n1+1\n;;\n2*3\n", false, &Default::default());
+    let shown: Vec<Option<String>> = column
+        .lines
+        .iter()
+        .map(|l| l.as_ref().map(|r| match r {
+            Ok(a) => a.display(),
+            Err(e) => format!("error: {e}"),
+        }))
+        .collect();
+    assert_eq!(shown, [None, Some("= 2".into()), None, Some("= 6".into())]);
+}
+
+#[test]
+fn physical_data_people_ask_for() {
+    check(&[
+        ("mass of earth", "= 5972200000000000000000000 kg"),
+        ("radius of moon", "= 1737.4 km"),
+        ("escape velocity of earth", "= 11.186 km/s"),
+        ("escape velocity of the earth", "= 11.186 km/s"),
+        ("mass of the moon / mass of earth to 3 sf", "≈ 0.0123"),
+        ("radius of mars", "= 3389.5 km"),
+        ("mass of jupiter / mass of earth to 4 sf", "≈ 317.8"),
+    ]);
+    // Their source is named in the list of names.
+    let entry = calculon::Calculator::default()
+        .reference()
+        .into_iter()
+        .find(|e| e.names.contains("mass_of_earth"))
+        .expect("mass of earth in the list of names");
+    assert!(entry.definition.contains("NASA"), "{entry:?}");
+}
+
+#[test]
+fn temperatures_added_say_how_they_were_read() {
+    check(&[
+        ("1 K + 1 °C", "= 275.15 K (°C after + read as an absolute temperature)"),
+        ("20 °C + 5 °C", "= 25 °C (°C after + read as a difference)"),
+        ("20 °C - 15 °C", "= 5 Δ°C"),
+        ("20 °C + 1 K", "= 21 °C"),
+    ]);
+}
+
+#[test]
+fn which_year_a_rate_divides_by() {
+    check(&[
+        // The year is the Julian year (365.25 d), as the light year's;
+        // fend divides by the tropical year. Both can be named.
+        ("1 kWh/yr to W", "≈ 0.114077116130504220853296828656 W (= 500/4383)"),
+        ("1 kWh/julian year to W", "≈ 0.114077116130504220853296828656 W (= 500/4383)"),
+        ("1 kWh/tropical year to W", "≈ 0.114079555449677559612340147962 W (= 12500000/109572657)"),
+        ("1 year to days", "= 365.25 days"),
+    ]);
+}
