@@ -563,7 +563,9 @@ impl Calculator {
                     ));
                 }
                 let mut sizes_read = sizes_read;
-                sizes_read.append(&mut self.readings.borrow_mut());
+                // How a temperature was taken: shown after the value (the
+                // window shows the reading beside it, so not twice).
+                sizes_read.extend(self.readings.borrow_mut().drain(..));
                 for read in &sizes_read {
                     answer.note = Some(match answer.note.take() {
                         Some(n) => format!("{n}; {read}"),

@@ -712,10 +712,7 @@ fn unclosed_parentheses_are_closed_and_said() {
                 "log10 (1m / (1m",
                 "= 0 (the end of the line closed 2 parentheses)",
             ),
-            (
-                "sqrt(4",
-                "= 2 (the end of the line closed a parenthesis)",
-            ),
+            ("sqrt(4", "= 2 (the end of the line closed a parenthesis)"),
             (
                 "(1+2))",
                 "error: expected an operator or the end of the input, found ')'",
@@ -768,7 +765,10 @@ fn unit_names_and_spellings_people_use() {
         ("5 Kb", "= 5 kb (Kb read as kilobits, kb)"),
         ("3 mib to KiB", "= 3072 KiB (mib read as mebibytes, MiB)"),
         ("60 RPM to rpm", "= 60 rpm"),
-        ("5 sqm to sqft", "≈ 53.8195520835486115416675277795 sqft (= 7812500/145161)"),
+        (
+            "5 sqm to sqft",
+            "≈ 53.8195520835486115416675277795 sqft (= 7812500/145161)",
+        ),
         ("2 sqft to sqin", "= 288 sqin"),
         ("300 °K to °C", "= 26.85 °C"),
         ("20 oC to oF", "= 68 oF"),
@@ -803,16 +803,26 @@ fn chains_and_empty_statements() {
     let mut calc = Calculator::default();
     common::check_in(
         &mut calc,
-        &[("a = b = 2", "a = b = 2"), ("a + b", "= 4"), ("1;;2", "= 2")],
+        &[
+            ("a = b = 2", "a = b = 2"),
+            ("a + b", "= 4"),
+            ("1;;2", "= 2"),
+        ],
     );
-    let column = calc.evaluate_column("#!/usr/bin/env calculon\n1+1\n;;\n2*3\n", false, &Default::default());
+    let column = calc.evaluate_column(
+        "#!/usr/bin/env calculon\n1+1\n;;\n2*3\n",
+        false,
+        &Default::default(),
+    );
     let shown: Vec<Option<String>> = column
         .lines
         .iter()
-        .map(|l| l.as_ref().map(|r| match r {
-            Ok(a) => a.display(),
-            Err(e) => format!("error: {e}"),
-        }))
+        .map(|l| {
+            l.as_ref().map(|r| match r {
+                Ok(a) => a.display(),
+                Err(e) => format!("error: {e}"),
+            })
+        })
         .collect();
     assert_eq!(shown, [None, Some("= 2".into()), None, Some("= 6".into())]);
 }
@@ -840,11 +850,19 @@ fn physical_data_people_ask_for() {
 #[test]
 fn temperatures_added_say_how_they_were_read() {
     check(&[
-        ("1 K + 1 °C", "= 275.15 K (°C after + read as an absolute temperature)"),
+        (
+            "1 K + 1 °C",
+            "= 275.15 K (°C after + read as an absolute temperature)",
+        ),
         ("20 °C + 5 °C", "= 25 °C (°C after + read as a difference)"),
         ("20 °C - 15 °C", "= 5 Δ°C"),
         ("20 °C + 1 K", "= 21 °C"),
     ]);
+    let answer = Calculator::default().evaluate("1 K + 1 °C").unwrap();
+    assert_eq!(
+        answer.note.as_deref(),
+        Some("°C after + read as an absolute temperature")
+    );
 }
 
 #[test]
@@ -852,9 +870,18 @@ fn which_year_a_rate_divides_by() {
     check(&[
         // The year is the Julian year (365.25 d), as the light year's;
         // fend divides by the tropical year. Both can be named.
-        ("1 kWh/yr to W", "≈ 0.114077116130504220853296828656 W (= 500/4383)"),
-        ("1 kWh/julian year to W", "≈ 0.114077116130504220853296828656 W (= 500/4383)"),
-        ("1 kWh/tropical year to W", "≈ 0.114079555449677559612340147962 W (= 12500000/109572657)"),
+        (
+            "1 kWh/yr to W",
+            "≈ 0.114077116130504220853296828656 W (= 500/4383)",
+        ),
+        (
+            "1 kWh/julian year to W",
+            "≈ 0.114077116130504220853296828656 W (= 500/4383)",
+        ),
+        (
+            "1 kWh/tropical year to W",
+            "≈ 0.114079555449677559612340147962 W (= 12500000/109572657)",
+        ),
         ("1 year to days", "= 365.25 days"),
     ]);
 }

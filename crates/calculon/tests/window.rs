@@ -510,3 +510,18 @@ fn a_tower_of_powers_is_drawn_not_left_drawing() {
     assert!(h.state().graph_segments().is_some_and(|n| n > 0));
     assert!(h.query_by_label_contains("drawing").is_none());
 }
+
+#[test]
+fn what_the_line_left_open_or_read_by_case_is_said_in_the_window() {
+    // Issue 49: the end of the line closes a parenthesis and says so; a
+    // data size typed in other case says how it was read; units that
+    // cancel are left out of the result shown.
+    let h = typed("2*(1+3");
+    assert_eq!(result(&h), "= 8 (the end of the line closed a parenthesis)");
+    let h = typed("5 KB to bit");
+    assert_eq!(result(&h), "= 40\u{2009}000 bit (KB read as kilobytes, kB)");
+    let h = typed("c/(145MHz) to 5 sf");
+    assert_eq!(result(&h), "≈ 2.0675 m");
+    let h = typed("5(6)");
+    assert_eq!(result(&h), "= 30");
+}
