@@ -271,6 +271,53 @@ fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
     assert!(!h.state().slideshow_running());
 }
 
+/// Issue 48: the slideshow advanced only while the mouse moved. Here the
+/// window is stepped as an event loop steps it with no input at all: only
+/// when a frame asked to be repainted, after the delay it asked for. A
+/// frame that asks for nothing would leave a real window asleep.
+#[test]
+fn a_slideshow_advances_with_no_input() {
+    let (_dir, cat) = setup();
+    let mut h = harness(&cat, Duration::from_millis(300));
+    settle(&mut h);
+    h.get_by_role_and_label(egui::Role::Button, "photo_2.jpg")
+        .click();
+    h.run_steps(1);
+    h.key_press(egui::Key::S);
+    h.run_steps(1);
+    assert!(h.state().slideshow_running());
+    let mut seen = vec![h.state().loupe_photo().unwrap().to_owned()];
+    let start = Instant::now();
+    while seen.len() < 5 {
+        assert!(start.elapsed() < Duration::from_secs(10), "only {seen:?}");
+        let delay = h
+            .output()
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map_or(Duration::MAX, |v| v.repaint_delay);
+        assert!(
+            delay < Duration::from_secs(5),
+            "no repaint asked after {seen:?}: with no input the window would sleep"
+        );
+        std::thread::sleep(delay.min(Duration::from_millis(100)));
+        h.step();
+        let now = h.state().loupe_photo().unwrap().to_owned();
+        if seen.last() != Some(&now) {
+            seen.push(now);
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "photo_2.jpg",
+            "photo_3.jpg",
+            "photo_0.jpg",
+            "photo_1.jpg",
+            "photo_2.jpg"
+        ]
+    );
+}
+
 /// F9 turns the side panel from the tags to the folder tree and back, as a
 /// file manager's F9 does its side bar; with the panels hidden it shows
 /// them.

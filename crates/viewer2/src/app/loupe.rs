@@ -282,6 +282,10 @@ impl ViewerApp {
                     1
                 };
                 l.slideshow = Some(now + self.slide_interval);
+                // The next slide's frame: with no input nothing else would
+                // wake the window (issue 48: it advanced only while the
+                // mouse moved).
+                ui.ctx().request_repaint_after(self.slide_interval);
             } else {
                 ui.ctx().request_repaint_after(next - now);
             }
@@ -341,6 +345,7 @@ impl ViewerApp {
                     l.slideshow = if playing {
                         None
                     } else {
+                        ui.ctx().request_repaint_after(self.slide_interval);
                         Some(now + self.slide_interval)
                     };
                 }
