@@ -80,6 +80,21 @@ pub struct CloudTag {
     /// 0 for the rarest shown, 1 for the most frequent (log scale): the
     /// font size.
     pub weight: f32,
+    /// Where the photos have it: the same word from a caption and a folder
+    /// is one tag (issue 48: "Berlin" twice), its term their OR.
+    pub sources: Vec<TagKind>,
+}
+
+impl TagKind {
+    /// In words, for a tag's hover text.
+    pub fn source_text(self) -> &'static str {
+        match self {
+            TagKind::Caption => "a caption or keyword",
+            TagKind::Camera => "the camera",
+            TagKind::Name => "a file name",
+            TagKind::Folder => "a folder",
+        }
+    }
 }
 
 /// Results smaller than this show name words of a single photo too.
@@ -150,40 +165,95 @@ impl TagIndex {
     }
 
     /// The `max` most telling tags of the photos `rows`, alphabetically.
+    /// Tags that read the same, case and accents aside, are one tag of the
+    /// cloud whatever their sources (`Berlin` from a caption and from a
+    /// folder, `CANON` and `canon`): counted once per photo, shown as the
+    /// weightiest source writes it, found by the OR of their terms.
     pub fn cloud(&self, rows: &[u32], max: usize) -> Vec<CloudTag> {
-        let mut counts: HashMap<u32, u32> = HashMap::new();
+        // Groups of tags, met as the rows are counted.
+        let mut group_of: HashMap<u32, usize> = HashMap::new();
+        let mut by_text: HashMap<String, usize> = HashMap::new();
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        let mut counts: Vec<u32> = Vec::new();
+        let mut seen: Vec<usize> = Vec::new();
         for &r in rows {
-            if let Some(tags) = self.per_photo.get(r as usize) {
-                for &t in tags.iter() {
-                    *counts.entry(t).or_insert(0) += 1;
+            let Some(tags) = self.per_photo.get(r as usize) else {
+                continue;
+            };
+            seen.clear();
+            for &t in tags.iter() {
+                let g = match group_of.get(&t) {
+                    Some(&g) => g,
+                    None => {
+                        let key = catalog::fold(&self.defs[t as usize].text);
+                        let g = *by_text.entry(key).or_insert_with(|| {
+                            members.push(Vec::new());
+                            counts.push(0);
+                            members.len() - 1
+                        });
+                        members[g].push(t);
+                        group_of.insert(t, g);
+                        g
+                    }
+                };
+                if !seen.contains(&g) {
+                    seen.push(g);
+                    counts[g] += 1;
                 }
             }
         }
+        // The weightiest source first (a caption's spelling over a folder's).
+        for m in &mut members {
+            m.sort_by(|&a, &b| {
+                let (a, b) = (&self.defs[a as usize], &self.defs[b as usize]);
+                b.kind
+                    .weight()
+                    .total_cmp(&a.kind.weight())
+                    .then(a.kind.cmp(&b.kind))
+            });
+        }
         let total = self.per_photo.len().max(1) as f64;
         let everywhere = self.per_photo.len() as u32;
-        let mut scored: Vec<(f64, u32, u32)> = counts
-            .into_iter()
+        let common_of = |g: usize| {
+            members[g]
+                .iter()
+                .map(|&t| self.photos_with[t as usize])
+                .max()
+                .unwrap_or(0)
+        };
+        let mut scored: Vec<(f64, usize, u32)> = counts
+            .iter()
+            .enumerate()
+            .map(|(g, &n)| (g, n))
             // A tag every photo carries narrows nothing (the folder all of
             // them are in).
-            .filter(|&(t, _)| everywhere <= 1 || self.photos_with[t as usize] < everywhere)
+            .filter(|&(g, _)| everywhere <= 1 || common_of(g) < everywhere)
             // A word of one file's name is no way to browse a large result
             // ("very", "long", "name" of one long name).
-            .filter(|&(t, n)| {
-                n > 1 || rows.len() < FEW || self.defs[t as usize].kind != TagKind::Name
+            .filter(|&(g, n)| {
+                n > 1
+                    || rows.len() < FEW
+                    || members[g]
+                        .iter()
+                        .any(|&t| self.defs[t as usize].kind != TagKind::Name)
             })
-            .map(|(t, n)| {
-                let common = self.photos_with[t as usize].max(1) as f64;
-                let kind = self.defs[t as usize].kind.weight();
-                (kind * n as f64 * (1.0 + total / common).ln(), t, n)
+            .map(|(g, n)| {
+                let common = common_of(g).max(1) as f64;
+                let kind = members[g]
+                    .first()
+                    .map_or(1.0, |&t| self.defs[t as usize].kind.weight());
+                (kind * n as f64 * (1.0 + total / common).ln(), g, n)
             })
             .collect();
+        let text_of = |g: usize| {
+            members[g]
+                .first()
+                .map_or("", |&t| self.defs[t as usize].text.as_str())
+        };
         // Most telling first; ties by text, so the cloud is stable.
         scored.sort_by(|a, b| {
-            b.0.total_cmp(&a.0).then_with(|| {
-                self.defs[a.1 as usize]
-                    .text
-                    .cmp(&self.defs[b.1 as usize].text)
-            })
+            b.0.total_cmp(&a.0)
+                .then_with(|| text_of(a.1).cmp(text_of(b.1)))
         });
         scored.truncate(max);
         let (lo, hi) = scored
@@ -192,11 +262,24 @@ impl TagIndex {
         let span = ((hi as f32).ln() - (lo as f32).ln()).max(f32::EPSILON);
         let mut cloud: Vec<CloudTag> = scored
             .into_iter()
-            .map(|(_, t, n)| {
-                let def = &self.defs[t as usize];
+            .map(|(_, g, n)| {
+                let defs: Vec<&TagDef> =
+                    members[g].iter().map(|&t| &self.defs[t as usize]).collect();
+                let mut sources: Vec<TagKind> = defs.iter().map(|d| d.kind).collect();
+                sources.dedup();
+                let term = match defs.as_slice() {
+                    [one] => one.term.clone(),
+                    many => format!(
+                        "({})",
+                        many.iter()
+                            .map(|d| d.term.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" OR ")
+                    ),
+                };
                 CloudTag {
-                    text: def.text.clone(),
-                    term: def.term.clone(),
+                    text: text_of(g).to_owned(),
+                    term,
                     count: n,
                     exact: false,
                     weight: if hi == lo {
@@ -204,6 +287,7 @@ impl TagIndex {
                     } else {
                         ((n as f32).ln() - (lo as f32).ln()) / span
                     },
+                    sources,
                 }
             })
             .collect();
@@ -350,17 +434,26 @@ pub fn has_term(query: &str, term: &str) -> bool {
     items(query).contains(&term)
 }
 
-/// The query's items: split at white space outside quotes, so
-/// `caption:"golden gate"` is one.
+/// The query's items: split at white space outside quotes and
+/// parentheses, so `caption:"golden gate"` and a merged tag's
+/// `(caption:berlin OR dir:berlin)` are one each.
 pub(crate) fn items(query: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let mut quoted = false;
+    let mut depth = 0i32;
     for (i, c) in query.char_indices() {
         if c == '"' {
             quoted = !quoted;
         }
-        if c.is_whitespace() && !quoted {
+        if !quoted {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+        }
+        if c.is_whitespace() && !quoted && depth <= 0 {
             if let Some(s) = start.take() {
                 out.push(&query[s..i]);
             }

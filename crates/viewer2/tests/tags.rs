@@ -83,8 +83,21 @@ fn a_tags_count_is_what_clicking_it_shows() {
         tag.hover();
         // Tooltips wait half a second.
         h.run_steps(40);
+        let from = h
+            .state()
+            .cloud()
+            .iter()
+            .find(|t| &t.term == term)
+            .map(|t| {
+                t.sources
+                    .iter()
+                    .map(|k| k.source_text())
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            })
+            .unwrap();
         let hover = format!(
-            "{count} photo{} · {term}",
+            "{count} photo{} · from {from} · {term}",
             if *count == 1 { "" } else { "s" }
         );
         assert!(h.query_by_label(&hover).is_some(), "no tooltip {hover:?}");
@@ -138,4 +151,79 @@ fn cloud_rows_are_as_tall_as_their_tallest_tag() {
         // egui's item spacing between rows, no more.
         assert!(gap <= 3.5, "a gap of {gap} px between rows {pair:?}");
     }
+}
+
+/// Issue 48: the same word from different sources was listed twice
+/// ("Berlin" from a caption and from a folder; "CANON" and "canon"). Now it
+/// is one tag, shown as the caption writes it, counted once per photo,
+/// found by the OR of its sources' terms, and its hover says where it
+/// comes from.
+#[test]
+fn the_same_word_from_several_sources_is_one_tag() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("cat.sqlite");
+    let mut c = Catalog::open(&cat).unwrap();
+    let files: &[(&str, &str, &str)] = &[
+        ("/lib/Berlin/a.jpg", "", "X100V"),
+        ("/lib/Berlin/b.jpg", "Berlin", "X100V"),
+        ("/lib/trip/c.jpg", "Berlin | canon", "CANON"),
+        ("/lib/trip/d.jpg", "Rome", "CANON"),
+        ("/lib/trip/e.jpg", "Rome", ""),
+        ("/lib/other/f.jpg", "", ""),
+    ];
+    let new: Vec<NewFile<'_>> = files
+        .iter()
+        .enumerate()
+        .map(|(k, &(path, caption, camera))| NewFile {
+            path,
+            caption,
+            size: 1000 + k as i64,
+            mtime: 1_700_000_000 + k as i64,
+            raw_path: None,
+            camera,
+            date: "",
+            identity: Default::default(),
+        })
+        .collect();
+    c.add(&new).unwrap();
+    drop(c);
+    let mut h = harness(&cat, 800.0);
+    settle(&mut h);
+    let tags: Vec<(String, String, u32)> = h
+        .state()
+        .cloud()
+        .iter()
+        .map(|t| (t.text.clone(), t.term.clone(), t.count))
+        .collect();
+    let folded = |t: &str| t.to_lowercase();
+    for word in ["berlin", "canon"] {
+        let n = tags.iter().filter(|t| folded(&t.0) == word).count();
+        assert_eq!(n, 1, "{word} listed {n} times: {tags:?}");
+    }
+    let berlin = tags
+        .iter()
+        .find(|t| folded(&t.0) == "berlin")
+        .unwrap()
+        .clone();
+    assert_eq!(berlin.0, "Berlin");
+    assert_eq!(berlin.1, "(caption:berlin OR dir:berlin)");
+    // a and b by their folder, b and c by their caption: three photos.
+    assert_eq!(berlin.2, 3);
+    let tag = h.get_by_label("Berlin");
+    tag.hover();
+    h.run_steps(40);
+    assert!(
+        h.query_by_label_contains("from a caption or keyword and a folder")
+            .is_some(),
+        "the hover says where it comes from"
+    );
+    h.get_by_label("Berlin").click();
+    settle(&mut h);
+    assert_eq!(h.state().query(), "(caption:berlin OR dir:berlin)");
+    assert_eq!(h.state().shown(), 3);
+    // Clicked again, it comes out of the query whole.
+    h.get_by_label("Berlin").click();
+    settle(&mut h);
+    assert_eq!(h.state().query(), "");
+    assert_eq!(h.state().shown(), files.len());
 }

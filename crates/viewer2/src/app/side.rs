@@ -53,17 +53,23 @@ impl ViewerApp {
                         {
                             let active = crate::tags::has_term(&self.query, &tag.term);
                             let text = egui::WidgetText::Galley(std::sync::Arc::clone(galley));
+                            let from = tag
+                                .sources
+                                .iter()
+                                .map(|k| k.source_text())
+                                .collect::<Vec<_>>()
+                                .join(" and ");
                             let hover = if active {
                                 format!("{} · click to take it out of the query", tag.term)
                             } else if tag.exact {
                                 format!(
-                                    "{} photo{} · {}",
+                                    "{} photo{} · from {from} · {}",
                                     tag.count,
                                     if tag.count == 1 { "" } else { "s" },
                                     tag.term
                                 )
                             } else {
-                                tag.term.clone()
+                                format!("from {from} · {}", tag.term)
                             };
                             let response = ui.selectable_label(active, text).on_hover_text(hover);
                             if response.clicked() {
