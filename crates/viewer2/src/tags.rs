@@ -404,7 +404,7 @@ fn telling(word: &str) -> bool {
 /// The query with `term` added (ANDed with all of it), or taken out if it
 /// is there: what clicking a tag does to the search box's text.
 pub fn toggle_term(query: &str, term: &str) -> String {
-    let words: Vec<&str> = items(query);
+    let words: Vec<&str> = terms(query);
     if words.contains(&term) {
         let kept: Vec<&str> = words.into_iter().filter(|w| *w != term).collect();
         let mut text = kept.join(" ");
@@ -431,13 +431,22 @@ pub fn toggle_term(query: &str, term: &str) -> String {
 /// Whether the query holds `term` as one of its items (a tag's term is
 /// in it).
 pub fn has_term(query: &str, term: &str) -> bool {
-    items(query).contains(&term)
+    terms(query).contains(&term)
 }
 
-/// The query's items: split at white space outside quotes and
-/// parentheses, so `caption:"golden gate"` and a merged tag's
-/// `(caption:berlin OR dir:berlin)` are one each.
+/// The query's items: split at white space outside quotes, so
+/// `caption:"golden gate"` is one.
 pub(crate) fn items(query: &str) -> Vec<&str> {
+    split_query(query, false)
+}
+
+/// The query's terms as a tag sees them: items, but a parenthesised group
+/// whole, so a merged tag's `(caption:berlin OR dir:berlin)` is one.
+fn terms(query: &str) -> Vec<&str> {
+    split_query(query, true)
+}
+
+fn split_query(query: &str, groups: bool) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let mut quoted = false;
@@ -446,7 +455,7 @@ pub(crate) fn items(query: &str) -> Vec<&str> {
         if c == '"' {
             quoted = !quoted;
         }
-        if !quoted {
+        if !quoted && groups {
             match c {
                 '(' => depth += 1,
                 ')' => depth -= 1,
