@@ -390,17 +390,16 @@ pub fn lock_on_table() -> Result<DiscreteTable, SignalError> {
                 ("dwell 0.3 s", Dwell::new(0.0, 0.3)?),
                 ("margin 0.05 + dwell 0.25 s", Dwell::new(0.05, 0.25)?),
             ];
+            // The same noisy scores for every rule.
+            let mut rng = Rng(17);
+            let scores: Vec<[f64; 2]> = times
+                .iter()
+                .map(|&t| crossing_scores(t, noise, &mut || rng.uniform()))
+                .collect();
             for (name, mut system) in systems {
-                let mut rng = Rng(17);
-                let mut scores = [0.0; 2];
-                let mut last = 0.0;
-                let mut trace = Vec::with_capacity(times.len());
-                for &t in &times {
-                    scores = crossing_scores(t, noise, &mut || rng.uniform());
-                    trace.push((t, system.update(t - last, &scores[..])?));
-                    last = t;
-                }
-                let _ = scores;
+                let trace = run_frames(&mut system, &times, |i, _| {
+                    scores.get(i).map_or(&[][..], |s| &s[..])
+                })?;
                 // The first frame's pick is not a change.
                 let initial = trace.first().and_then(|f| f.1);
                 rows.push(row(

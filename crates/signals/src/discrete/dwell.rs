@@ -152,8 +152,9 @@ impl Discrete<&[f64]> for Dwell {
         let mut changed = None;
         // A long step can hold several switches: after each, challengers
         // count again from the switch, and may reach the dwell before the
-        // step ends. Each switch uses up `dwell` of the step or moves to a
-        // strictly higher score, so this ends.
+        // step ends. Each switch is to a strictly higher score (better by
+        // more than the margin), so there are fewer than the candidates,
+        // whatever the step's length.
         while let Some((j, lead)) = self.first_to_dwell(scores) {
             let since = lead - self.dwell;
             changed = Some(since);

@@ -49,13 +49,18 @@ impl Hysteresis {
                 expected: "different from press (use Hysteresis::naive for one point)",
             });
         }
-        Ok(Hysteresis {
+        Ok(Hysteresis::points_unchecked(press, release))
+    }
+
+    /// Off, at the given points, no dead zone.
+    const fn points_unchecked(press: f64, release: f64) -> Self {
+        Hysteresis {
             press,
             release,
             dead_zone: None,
             on: false,
             since_change: f64::INFINITY,
-        })
+        }
     }
 
     /// One point and no band (`value >= point` is on): the naive threshold,
@@ -63,25 +68,13 @@ impl Hysteresis {
     /// of 0.5. Noise at the point flickers it.
     pub fn naive(point: f64) -> Result<Self, SignalError> {
         check_finite("point", point)?;
-        Ok(Hysteresis {
-            press: point,
-            release: point,
-            dead_zone: None,
-            on: false,
-            since_change: f64::INFINITY,
-        })
+        Ok(Hysteresis::points_unchecked(point, point))
     }
 
     /// Unity's Input System defaults for a button: press point 0.5, release
     /// at 75 % of it (0.375).
     pub fn unity() -> Self {
-        Hysteresis {
-            press: 0.5,
-            release: 0.375,
-            dead_zone: None,
-            on: false,
-            since_change: f64::INFINITY,
-        }
+        Hysteresis::points_unchecked(0.5, 0.375)
     }
 
     /// Maps the input's magnitude through a dead zone first (`0 <= min < max`).
