@@ -201,8 +201,13 @@ pub(crate) fn lex(input: &str, options: LexOptions) -> Result<Vec<Token>, CalcEr
                             chars.next();
                         }
                         let Some(power) = superscript_value(&text) else {
+                            let why = if text == "⁻" {
+                                "a superscript minus needs superscript digits after it"
+                            } else {
+                                "a superscript power this large is not one"
+                            };
                             return Err(CalcError::new(
-                                ErrorKind::UnexpectedChar(c),
+                                ErrorKind::Needs(why.into()),
                                 start..start + total,
                             ));
                         };

@@ -753,6 +753,14 @@ fn units_print_as_people_write_them() {
         ("13¹³", "= 302875106592253"),
         ("2⁻¹", "= 0.5"),
         ("3 m² * 2 m⁻¹", "= 6 m"),
+        (
+            "2⁻",
+            "error: a superscript minus needs superscript digits after it",
+        ),
+        (
+            "2¹²³⁴⁵⁶⁷⁸⁹⁰¹²",
+            "error: a superscript power this large is not one",
+        ),
         ("10 m³ to L", "= 10000 L"),
     ]);
 }

@@ -116,7 +116,9 @@ pub fn split(query: &str) -> Result<(String, Vec<MarkFilter>), String> {
                 _ => {}
             }
         }
-        if word == "OR" && !quoted {
+        // Only an OR at the top: `(caption:berlin OR dir:berlin)`, a tag
+        // of the cloud, is one term of the whole query.
+        if word == "OR" && !quoted && depth == 0 {
             or = true;
         }
         rest.push(word);
@@ -231,5 +233,9 @@ mod tests {
         }
         // Inside quotes it is text.
         assert_eq!(split("\"rating:5 club\"").unwrap().1, []);
+        // An OR inside parentheses (a merged tag's term) is one term.
+        let (rest, f) = split("(caption:berlin OR dir:berlin) rating:3").unwrap();
+        assert_eq!(rest, "(caption:berlin OR dir:berlin)");
+        assert_eq!(f[0].test, rating(3, 3));
     }
 }
