@@ -239,10 +239,10 @@ fn the_loupe_shows_its_zoom_and_fits_fills_or_shows_one_to_one() {
     assert_eq!(h.state().loupe_zoom_percent(), Some(fit));
 }
 
-#[test]
-fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
-    let (_dir, cat) = setup();
-    let mut h = harness(&cat, Duration::from_millis(300));
+/// A window on `cat` with the slideshow (every 300 ms) started by S from
+/// the third photo's loupe.
+fn slideshow_from_photo_2(cat: &Path) -> Harness<'static, ViewerApp> {
+    let mut h = harness(cat, Duration::from_millis(300));
     settle(&mut h);
     h.get_by_role_and_label(egui::Role::Button, "photo_2.jpg")
         .click();
@@ -250,6 +250,13 @@ fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
     h.key_press(egui::Key::S);
     h.run_steps(1);
     assert!(h.state().slideshow_running());
+    h
+}
+
+#[test]
+fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
+    let (_dir, cat) = setup();
+    let mut h = slideshow_from_photo_2(&cat);
     assert_eq!(h.state().loupe_photo(), Some("photo_2.jpg"));
     let mut seen = vec!["photo_2.jpg".to_owned()];
     let start = Instant::now();
@@ -278,14 +285,7 @@ fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
 #[test]
 fn a_slideshow_advances_with_no_input() {
     let (_dir, cat) = setup();
-    let mut h = harness(&cat, Duration::from_millis(300));
-    settle(&mut h);
-    h.get_by_role_and_label(egui::Role::Button, "photo_2.jpg")
-        .click();
-    h.run_steps(1);
-    h.key_press(egui::Key::S);
-    h.run_steps(1);
-    assert!(h.state().slideshow_running());
+    let mut h = slideshow_from_photo_2(&cat);
     let mut seen = vec![h.state().loupe_photo().unwrap().to_owned()];
     let start = Instant::now();
     while seen.len() < 5 {

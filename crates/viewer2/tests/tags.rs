@@ -61,6 +61,15 @@ fn harness(cat: &Path, height: f32) -> Harness<'static, ViewerApp> {
         .build_ui_state(|ui, app: &mut ViewerApp| app.ui(ui), app)
 }
 
+/// The cloud as (text, term, count).
+fn cloud_tags(h: &Harness<'static, ViewerApp>) -> Vec<(String, String, u32)> {
+    h.state()
+        .cloud()
+        .iter()
+        .map(|t| (t.text.clone(), t.term.clone(), t.count))
+        .collect()
+}
+
 /// Every tag's count, on hover and in the cloud, is the number of photos
 /// clicking it shows; `dir:day` finds `Birthday` too, and `photos` is in
 /// every path, so it narrows nothing and is not offered.
@@ -70,12 +79,7 @@ fn a_tags_count_is_what_clicking_it_shows() {
     let cat = catalogue(dir.path());
     let mut h = harness(&cat, 800.0);
     settle(&mut h);
-    let tags: Vec<(String, String, u32)> = h
-        .state()
-        .cloud()
-        .iter()
-        .map(|t| (t.text.clone(), t.term.clone(), t.count))
-        .collect();
+    let tags = cloud_tags(&h);
     assert!(tags.len() >= 6, "{tags:?}");
     assert!(!tags.iter().any(|t| t.1 == "dir:photos"), "{tags:?}");
     for (text, term, count) in &tags {
@@ -189,12 +193,7 @@ fn the_same_word_from_several_sources_is_one_tag() {
     drop(c);
     let mut h = harness(&cat, 800.0);
     settle(&mut h);
-    let tags: Vec<(String, String, u32)> = h
-        .state()
-        .cloud()
-        .iter()
-        .map(|t| (t.text.clone(), t.term.clone(), t.count))
-        .collect();
+    let tags = cloud_tags(&h);
     let folded = |t: &str| t.to_lowercase();
     for word in ["berlin", "canon"] {
         let n = tags.iter().filter(|t| folded(&t.0) == word).count();
