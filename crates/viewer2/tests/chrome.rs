@@ -280,8 +280,10 @@ fn s_runs_a_slideshow_that_steps_through_the_result_and_round() {
 
 /// Issue 48: the slideshow advanced only while the mouse moved. Here the
 /// window is stepped as an event loop steps it with no input at all: only
-/// when a frame asked to be repainted, after the delay it asked for. A
-/// frame that asks for nothing would leave a real window asleep.
+/// when a frame asked to be repainted, after the whole delay it asked for.
+/// A frame that asks for nothing would leave a real window asleep, and
+/// whenever the window is about to sleep its bar must name the photo shown
+/// (it once named the previous one for a whole slide).
 #[test]
 fn a_slideshow_advances_with_no_input() {
     let (_dir, cat) = setup();
@@ -299,9 +301,20 @@ fn a_slideshow_advances_with_no_input() {
             delay < Duration::from_secs(5),
             "no repaint asked after {seen:?}: with no input the window would sleep"
         );
-        std::thread::sleep(delay.min(Duration::from_millis(100)));
+        std::thread::sleep(delay);
         h.step();
         let now = h.state().loupe_photo().unwrap().to_owned();
+        let sleeps = h
+            .output()
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .is_none_or(|v| v.repaint_delay > Duration::from_millis(50));
+        if sleeps {
+            assert!(
+                h.query_by_label_contains(&format!("{now} (")).is_some(),
+                "the bar does not name {now}, and the window sleeps"
+            );
+        }
         if seen.last() != Some(&now) {
             seen.push(now);
         }

@@ -383,6 +383,10 @@ impl ViewerApp {
         if step != 0 {
             let to = (l.place as isize + step).clamp(0, n as isize - 1) as usize;
             if to != l.place {
+                // The bar above was drawn with the photo before: once more,
+                // or a slideshow's label would name the last photo for a
+                // whole slide (nothing else wakes the window).
+                ui.ctx().request_repaint();
                 l.place = to;
                 l.zoom = None;
                 l.pan = egui::Vec2::ZERO;
